@@ -1,0 +1,207 @@
+//! The one trait every platform implements. It is synchronous and batch-shaped: it is only
+//! ever called on AX worker threads (see `worker.rs`), its read primitive is a bounded
+//! subtree snapshot rather than per-attribute getters, and every call carries a deadline and
+//! counts its round trips to the target app in a [`CallCtx`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::error::AxError;
+use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
+
+/// Per-call context handed to every backend method: the deadline, and a counter of round
+/// trips to the target app (IPC messages on macOS, D-Bus calls on AT-SPI, node copies on demo).
+#[derive(Debug)]
+pub struct CallCtx {
+    deadline: Instant,
+    round_trips: u64,
+}
+
+impl CallCtx {
+    pub fn new(deadline: Instant) -> Self {
+        CallCtx {
+            deadline,
+            round_trips: 0,
+        }
+    }
+
+    pub fn deadline(&self) -> Instant {
+        self.deadline
+    }
+
+    /// Time left before the deadline (zero once it has passed).
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    pub fn expired(&self) -> bool {
+        Instant::now() >= self.deadline
+    }
+
+    /// Records `n` round trips to the target app.
+    pub fn trips(&mut self, n: u64) {
+        self.round_trips += n;
+    }
+
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips
+    }
+}
+
+/// What a snapshot should read: where to start and how much work it may do.
+#[derive(Clone, Debug)]
+pub struct SnapshotRequest {
+    /// The element to start from; `None` means the application element.
+    pub root: Option<NodeId>,
+    /// How many levels below the root to descend (0 = the root only).
+    pub max_depth: u32,
+    /// Stop after this many nodes (the root counts).
+    pub max_nodes: usize,
+}
+
+/// A bounded subtree in pre-order (every parent before its children, siblings in order).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub nodes: Vec<RawNode>,
+    /// True when the node budget or the deadline cut the walk short.
+    pub truncated: bool,
+}
+
+/// Synthetic pointer input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MouseButton {
+    Left,
+    Right,
+}
+
+/// One readiness check of a backend (`/readyz`, `axgate check`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReadinessCheck {
+    /// A stable, bounded name: `ax_trusted`, `gui_session`, `screen_unlocked`, `atspi_bus`, …
+    pub name: &'static str,
+    pub ok: bool,
+    /// What is wrong and how to fix it, when `ok` is false.
+    pub detail: String,
+}
+
+/// A change observed in an app. Events are hints: the engine debounces and re-queries.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChangeEvent {
+    pub pid: Pid,
+    pub node: Option<NodeId>,
+    pub kind: ChangeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    ValueChanged,
+    TitleChanged,
+    StateChanged,
+    FocusChanged,
+    ChildrenChanged,
+    WindowCreated,
+    WindowClosed,
+    BoundsChanged,
+    MenuOpened,
+    MenuClosed,
+    AppExited,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::ValueChanged => "value_changed",
+            ChangeKind::TitleChanged => "title_changed",
+            ChangeKind::StateChanged => "state_changed",
+            ChangeKind::FocusChanged => "focus_changed",
+            ChangeKind::ChildrenChanged => "children_changed",
+            ChangeKind::WindowCreated => "window_created",
+            ChangeKind::WindowClosed => "window_closed",
+            ChangeKind::BoundsChanged => "bounds_changed",
+            ChangeKind::MenuOpened => "menu_opened",
+            ChangeKind::MenuClosed => "menu_closed",
+            ChangeKind::AppExited => "app_exited",
+        }
+    }
+}
+
+/// Where a backend delivers change events. Cheap to clone; never blocks the caller.
+pub type EventSink = Arc<dyn Fn(ChangeEvent) + Send + Sync>;
+
+/// A platform accessibility backend. Implementations must be safe to call from several
+/// worker threads at once (one per target pid); a slow or hung app may block the calling
+/// thread, which is why callers reach backends only through the engine's workers.
+pub trait Backend: Send + Sync + 'static {
+    /// `demo`, `atspi` or `macos`.
+    fn name(&self) -> &'static str;
+
+    /// Whether the backend can serve right now, check by check. Must not block for long.
+    fn readiness(&self) -> Vec<ReadinessCheck>;
+
+    /// Starts delivering change events for every app the backend observes into `sink`.
+    fn set_event_sink(&self, sink: EventSink);
+
+    /// Running apps that have an accessibility tree.
+    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError>;
+
+    /// A cheap call that proves the app answers (used to clear the unresponsive mark).
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError>;
+
+    /// A bounded subtree with every attribute the engine uses, fetched in batches.
+    fn snapshot(
+        &self,
+        pid: Pid,
+        request: &SnapshotRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Snapshot, AxError>;
+
+    /// The app's windows.
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError>;
+
+    /// Performs a semantic action (`press`, `increment`, `show_menu`, …) on an element.
+    fn perform_action(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        action: &str,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError>;
+
+    /// Writes an element's value (already coerced to the element's type by the engine).
+    fn set_value(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        value: &AxValue,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError>;
+
+    /// Moves keyboard focus to an element.
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError>;
+
+    /// Posts a synthetic pointer click at global coordinates.
+    fn click_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        button: MouseButton,
+        count: u32,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError>;
+
+    /// The element at global coordinates, if any.
+    fn element_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError>;
+
+    /// A PNG of the app's window, or of a region of the screen.
+    fn screenshot(
+        &self,
+        pid: Pid,
+        region: Option<Rect>,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<u8>, AxError>;
+}

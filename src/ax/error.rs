@@ -1,0 +1,165 @@
+//! The engine's error enum: one variant per accessibility failure class. The MCP layer turns
+//! these into `isError` tool results in one place; the text here is written for an agent
+//! that must decide what to do next, so every message names the fix or the next step.
+
+use std::time::Duration;
+
+use super::model::Pid;
+
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+pub enum AxError {
+    #[error("no running app matches {query:?}; running apps: {}. Call list_apps to see names and pids, or launch the app first", list(.available))]
+    AppNotFound {
+        query: String,
+        available: Vec<String>,
+    },
+
+    #[error("{query:?} matches {} apps ({}); name it by pid instead", .candidates.len(), list(.candidates))]
+    AppAmbiguous {
+        query: String,
+        candidates: Vec<String>,
+    },
+
+    #[error("no element at {path}: expected {expected}, found here: {}. Call get_tree on the parent to see what exists", list(.found))]
+    NotFound {
+        path: String,
+        expected: String,
+        found: Vec<String>,
+    },
+
+    #[error(
+        "{path} is ambiguous: {expected} matches {count} elements; use an index step such as role[N]"
+    )]
+    Ambiguous {
+        path: String,
+        expected: String,
+        count: usize,
+    },
+
+    #[error(
+        "stale element {handle}: expected {expected}, found {found}. Re-run find or get_tree for a fresh handle"
+    )]
+    Stale {
+        handle: String,
+        expected: String,
+        found: String,
+    },
+
+    #[error(
+        "unknown handle {handle}: it was never minted in this session or was evicted. Re-run find or get_tree"
+    )]
+    UnknownHandle { handle: String },
+
+    #[error("{app} did not answer within {:?}; the call was abandoned. Retry later, or check whether the app is hung", .after)]
+    Timeout { app: String, after: Duration },
+
+    #[error(
+        "{app} (pid {pid}) is marked unresponsive after repeated timeouts; calls fail fast until a probe succeeds. Retry in a few seconds"
+    )]
+    Unresponsive { app: String, pid: Pid },
+
+    #[error("{element} is disabled; wait_for it to become enabled, or act on something else first")]
+    Disabled { element: String },
+
+    #[error("{element} does not support {action:?}; it supports: {}", list(.available))]
+    UnsupportedAction {
+        element: String,
+        action: String,
+        available: Vec<String>,
+    },
+
+    #[error("{element} has no settable value")]
+    NotSettable { element: String },
+
+    #[error("invalid value for {element}: {reason}")]
+    InvalidValue { element: String, reason: String },
+
+    #[error("permission missing: {0}")]
+    Permission(String),
+
+    #[error("{0}")]
+    Unsupported(String),
+
+    #[error("the app exited (pid {pid}); launch it again to continue")]
+    AppExited { pid: Pid },
+
+    #[error("backend failure: {0}")]
+    Backend(String),
+
+    #[error("cancelled")]
+    Cancelled,
+}
+
+impl AxError {
+    /// A short, bounded name for the error class (metrics labels, logs).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AxError::AppNotFound { .. } => "app_not_found",
+            AxError::AppAmbiguous { .. } => "app_ambiguous",
+            AxError::NotFound { .. } => "not_found",
+            AxError::Ambiguous { .. } => "ambiguous",
+            AxError::Stale { .. } => "stale",
+            AxError::UnknownHandle { .. } => "unknown_handle",
+            AxError::Timeout { .. } => "timeout",
+            AxError::Unresponsive { .. } => "unresponsive",
+            AxError::Disabled { .. } => "disabled",
+            AxError::UnsupportedAction { .. } => "unsupported_action",
+            AxError::NotSettable { .. } => "not_settable",
+            AxError::InvalidValue { .. } => "invalid_value",
+            AxError::Permission(_) => "permission",
+            AxError::Unsupported(_) => "unsupported",
+            AxError::AppExited { .. } => "app_exited",
+            AxError::Backend(_) => "backend",
+            AxError::Cancelled => "cancelled",
+        }
+    }
+
+    /// Whether this error means the backend did not answer in time.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, AxError::Timeout { .. } | AxError::Unresponsive { .. })
+    }
+}
+
+fn list(items: &[String]) -> String {
+    const SHOWN: usize = 12;
+    if items.is_empty() {
+        return "nothing".to_owned();
+    }
+    let mut out = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        out.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_found_names_what_exists() {
+        let err = AxError::NotFound {
+            path: "window[0]/button[\"Save\"]".into(),
+            expected: "button \"Save\"".into(),
+            found: vec!["button \"Cancel\"".into(), "text_field[0]".into()],
+        };
+        let text = err.to_string();
+        assert!(text.contains("button \"Cancel\""), "{text}");
+        assert!(text.contains("get_tree"), "{text}");
+    }
+
+    #[test]
+    fn long_lists_are_cut() {
+        let many: Vec<String> = (0..30).map(|i| format!("app{i}")).collect();
+        let err = AxError::AppNotFound {
+            query: "x".into(),
+            available: many,
+        };
+        assert!(err.to_string().contains("and 18 more"));
+    }
+}

@@ -1,0 +1,5 @@
+//! axgate: one process per desktop that serves MCP over Streamable HTTP and drives the
+//! machine's applications through the platform accessibility API.
+
+pub mod ax;
+pub mod platform;

@@ -1,0 +1,2 @@
+//! The `axgate` command line.
+fn main() {}

@@ -1,0 +1,1 @@
+//! The demo backend: in-memory apps described by embedded data files.

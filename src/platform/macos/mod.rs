@@ -1,0 +1,1 @@
+//! The macOS backend (AXUIElement), compiled only for Apple targets.
