@@ -3,3 +3,4 @@
 
 pub mod ax;
 pub mod platform;
+pub mod session;

@@ -1,12 +1,23 @@
 //! The accessibility engine: element model, backend trait, worker threads, app connections,
-//! traversal and queries. Platform-neutral; knows nothing of HTTP, MCP or JSON.
+//! element paths and handles, traversal and queries. Platform-neutral; knows nothing of
+//! HTTP, MCP or JSON.
 
 pub mod backend;
+pub mod connection;
+pub mod engine;
 pub mod error;
+pub mod handles;
 pub mod model;
+pub mod path;
+pub mod tree;
+pub mod worker;
 
 pub use backend::{
     Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot, SnapshotRequest,
 };
+pub use connection::{AppConnection, Connections, Resolved, Target};
+pub use engine::{Engine, EngineConfig};
 pub use error::AxError;
 pub use model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, Role, States, WindowInfo};
+pub use path::ElementPath;
+pub use worker::{CallStats, WorkerConfig};

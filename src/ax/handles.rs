@@ -1,0 +1,183 @@
+//! The per-connection handle table: short ids (`e42`) minted for nodes a result returned,
+//! each with a fingerprint so a stale handle is re-resolved or fails closed. Capped, with
+//! least-recently-used eviction.
+
+use std::collections::HashMap;
+
+use super::model::{NodeId, RawNode, Role};
+use super::path::ElementPath;
+
+/// What a handle remembers about its element, to re-find it and to detect a different one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fingerprint {
+    pub role: Role,
+    pub title: Option<String>,
+    pub identifier: Option<String>,
+    pub path: ElementPath,
+}
+
+impl Fingerprint {
+    pub fn of(node: &RawNode, path: &ElementPath) -> Fingerprint {
+        Fingerprint {
+            role: node.role,
+            title: node.title.clone(),
+            identifier: node.identifier.clone(),
+            path: path.clone(),
+        }
+    }
+
+    /// Whether `node` is plausibly the same element.
+    pub fn matches(&self, node: &RawNode) -> bool {
+        node.role == self.role
+            && node.title == self.title
+            && (self.identifier.is_none() || node.identifier == self.identifier)
+    }
+
+    /// A short description for error messages.
+    pub fn describe(&self) -> String {
+        describe(self.role, self.title.as_deref())
+    }
+}
+
+/// `button "Save"` or `text_field`.
+pub fn describe(role: Role, title: Option<&str>) -> String {
+    match title {
+        Some(t) if !t.is_empty() => format!("{role} {t:?}"),
+        _ => role.to_string(),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct HandleEntry {
+    pub node: NodeId,
+    pub fingerprint: Fingerprint,
+    last_used: u64,
+}
+
+/// Handles of one app connection.
+#[derive(Debug)]
+pub struct HandleTable {
+    cap: usize,
+    next: u64,
+    clock: u64,
+    by_handle: HashMap<u64, HandleEntry>,
+    by_node: HashMap<NodeId, u64>,
+}
+
+impl HandleTable {
+    pub fn new(cap: usize) -> Self {
+        HandleTable {
+            cap: cap.max(1),
+            next: 1,
+            clock: 0,
+            by_handle: HashMap::new(),
+            by_node: HashMap::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_handle.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_handle.is_empty()
+    }
+
+    /// The handle for `node`, minting one if needed. Returns `e<N>`.
+    pub fn mint(&mut self, node: &RawNode, path: &ElementPath) -> String {
+        self.clock += 1;
+        if let Some(&h) = self.by_node.get(&node.id)
+            && let Some(entry) = self.by_handle.get_mut(&h)
+        {
+            entry.last_used = self.clock;
+            entry.fingerprint = Fingerprint::of(node, path);
+            return format!("e{h}");
+        }
+        if self.by_handle.len() >= self.cap {
+            self.evict_one();
+        }
+        let h = self.next;
+        self.next += 1;
+        self.by_handle.insert(
+            h,
+            HandleEntry {
+                node: node.id,
+                fingerprint: Fingerprint::of(node, path),
+                last_used: self.clock,
+            },
+        );
+        self.by_node.insert(node.id, h);
+        format!("e{h}")
+    }
+
+    /// Looks a handle up and marks it used.
+    pub fn get(&mut self, handle: &str) -> Option<HandleEntry> {
+        let h = parse_handle(handle)?;
+        self.clock += 1;
+        let entry = self.by_handle.get_mut(&h)?;
+        entry.last_used = self.clock;
+        Some(entry.clone())
+    }
+
+    /// Points a handle at a re-resolved node.
+    pub fn rebind(&mut self, handle: &str, node: NodeId) {
+        let Some(h) = parse_handle(handle) else {
+            return;
+        };
+        if let Some(entry) = self.by_handle.get_mut(&h) {
+            self.by_node.remove(&entry.node);
+            entry.node = node;
+            self.by_node.insert(node, h);
+        }
+    }
+
+    fn evict_one(&mut self) {
+        if let Some((&h, entry)) = self.by_handle.iter().min_by_key(|(_, e)| e.last_used) {
+            let node = entry.node;
+            self.by_handle.remove(&h);
+            self.by_node.remove(&node);
+        }
+    }
+}
+
+/// `e42` → 42. Anything else is not a handle.
+pub fn parse_handle(text: &str) -> Option<u64> {
+    let digits = text.strip_prefix('e')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(id: u64) -> RawNode {
+        let mut n = RawNode::new(NodeId(id), Role::Button, "AXButton");
+        n.title = Some(format!("b{id}"));
+        n
+    }
+
+    #[test]
+    fn mints_once_per_node_and_evicts_least_recent() {
+        let mut table = HandleTable::new(2);
+        let path = ElementPath::default();
+        let a = table.mint(&node(1), &path);
+        assert_eq!(table.mint(&node(1), &path), a);
+        let b = table.mint(&node(2), &path);
+        assert!(table.get(&a).is_some()); // a is now more recent than b
+        let c = table.mint(&node(3), &path);
+        assert_eq!(table.len(), 2);
+        assert!(table.get(&b).is_none(), "b was least recently used");
+        assert!(table.get(&a).is_some() && table.get(&c).is_some());
+    }
+
+    #[test]
+    fn handle_syntax() {
+        assert_eq!(parse_handle("e42"), Some(42));
+        for bad in ["e", "42", "e4x", "E42", "e-1", "window[0]"] {
+            assert_eq!(parse_handle(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,213 @@
+//! axgate's session manager: a wrapper around rmcp's `LocalSessionManager` that keeps the
+//! MCP session workers but takes over everything about SSE delivery and resumability.
+//!
+//! rmcp 3.11 with an event store attached resumes any event id without checking its
+//! session, ends a replayed stream after the replay, and routes live messages through
+//! channels that drop what a disconnected client missed. Here every stream is served from
+//! the [`EventLog`]: request streams are bound to their session from their first (priming)
+//! event, the standalone GET stream is the session's common stream, and a resume checks the
+//! event's session and then continues live.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{Stream, StreamExt};
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::WorkerTransport;
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError, LocalSessionWorker, SessionConfig,
+};
+use rmcp::transport::streamable_http_server::session::{
+    EventStore, ServerSseMessage, SessionId, SessionManager,
+};
+
+use super::events::{EventLog, EventRef, From};
+use super::registry::SessionRegistry;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Local(#[from] LocalSessionManagerError),
+    #[error("session {0} not found")]
+    NotFound(String),
+    #[error("event id {0:?} does not belong to this session")]
+    ForeignEvent(String),
+    #[error("the server is at its session limit")]
+    Full,
+    #[error("the session worker did not open the response stream")]
+    NoPriming,
+}
+
+pub struct AxSessionManager {
+    inner: LocalSessionManager,
+    log: Arc<EventLog>,
+    registry: Arc<SessionRegistry>,
+}
+
+impl AxSessionManager {
+    /// `sse_retry` is the reconnect hint of the priming event that opens every stream.
+    pub fn new(log: Arc<EventLog>, registry: Arc<SessionRegistry>, sse_retry: Duration) -> Self {
+        let mut config = SessionConfig::default();
+        // Idle expiry is ours (the registry's reaper), so one clock decides.
+        config.keep_alive = None;
+        config.sse_retry = Some(sse_retry);
+        let mut inner = LocalSessionManager::default();
+        inner.session_config = config;
+        let store: Arc<dyn EventStore> = log.clone();
+        AxSessionManager {
+            inner: inner.with_event_store(store),
+            log,
+            registry,
+        }
+    }
+
+    pub fn registry(&self) -> &Arc<SessionRegistry> {
+        &self.registry
+    }
+
+    pub fn event_log(&self) -> &Arc<EventLog> {
+        &self.log
+    }
+
+    /// Ends sessions idle past the timeout; returns how many.
+    pub async fn expire_idle(&self) -> usize {
+        let idle = self.registry.idle();
+        for id in &idle {
+            tracing::info!(session = %short(id), "session expired after idling");
+            let _ = self.close_session(&SessionId::from(id.clone())).await;
+        }
+        self.log.sweep();
+        idle.len()
+    }
+
+    /// Ends every session (shutdown).
+    pub async fn close_all(&self) {
+        for id in self.registry.ids() {
+            let _ = self.close_session(&SessionId::from(id)).await;
+        }
+    }
+}
+
+/// The first characters of a session id: enough to correlate logs, useless to a hijacker.
+pub fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
+fn negotiated_version(response: &ServerJsonRpcMessage) -> Option<String> {
+    let value = serde_json::to_value(response).ok()?;
+    value
+        .pointer("/result/protocolVersion")?
+        .as_str()
+        .map(str::to_owned)
+}
+
+impl SessionManager for AxSessionManager {
+    type Error = SessionError;
+    type Transport = WorkerTransport<LocalSessionWorker>;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        if !self.registry.has_room() {
+            return Err(SessionError::Full);
+        }
+        let (id, transport) = self.inner.create_session().await?;
+        self.registry.insert(&id);
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        let response = self.inner.initialize_session(id, message).await?;
+        if let Some(version) = negotiated_version(&response) {
+            self.registry.set_protocol_version(id, &version);
+        }
+        Ok(response)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        if !self.registry.contains(id) {
+            return Ok(false);
+        }
+        if self.inner.has_session(id).await? {
+            return Ok(true);
+        }
+        // The worker ended on its own (the handler quit): forget the session everywhere.
+        self.registry.remove(id);
+        self.log.drop_session(id);
+        Ok(false)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        let known = self.registry.remove(id);
+        self.log.drop_session(id);
+        self.inner.close_session(id).await?;
+        if known {
+            tracing::info!(session = %short(id), "session closed");
+        }
+        Ok(())
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.registry.touch(id);
+        let mut inner = Box::pin(self.inner.create_stream(id, message).await?);
+        // The worker stores a priming event before it handles the request; its id names the
+        // stream, which is bound to this session before any id reaches the client.
+        let priming = tokio::time::timeout(Duration::from_secs(5), inner.next()).await;
+        let stream = match priming {
+            Ok(Some(event)) => event
+                .event_id
+                .as_deref()
+                .and_then(|eid| self.log.bind(eid, id)),
+            _ => None,
+        };
+        // Delivery is from the log; rmcp's channel is closed so nothing is sent twice.
+        drop(inner);
+        let stream = stream.ok_or(SessionError::NoPriming)?;
+        Ok(self.log.tail(stream, From::Start))
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        self.registry.touch(id);
+        Ok(self.inner.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        if !self.registry.touch(id) {
+            return Err(SessionError::NotFound(id.to_string()));
+        }
+        let stream = self.log.common_stream(id);
+        Ok(self.log.tail(stream, From::Undelivered))
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        self.registry.touch(id);
+        let owned = EventRef::parse(&last_event_id)
+            .filter(|r| self.log.session_of(r.stream).as_deref() == Some(id.as_ref()));
+        let Some(event) = owned else {
+            tracing::warn!(session = %short(id), "resume with an event id of no stream of this session");
+            return Err(SessionError::ForeignEvent(last_event_id));
+        };
+        Ok(self.log.tail(event.stream, From::After(event.seq)))
+    }
+
+    fn event_store(&self) -> Option<Arc<dyn EventStore>> {
+        Some(self.log.clone())
+    }
+}
