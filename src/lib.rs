@@ -2,5 +2,9 @@
 //! machine's applications through the platform accessibility API.
 
 pub mod ax;
+pub mod config;
+pub mod http;
+pub mod mcp;
 pub mod platform;
+pub mod server;
 pub mod session;

@@ -1,6 +1,58 @@
-//! Platform backends behind the one [`crate::ax::Backend`] trait, and the one function that
-//! picks a backend. `cfg(target_os)` appears only here and inside the platform folders.
+//! Platform backends behind the one [`crate::ax::Backend`] trait, the one function that
+//! picks a backend, and the process-model hook that macOS needs (the main thread runs the
+//! CFRunLoop). `cfg(target_os)` appears only here and inside the platform folders.
+
+use std::sync::Arc;
+
+use crate::ax::Backend;
+use crate::config::BackendChoice;
 
 pub mod demo;
 #[cfg(target_os = "macos")]
 pub mod macos;
+
+/// Creates the backend `choice` names. `auto` is macos on macOS, otherwise demo (the AT-SPI
+/// probe joins it when that backend lands).
+pub fn select(choice: BackendChoice) -> Result<Arc<dyn Backend>, String> {
+    match choice {
+        BackendChoice::Demo => Ok(Arc::new(demo::DemoBackend::new())),
+        BackendChoice::Auto => Ok(auto()),
+        BackendChoice::Macos => macos_backend(),
+        BackendChoice::Atspi => Err(
+            "the AT-SPI backend is not built into this axgate yet; use --backend demo or auto".into(),
+        ),
+    }
+}
+
+#[cfg(target_os = "macos")]
+fn auto() -> Arc<dyn Backend> {
+    Arc::new(macos::MacBackend::new())
+}
+
+#[cfg(not(target_os = "macos"))]
+fn auto() -> Arc<dyn Backend> {
+    Arc::new(demo::DemoBackend::new())
+}
+
+#[cfg(target_os = "macos")]
+fn macos_backend() -> Result<Arc<dyn Backend>, String> {
+    Ok(Arc::new(macos::MacBackend::new()))
+}
+
+#[cfg(not(target_os = "macos"))]
+fn macos_backend() -> Result<Arc<dyn Backend>, String> {
+    Err("the macos backend runs only on macOS; use --backend demo or auto".into())
+}
+
+/// Runs `work` (which builds the tokio runtime and serves) in the process model the
+/// platform needs, and returns its exit code. On macOS the calling main thread runs the
+/// CFRunLoop while `work` runs on another thread; elsewhere `work` runs right here.
+#[cfg(target_os = "macos")]
+pub fn run_main(work: impl FnOnce() -> i32 + Send + 'static) -> i32 {
+    macos::run_with_main_loop(work)
+}
+
+#[cfg(not(target_os = "macos"))]
+pub fn run_main(work: impl FnOnce() -> i32 + Send + 'static) -> i32 {
+    work()
+}

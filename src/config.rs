@@ -1,0 +1,566 @@
+//! Configuration in stages: raw values from the TOML file, `AXGATE_*` environment variables
+//! and command-line flags (flags > env > file > defaults) are gathered per key, then every
+//! key is validated and *all* bad values are reported at once, then small typed structs
+//! are handed to each module.
+//!
+//! Each key has one name: `server.bind` in the file, `AXGATE_SERVER_BIND` in the
+//! environment. Lists are TOML arrays in the file and comma-separated in the environment.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+/// Which backend to serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Demo,
+    Atspi,
+    Macos,
+}
+
+impl BackendChoice {
+    pub fn parse(text: &str) -> Option<BackendChoice> {
+        match text {
+            "auto" => Some(BackendChoice::Auto),
+            "demo" => Some(BackendChoice::Demo),
+            "atspi" => Some(BackendChoice::Atspi),
+            "macos" => Some(BackendChoice::Macos),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    pub shutdown_grace: Duration,
+    pub sse_keep_alive: Duration,
+    pub sse_retry: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionsConfig {
+    pub max_sessions: usize,
+    pub idle_timeout: Duration,
+    pub max_events_per_stream: usize,
+    pub max_events_per_session: usize,
+    pub finished_stream_ttl: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct BackendConfig {
+    pub choice: BackendChoice,
+    pub call_timeout: Duration,
+    pub unresponsive_after: u32,
+    pub probe_interval: Duration,
+    pub handle_cap: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct LogConfig {
+    pub format: LogFormat,
+    pub level: String,
+}
+
+/// The validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub sessions: SessionsConfig,
+    pub backend: BackendConfig,
+    pub log: LogConfig,
+}
+
+/// Where a raw value came from, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    File(String),
+    Env(String),
+    Flag,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("the default"),
+            Source::File(path) => write!(f, "{path}"),
+            Source::Env(var) => write!(f, "${var}"),
+            Source::Flag => f.write_str("the command line"),
+        }
+    }
+}
+
+/// A raw value before validation.
+#[derive(Clone, Debug)]
+pub enum Raw {
+    Text(String),
+    Toml(toml::Value),
+}
+
+/// Every bad value found, reported together.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+pub struct ConfigErrors(pub Vec<String>);
+
+/// One configuration key: its name, what it means and its default (TOML syntax).
+pub struct Key {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub default: &'static str,
+}
+
+/// The table of keys; `config/axgate.example.toml` documents the same list (a test checks).
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "server.bind",
+        doc: "Address and port of the MCP listener.",
+        default: "\"127.0.0.1:8741\"",
+    },
+    Key {
+        name: "server.allowed_hosts",
+        doc: "Host header values accepted (DNS-rebinding guard); host or host:port.",
+        default: "[\"localhost\", \"127.0.0.1\", \"[::1]\"]",
+    },
+    Key {
+        name: "server.allowed_origins",
+        doc: "Origin header values accepted; scheme://host[:port|:*]. Requests without Origin are allowed.",
+        default: "[\"http://localhost:*\", \"http://127.0.0.1:*\", \"http://[::1]:*\"]",
+    },
+    Key {
+        name: "server.max_body_bytes",
+        doc: "Largest accepted request body; larger gets 413.",
+        default: "1048576",
+    },
+    Key {
+        name: "server.shutdown_grace_secs",
+        doc: "How long shutdown waits for requests to finish.",
+        default: "10",
+    },
+    Key {
+        name: "server.sse_keep_alive_secs",
+        doc: "Interval of SSE keep-alive comments.",
+        default: "15",
+    },
+    Key {
+        name: "server.sse_retry_ms",
+        doc: "Reconnect hint sent in every stream's priming event.",
+        default: "1000",
+    },
+    Key {
+        name: "sessions.max",
+        doc: "Most live sessions; beyond it initialize gets 503 with Retry-After.",
+        default: "64",
+    },
+    Key {
+        name: "sessions.idle_timeout_secs",
+        doc: "A session with no request for this long is ended.",
+        default: "1800",
+    },
+    Key {
+        name: "sessions.max_events_per_stream",
+        doc: "Events kept for replay per SSE stream.",
+        default: "512",
+    },
+    Key {
+        name: "sessions.max_events_per_session",
+        doc: "Events kept for replay per session, all streams.",
+        default: "4096",
+    },
+    Key {
+        name: "sessions.finished_stream_ttl_secs",
+        doc: "How long a finished response stream stays resumable.",
+        default: "300",
+    },
+    Key {
+        name: "backend.kind",
+        doc: "auto, demo, atspi or macos. auto: macos on macOS; atspi when an AT-SPI bus is reachable; else demo.",
+        default: "\"auto\"",
+    },
+    Key {
+        name: "backend.call_timeout_ms",
+        doc: "Deadline of one backend call.",
+        default: "5000",
+    },
+    Key {
+        name: "backend.unresponsive_after",
+        doc: "Consecutive timeouts that mark an app unresponsive.",
+        default: "2",
+    },
+    Key {
+        name: "backend.probe_interval_ms",
+        doc: "How often an unresponsive app is probed.",
+        default: "2000",
+    },
+    Key {
+        name: "backend.handle_cap",
+        doc: "Element handles kept per app connection (least recently used evicted).",
+        default: "5000",
+    },
+    Key {
+        name: "log.format",
+        doc: "human or json.",
+        default: "\"human\"",
+    },
+    Key {
+        name: "log.level",
+        doc: "A tracing filter such as info or axgate=debug.",
+        default: "\"info\"",
+    },
+];
+
+/// The environment variable of a key: `server.bind` → `AXGATE_SERVER_BIND`.
+pub fn env_name(key: &str) -> String {
+    format!("AXGATE_{}", key.replace('.', "_").to_uppercase())
+}
+
+/// Raw values gathered from the layers, highest precedence last written.
+#[derive(Default)]
+pub struct Layers {
+    values: BTreeMap<&'static str, (Raw, Source)>,
+    errors: Vec<String>,
+}
+
+impl Layers {
+    /// Reads a TOML file; unknown keys are errors.
+    pub fn file(&mut self, path: &Path) {
+        let shown = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                self.errors
+                    .push(format!("cannot read config file {shown}: {e}"));
+                return;
+            }
+        };
+        self.toml_text(&text, &shown);
+    }
+
+    pub fn toml_text(&mut self, text: &str, shown: &str) {
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                self.errors.push(format!("{shown} is not valid TOML: {e}"));
+                return;
+            }
+        };
+        for (section, value) in table {
+            let Some(inner) = value.as_table() else {
+                self.errors
+                    .push(format!("{shown}: `{section}` must be a [section]"));
+                continue;
+            };
+            for (name, value) in inner {
+                let full = format!("{section}.{name}");
+                match key(&full) {
+                    Some(k) => {
+                        self.values.insert(
+                            k.name,
+                            (Raw::Toml(value.clone()), Source::File(shown.into())),
+                        );
+                    }
+                    None => self.errors.push(format!("{shown}: unknown key `{full}`")),
+                }
+            }
+        }
+    }
+
+    /// Reads `AXGATE_*` variables from `vars`; unknown `AXGATE_` names are errors.
+    pub fn env(&mut self, vars: impl IntoIterator<Item = (String, String)>) {
+        for (var, value) in vars {
+            if !var.starts_with("AXGATE_") {
+                continue;
+            }
+            match KEYS.iter().find(|k| env_name(k.name) == var) {
+                Some(k) => {
+                    self.values
+                        .insert(k.name, (Raw::Text(value), Source::Env(var)));
+                }
+                None => self
+                    .errors
+                    .push(format!("unknown environment variable ${var}")),
+            }
+        }
+    }
+
+    /// A value given by a command-line flag.
+    pub fn flag(&mut self, name: &str, value: String) {
+        match key(name) {
+            Some(k) => {
+                self.values.insert(k.name, (Raw::Text(value), Source::Flag));
+            }
+            None => self.errors.push(format!("unknown key `{name}`")),
+        }
+    }
+
+    /// Validates every key and builds the typed configuration.
+    pub fn build(mut self) -> Result<Config, ConfigErrors> {
+        let mut v = Validator {
+            layers: &self.values,
+            errors: std::mem::take(&mut self.errors),
+        };
+        let config = Config {
+            server: ServerConfig {
+                bind: v
+                    .parse("server.bind", |s| {
+                        s.parse().map(Some).map_err(|e| format!("{e}"))
+                    })
+                    .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8741))),
+                allowed_hosts: v.list("server.allowed_hosts"),
+                allowed_origins: v.list("server.allowed_origins"),
+                max_body_bytes: v.int("server.max_body_bytes", 1024, 1 << 30) as usize,
+                shutdown_grace: Duration::from_secs(v.int("server.shutdown_grace_secs", 0, 3600)),
+                sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
+                sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
+            },
+            sessions: SessionsConfig {
+                max_sessions: v.int("sessions.max", 1, 100_000) as usize,
+                idle_timeout: Duration::from_secs(v.int(
+                    "sessions.idle_timeout_secs",
+                    1,
+                    7 * 86_400,
+                )),
+                max_events_per_stream: v.int("sessions.max_events_per_stream", 4, 1_000_000)
+                    as usize,
+                max_events_per_session: v.int("sessions.max_events_per_session", 4, 10_000_000)
+                    as usize,
+                finished_stream_ttl: Duration::from_secs(v.int(
+                    "sessions.finished_stream_ttl_secs",
+                    1,
+                    86_400,
+                )),
+            },
+            backend: BackendConfig {
+                choice: v.parse("backend.kind", |s| {
+                    BackendChoice::parse(s)
+                        .ok_or_else(|| "expected auto, demo, atspi or macos".into())
+                }),
+                call_timeout: Duration::from_millis(v.int("backend.call_timeout_ms", 10, 600_000)),
+                unresponsive_after: v.int("backend.unresponsive_after", 1, 100) as u32,
+                probe_interval: Duration::from_millis(v.int(
+                    "backend.probe_interval_ms",
+                    10,
+                    600_000,
+                )),
+                handle_cap: v.int("backend.handle_cap", 16, 10_000_000) as usize,
+            },
+            log: LogConfig {
+                format: v.parse("log.format", |s| match s {
+                    "human" => Ok(LogFormat::Human),
+                    "json" => Ok(LogFormat::Json),
+                    _ => Err("expected human or json".into()),
+                }),
+                level: v.parse("log.level", |s| {
+                    tracing_subscriber::EnvFilter::builder()
+                        .parse(s)
+                        .map(|_| s.to_owned())
+                        .map_err(|e| e.to_string())
+                }),
+            },
+        };
+        if v.errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigErrors(v.errors))
+        }
+    }
+}
+
+fn key(name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.name == name)
+}
+
+struct Validator<'a> {
+    layers: &'a BTreeMap<&'static str, (Raw, Source)>,
+    errors: Vec<String>,
+}
+
+impl Validator<'_> {
+    fn raw(&self, name: &'static str) -> (Raw, Source) {
+        if let Some(found) = self.layers.get(name) {
+            return found.clone();
+        }
+        let default = key(name).map_or("\"\"", |k| k.default);
+        let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {default}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or(toml::Value::String(String::new()));
+        (Raw::Toml(value), Source::Default)
+    }
+
+    fn fail<T: Default>(&mut self, name: &str, source: &Source, why: impl fmt::Display) -> T {
+        self.errors.push(format!("{name} (from {source}): {why}"));
+        T::default()
+    }
+
+    fn text(&mut self, name: &'static str) -> (String, Source) {
+        match self.raw(name) {
+            (Raw::Text(s), src) => (s, src),
+            (Raw::Toml(toml::Value::String(s)), src) => (s, src),
+            (Raw::Toml(other), src) => {
+                let shown = other.to_string();
+                (
+                    self.fail(name, &src, format!("expected a string, found {shown}")),
+                    src,
+                )
+            }
+        }
+    }
+
+    fn parse<T: Default>(
+        &mut self,
+        name: &'static str,
+        f: impl Fn(&str) -> Result<T, String>,
+    ) -> T {
+        let (text, src) = self.text(name);
+        match f(text.trim()) {
+            Ok(v) => v,
+            Err(why) => self.fail(name, &src, format!("{text:?}: {why}")),
+        }
+    }
+
+    fn int(&mut self, name: &'static str, min: u64, max: u64) -> u64 {
+        let (value, src) = match self.raw(name) {
+            (Raw::Text(s), src) => (
+                s.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("{s:?} is not a whole number")),
+                src,
+            ),
+            (Raw::Toml(toml::Value::Integer(i)), src) => (
+                u64::try_from(i).map_err(|_| format!("{i} is negative")),
+                src,
+            ),
+            (Raw::Toml(other), src) => {
+                (Err(format!("expected a whole number, found {other}")), src)
+            }
+        };
+        match value {
+            Ok(v) if (min..=max).contains(&v) => v,
+            Ok(v) => self.fail(name, &src, format!("{v} is outside {min}..={max}")),
+            Err(why) => self.fail(name, &src, why),
+        }
+    }
+
+    fn list(&mut self, name: &'static str) -> Vec<String> {
+        match self.raw(name) {
+            (Raw::Text(s), _) => s
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            (Raw::Toml(toml::Value::Array(items)), src) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item {
+                        toml::Value::String(s) => out.push(s),
+                        other => {
+                            self.fail::<()>(name, &src, format!("expected strings, found {other}"))
+                        }
+                    }
+                }
+                out
+            }
+            (Raw::Toml(other), src) => self.fail(
+                name,
+                &src,
+                format!("expected a list of strings, found {other}"),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn defaults_are_valid() {
+        let config = Layers::default().build().expect("defaults");
+        assert_eq!(config.server.bind.to_string(), "127.0.0.1:8741");
+        assert_eq!(config.backend.choice, BackendChoice::Auto);
+        assert!(
+            config
+                .server
+                .allowed_hosts
+                .contains(&"localhost".to_owned())
+        );
+    }
+
+    #[test]
+    fn flags_beat_env_beat_file() {
+        let mut layers = Layers::default();
+        layers.toml_text(
+            "[server]\nbind = \"127.0.0.1:1\"\n[sessions]\nmax = 3\n",
+            "file.toml",
+        );
+        layers.env(env(&[
+            ("AXGATE_SERVER_BIND", "127.0.0.1:2"),
+            ("AXGATE_SESSIONS_MAX", "5"),
+        ]));
+        layers.flag("server.bind", "127.0.0.1:3".into());
+        let config = layers.build().expect("valid");
+        assert_eq!(config.server.bind.port(), 3);
+        assert_eq!(config.sessions.max_sessions, 5);
+    }
+
+    #[test]
+    fn every_bad_value_is_reported_at_once() {
+        let mut layers = Layers::default();
+        layers.toml_text(
+            "[server]\nbind = \"nowhere\"\nmax_body_bytes = \"big\"\nbogus = 1\n",
+            "f.toml",
+        );
+        layers.env(env(&[
+            ("AXGATE_BACKEND_KIND", "windows"),
+            ("AXGATE_NOPE", "1"),
+        ]));
+        layers.flag("log.format", "xml".into());
+        let err = layers.build().expect_err("invalid").to_string();
+        for needle in [
+            "server.bind",
+            "max_body_bytes",
+            "unknown key `server.bogus`",
+            "backend.kind",
+            "$AXGATE_NOPE",
+            "log.format",
+        ] {
+            assert!(err.contains(needle), "missing {needle} in:\n{err}");
+        }
+    }
+
+    #[test]
+    fn example_file_documents_every_key_and_parses() {
+        let text = include_str!("../config/axgate.example.toml");
+        for k in KEYS {
+            let (section, name) = k.name.split_once('.').expect("dotted");
+            assert!(text.contains(&format!("[{section}]")), "section {section}");
+            assert!(text.contains(&format!("{name} =")), "key {}", k.name);
+        }
+        let mut layers = Layers::default();
+        layers.toml_text(text, "example");
+        layers.build().expect("the example is valid");
+    }
+}

@@ -1,0 +1,41 @@
+//! The one place where failures become MCP results: a tool that ran and failed returns
+//! `isError: true` with text an agent can act on; protocol misuse stays a JSON-RPC error.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+
+use crate::ax::AxError;
+
+/// Why a tool call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// The engine refused or failed.
+    #[error(transparent)]
+    Ax(#[from] AxError),
+    /// The arguments were wrong; the text names the field and the fix.
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl ToolError {
+    /// A bounded outcome label (`tool_error` or `timeout`) for logs and metrics.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            ToolError::Ax(e) if e.is_timeout() => "timeout",
+            _ => "tool_error",
+        }
+    }
+
+    /// A bounded name of the failure class.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolError::Ax(e) => e.kind(),
+            ToolError::Usage(_) => "invalid_arguments",
+        }
+    }
+}
+
+/// The `isError` result for a failure. Text only: clients validate `structuredContent`
+/// against the tool's `outputSchema`, which describes success.
+pub fn tool_error(error: ToolError) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(error.to_string())])
+}

@@ -1,0 +1,165 @@
+//! The rmcp `ServerHandler`: one instance per MCP session (rmcp's service factory makes a
+//! new one for each `initialize`), holding that session's state. Declares capabilities,
+//! lists tools, dispatches calls, and implements `logging/setLevel` per session.
+
+// MCP logging is deprecated only in the 2026-07-28 revision (SEP-2577); the revisions axgate
+// serves (2025-11-25 and earlier) define `logging/setLevel` and `notifications/message`.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
+    LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    SetLevelRequestParams, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::json;
+
+use super::context::{SessionState, ToolCtx};
+use super::tools;
+use crate::ax::{CallStats, Engine};
+
+/// The protocol revisions this server speaks, newest first.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+];
+
+/// Whether `version` is one of [`PROTOCOL_VERSIONS`].
+pub fn supports(version: &str) -> bool {
+    PROTOCOL_VERSIONS.iter().any(|v| v.as_str() == version)
+}
+
+#[derive(Clone)]
+pub struct AxServer {
+    engine: Arc<Engine>,
+    session: Arc<SessionState>,
+}
+
+impl AxServer {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        AxServer {
+            engine,
+            session: Arc::new(SessionState::default()),
+        }
+    }
+}
+
+const INSTRUCTIONS: &str = "axgate drives this machine's applications through the accessibility \
+API. Start with list_apps, read an app with get_tree or find, then act with perform_action using \
+the `path` or `handle` of an element from those results. Errors say what to do next.";
+
+impl ServerHandler for AxServer {
+    fn get_info(&self) -> InitializeResult {
+        #[allow(deprecated)]
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let mut server_info = Implementation::new("axgate", env!("CARGO_PKG_VERSION"));
+        server_info.title = Some("axgate".into());
+        server_info.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
+        server_info.website_url = Some("https://axgate.dev".into());
+        let mut info = InitializeResult::new(capabilities);
+        info.protocol_version = ProtocolVersion::V_2025_11_25;
+        info.server_info = server_info;
+        info.instructions = Some(INSTRUCTIONS.into());
+        info
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.session.set_log_level(request.level);
+        Ok(())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools: Vec<Tool> = tools::all().into_iter().map(|t| t.to_wire()).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools::find_def(name).map(|t| t.to_wire())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(def) = tools::find_def(&request.name) else {
+            let names: Vec<&str> = tools::all().iter().map(|t| t.name).collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "unknown tool {:?}; tools are {}",
+                    request.name,
+                    names.join(", ")
+                ),
+                None,
+            ));
+        };
+        let args = request.arguments.unwrap_or_default();
+        let app = args
+            .get("app")
+            .and_then(|v| v.as_str())
+            .unwrap_or("-")
+            .to_owned();
+        let ctx = ToolCtx {
+            engine: self.engine.clone(),
+            session: self.session.clone(),
+            stats: CallStats::default(),
+            peer: context.peer.clone(),
+        };
+        let started = Instant::now();
+        let result = tools::call(&ctx, def.name, args).await;
+        let elapsed = started.elapsed();
+        let outcome = if result.is_error == Some(true) {
+            "tool_error"
+        } else {
+            "ok"
+        };
+        // Tool, app, outcome and timing only: never UI text, values or typed text.
+        tracing::info!(
+            tool = def.name,
+            app = %app,
+            outcome,
+            duration_ms = elapsed.as_millis() as u64,
+            round_trips = ctx.stats.round_trips(),
+            "tool call"
+        );
+        #[allow(deprecated)]
+        let level = if outcome == "ok" {
+            LoggingLevel::Info
+        } else {
+            LoggingLevel::Warning
+        };
+        ctx.log(
+            level,
+            json!({
+                "event": "tool_call",
+                "tool": def.name,
+                "outcome": outcome,
+                "duration_ms": elapsed.as_millis() as u64,
+                "round_trips": ctx.stats.round_trips(),
+            }),
+        )
+        .await;
+        Ok(result.into())
+    }
+}

@@ -1,0 +1,119 @@
+//! The tool registry: each tool's wire definition (title, description, annotations, input
+//! and output schemas) and its dispatch. Arguments are validated here, not by rmcp's
+//! `Parameters<T>`, so that a bad argument is an `isError` result naming the field (the
+//! 2025-11-25 rule) instead of a JSON-RPC −32602.
+
+mod act;
+mod apps;
+mod tree;
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::context::ToolCtx;
+use super::errors::{ToolError, tool_error};
+
+/// The side-effect class of a tool, which fixes its annotations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Reads only.
+    Read,
+    /// Changes UI or app state.
+    Act,
+}
+
+/// A tool's static description.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub effect: Effect,
+    pub idempotent: bool,
+    pub input: fn() -> Arc<JsonObject>,
+    pub output: Option<fn() -> Arc<JsonObject>>,
+}
+
+impl ToolDef {
+    pub fn to_wire(&self) -> Tool {
+        let annotations = ToolAnnotations::with_title(self.title)
+            .read_only(self.effect == Effect::Read)
+            .destructive(false)
+            .idempotent(self.idempotent)
+            // The tools act on the local desktop, a closed world.
+            .open_world(false);
+        let mut tool = Tool::new(self.name, self.description, (self.input)())
+            .with_title(self.title)
+            .with_annotations(annotations);
+        if let Some(output) = self.output {
+            tool = tool.with_raw_output_schema(output());
+        }
+        tool
+    }
+}
+
+/// Every tool, in the order `tools/list` shows them.
+pub fn all() -> Vec<&'static ToolDef> {
+    vec![
+        &apps::LIST_APPS,
+        &apps::LIST_WINDOWS,
+        &tree::GET_TREE,
+        &tree::FIND,
+        &act::PERFORM_ACTION,
+    ]
+}
+
+pub fn find_def(name: &str) -> Option<&'static ToolDef> {
+    all().into_iter().find(|t| t.name == name)
+}
+
+/// Runs a tool. Unknown tools are the caller's concern (a JSON-RPC error).
+pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> CallToolResult {
+    let result = match name {
+        "list_apps" => apps::list_apps(ctx).await,
+        "list_windows" => apps::list_windows(ctx, args).await,
+        "get_tree" => tree::get_tree(ctx, args).await,
+        "find" => tree::find(ctx, args).await,
+        "perform_action" => act::perform_action(ctx, args).await,
+        other => Err(ToolError::Usage(format!("unknown tool {other}"))),
+    };
+    result.unwrap_or_else(tool_error)
+}
+
+/// Deserialises arguments, naming the offending field on failure.
+pub fn parse_args<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError> {
+    let value = Value::Object(args);
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        if path == "." {
+            ToolError::Usage(format!(
+                "invalid arguments: {inner}. Fix the arguments and call again"
+            ))
+        } else {
+            ToolError::Usage(format!(
+                "invalid argument `{path}`: {inner}. Fix it and call again"
+            ))
+        }
+    })
+}
+
+/// The input schema of an argument type.
+pub fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_type::<T>()
+}
+
+/// The output schema of a result type.
+pub fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    rmcp::handler::server::common::schema_for_output::<T>()
+}
+
+/// A successful result: compact text for models plus `structuredContent`.
+pub fn structured(text: String, value: &impl serde::Serialize) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = serde_json::to_value(value).ok();
+    result
+}

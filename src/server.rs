@@ -1,0 +1,162 @@
+//! Assembles the HTTP application and runs it: `app(state)` builds the router (testable
+//! without a socket), `run(listener, state, shutdown)` serves an already-bound listener
+//! until the shutdown future resolves, then drains gracefully.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::middleware::from_fn_with_state;
+use axum::routing::get;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+
+use crate::ax::Engine;
+use crate::config::Config;
+use crate::http::{Guard, Intake, guard, health, intake};
+use crate::mcp::AxServer;
+use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
+
+/// Everything the server shares between requests.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub engine: Arc<Engine>,
+    pub sessions: Arc<AxSessionManager>,
+    pub guard: Arc<Guard>,
+    /// Cancelled at shutdown: ends every SSE stream so connections can drain.
+    pub shutdown: CancellationToken,
+}
+
+impl AppState {
+    /// Builds the shared state; `Err` lists every invalid allow-list entry.
+    pub fn new(config: Config, engine: Arc<Engine>) -> Result<AppState, Vec<String>> {
+        let guard = Guard::new(&config.server.allowed_hosts, &config.server.allowed_origins)?;
+        let registry = Arc::new(SessionRegistry::new(SessionLimits {
+            max_sessions: config.sessions.max_sessions,
+            idle_timeout: config.sessions.idle_timeout,
+        }));
+        let log = EventLog::new(EventLimits {
+            per_stream: config.sessions.max_events_per_stream,
+            per_session: config.sessions.max_events_per_session,
+            finished_ttl: config.sessions.finished_stream_ttl,
+        });
+        let sessions = Arc::new(AxSessionManager::new(
+            log,
+            registry,
+            config.server.sse_retry,
+        ));
+        Ok(AppState {
+            config: Arc::new(config),
+            engine,
+            sessions,
+            guard: Arc::new(guard),
+            shutdown: CancellationToken::new(),
+        })
+    }
+}
+
+/// The router with every layer. Layers run outermost first (the last `.layer` call).
+pub fn app(state: &AppState) -> Router {
+    let server = &state.config.server;
+    let mcp_config = StreamableHttpServerConfig::default()
+        .with_sse_keep_alive(Some(server.sse_keep_alive))
+        .with_sse_retry(Some(server.sse_retry))
+        .with_max_request_body_bytes(server.max_body_bytes)
+        .with_cancellation_token(state.shutdown.clone())
+        // Host and Origin are checked by our guard on every route, with the configured
+        // lists; rmcp's own loopback-only defaults would refuse a configured public name.
+        .disable_allowed_hosts()
+        .disable_allowed_origins();
+    let engine = state.engine.clone();
+    let mcp = StreamableHttpService::new(
+        move || Ok(AxServer::new(engine.clone())),
+        state.sessions.clone(),
+        mcp_config,
+    );
+    let intake = Arc::new(Intake {
+        registry: state.sessions.registry().clone(),
+        max_body_bytes: server.max_body_bytes,
+    });
+    let mcp_routes = Router::new()
+        .route_service("/mcp", mcp)
+        // Protocol checks rmcp lacks; only /mcp speaks MCP.
+        .layer(from_fn_with_state(intake, intake::layer));
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .merge(mcp_routes)
+        // Host/Origin before anything reads the request: a rebinding page gets nothing.
+        .layer(from_fn_with_state(state.guard.clone(), guard::layer))
+        // Outermost: a request id for every request, on its span and on the response.
+        .layer(TraceLayer::new_for_http().make_span_with(|req: &http::Request<_>| {
+            let id = req
+                .headers()
+                .get("x-request-id")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-");
+            tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
+        }))
+        .layer(PropagateRequestIdLayer::x_request_id())
+        .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+}
+
+/// Serves `listener` until `shutdown` resolves, then drains: SSE streams are closed, and
+/// in-flight requests get `server.shutdown_grace` to finish.
+pub async fn run(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let router = app(&state);
+    let reaper = spawn_reaper(&state);
+    // Without TCP_NODELAY an SSE response waits ~44 ms for the client's delayed ACK.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::warn!(%error, "cannot set TCP_NODELAY");
+        }
+    });
+    let token = state.shutdown.clone();
+    let sessions = state.sessions.clone();
+    let grace = state.config.server.shutdown_grace;
+    let signalled = CancellationToken::new();
+    let signalled_for_serve = signalled.clone();
+    let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+        shutdown.await;
+        tracing::info!("shutting down: closing streams and draining requests");
+        signalled_for_serve.cancel();
+        token.cancel();
+    });
+    let result = tokio::select! {
+        r = serve => r,
+        _ = async {
+            signalled.cancelled().await;
+            tokio::time::sleep(grace).await;
+        } => {
+            tracing::warn!(?grace, "requests still running after the shutdown grace; closing anyway");
+            Ok(())
+        }
+    };
+    reaper.abort();
+    sessions.close_all().await;
+    result
+}
+
+fn spawn_reaper(state: &AppState) -> tokio::task::JoinHandle<()> {
+    let sessions = state.sessions.clone();
+    let idle = state.config.sessions.idle_timeout;
+    let period = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
+    let token = state.shutdown.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => { sessions.expire_idle().await; }
+                _ = token.cancelled() => break,
+            }
+        }
+    })
+}
