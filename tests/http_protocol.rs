@@ -1,0 +1,419 @@
+//! Streamable HTTP edge cases over raw HTTP against a real server on a port-0 listener:
+//! every status code axgate adds in front of rmcp has a test here.
+
+mod support;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{Client, PROTOCOL, TestServer, config, parse_sse};
+
+fn init_body() -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    })
+}
+
+async fn error_code(resp: reqwest::Response) -> i64 {
+    let body: Value = resp.json().await.expect("json error body");
+    body["error"]["code"].as_i64().expect("code")
+}
+
+#[tokio::test]
+async fn foreign_origin_is_403_and_allowed_origin_passes() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let resp = client
+        .post(&init_body())
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+    assert!(
+        resp.text()
+            .await
+            .unwrap()
+            .contains("server.allowed_origins")
+    );
+    let resp = client
+        .post(&init_body())
+        .header("origin", "http://localhost:5173")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    // The guard covers every route, not only /mcp.
+    let resp = client
+        .http
+        .get(format!("http://{}/healthz", server.addr))
+        .header("origin", "http://evil.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+}
+
+#[tokio::test]
+async fn foreign_host_is_403_and_configured_name_passes() {
+    let server = TestServer::with_config(config(
+        "[server]\nallowed_hosts = [\"localhost\", \"127.0.0.1\", \"mac-7.ci.example:8741\"]\n",
+    ))
+    .await;
+    let client = server.client();
+    let resp = client
+        .post(&init_body())
+        .header("host", "rebind.example")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+    let resp = client
+        .post(&init_body())
+        .header("host", "mac-7.ci.example:8741")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test]
+async fn invalid_json_is_400_with_parse_error() {
+    let server = TestServer::start().await;
+    let resp = server
+        .client()
+        .http
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body("{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": ")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+    assert_eq!(error_code(resp).await, -32700);
+}
+
+#[tokio::test]
+async fn batches_are_400() {
+    let server = TestServer::start().await;
+    let resp = server
+        .client()
+        .post(&json!([init_body()]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+    assert_eq!(error_code(resp).await, -32600);
+}
+
+#[tokio::test]
+async fn oversized_body_is_413() {
+    let server = TestServer::with_config(config("[server]\nmax_body_bytes = 2048\n")).await;
+    let mut body = init_body();
+    body["params"]["clientInfo"]["name"] = json!("x".repeat(4096));
+    let resp = server.client().post(&body).send().await.unwrap();
+    assert_eq!(resp.status(), 413);
+    // A normal-sized request still works afterwards.
+    let resp = server.client().post(&init_body()).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test]
+async fn delete_ends_a_session_and_unknown_sessions_are_404() {
+    let server = TestServer::start().await;
+    let mut client = server.client();
+    client.initialize().await;
+    let sid = client.session.clone().unwrap();
+    let delete = |sid: &str| {
+        client
+            .http
+            .delete(&client.url)
+            .header("mcp-session-id", sid)
+            .header("mcp-protocol-version", PROTOCOL)
+            .send()
+    };
+    assert_eq!(
+        delete("00000000-0000-4000-8000-000000000000")
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+    assert_eq!(delete(&sid).await.unwrap().status(), 202);
+    assert_eq!(
+        delete(&sid).await.unwrap().status(),
+        404,
+        "DELETE of an ended session"
+    );
+    let resp = client
+        .post(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404, "POST to an ended session");
+    let get = client
+        .http
+        .get(&client.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 404, "GET of an ended session");
+}
+
+#[tokio::test]
+async fn protocol_version_header_rules() {
+    let server = TestServer::start().await;
+    let mut client = server.client();
+    client.initialize().await;
+    let sid = client.session.clone().unwrap();
+    let list = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"});
+    let send = |version: Option<&str>| {
+        let mut req = client
+            .http
+            .post(&client.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &sid)
+            .body(list.to_string());
+        if let Some(v) = version {
+            req = req.header("mcp-protocol-version", v);
+        }
+        req.send()
+    };
+    let resp = send(Some("1999-01-01")).await.unwrap();
+    assert_eq!(resp.status(), 400, "unsupported version");
+    assert!(resp.text().await.unwrap().contains("2025-11-25"));
+    let resp = send(Some("2025-06-18")).await.unwrap();
+    assert_eq!(resp.status(), 400, "supported, but not the negotiated one");
+    assert!(resp.text().await.unwrap().contains("negotiated"));
+    let resp = send(Some("2026-07-28")).await.unwrap();
+    assert_eq!(
+        resp.status(),
+        400,
+        "the sessionless revision is not served yet"
+    );
+    // Without the header, the session's negotiated version applies.
+    let resp = send(None).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let events = parse_sse(&resp.text().await.unwrap());
+    let tools = support::response_of(&events, 7).expect("tools/list response");
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+}
+
+#[tokio::test]
+async fn older_revision_is_negotiated_and_then_required() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let mut body = init_body();
+    body["params"]["protocolVersion"] = json!("2025-06-18");
+    let resp = client.post(&body).send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let sid = resp.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let events = parse_sse(&resp.text().await.unwrap());
+    let result = support::response_of(&events, 0).unwrap();
+    assert_eq!(result["result"]["protocolVersion"], "2025-06-18");
+    let resp = client
+        .http
+        .post(&client.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+}
+
+#[tokio::test]
+async fn sessionless_requests_are_refused_for_now() {
+    let server = TestServer::start().await;
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
+        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
+    });
+    let resp = server.client().post(&body).send().await.unwrap();
+    assert_eq!(resp.status(), 400);
+    let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover"});
+    assert_eq!(
+        server
+            .client()
+            .post(&discover)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        400
+    );
+}
+
+#[tokio::test]
+async fn full_server_answers_503_with_retry_after() {
+    let server = TestServer::with_config(config("[sessions]\nmax = 2\n")).await;
+    let mut a = server.client();
+    let mut b = server.client();
+    a.initialize().await;
+    b.initialize().await;
+    let resp = server.client().post(&init_body()).send().await.unwrap();
+    assert_eq!(resp.status(), 503);
+    assert!(resp.headers().get("retry-after").is_some());
+    // Ending a session makes room again.
+    let resp = a
+        .http
+        .delete(&a.url)
+        .header("mcp-session-id", a.session.as_ref().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 202);
+    assert_eq!(
+        server
+            .client()
+            .post(&init_body())
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    b.call("list_apps", json!({})).await;
+}
+
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let server = TestServer::with_config(config("[sessions]\nidle_timeout_secs = 1\n")).await;
+    let mut client = server.client();
+    client.initialize().await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        if server.state.sessions.registry().is_empty() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "session never expired"
+        );
+    }
+    let resp = client
+        .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+}
+
+#[tokio::test]
+async fn missing_session_id_is_400() {
+    let server = TestServer::start().await;
+    let resp = server
+        .client()
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+}
+
+#[tokio::test]
+async fn healthz_is_public_liveness() {
+    let server = TestServer::start().await;
+    let resp = reqwest::get(format!("http://{}/healthz", server.addr))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.headers().get("x-request-id").is_some(),
+        "every response carries a request id"
+    );
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body, json!({"status": "ok"}));
+}
+
+#[tokio::test]
+async fn shutdown_closes_open_streams_cleanly() {
+    let server = TestServer::start().await;
+    let mut client = server.client();
+    client.initialize().await;
+    let stream = client
+        .http
+        .get(&client.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", client.session.as_ref().unwrap())
+        .header("mcp-protocol-version", PROTOCOL)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let reader = tokio::spawn(async move { stream.text().await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    server.shutdown().await.expect("run returns Ok");
+    let body = tokio::time::timeout(Duration::from_secs(10), reader)
+        .await
+        .expect("stream ends at shutdown")
+        .expect("reader task");
+    assert!(body.is_ok(), "the stream ended cleanly: {body:?}");
+}
+
+#[tokio::test]
+async fn logging_level_filters_notifications_per_session() {
+    let server = TestServer::start().await;
+    let mut quiet = server.client();
+    let mut chatty = server.client();
+    quiet.initialize().await;
+    chatty.initialize().await;
+    let set = quiet
+        .request("logging/setLevel", json!({"level": "warning"}))
+        .await;
+    assert!(set.get("result").is_some(), "setLevel answers: {set}");
+    for c in [&mut quiet, &mut chatty] {
+        c.call("list_apps", json!({})).await; // logs at info
+        let r = c.call("get_tree", json!({"app": "NoSuchApp"})).await; // logs at warning
+        assert_eq!(r["isError"], true);
+    }
+    let levels = |c: &Client| {
+        let http = c.http.clone();
+        let url = c.url.clone();
+        let sid = c.session.clone().unwrap();
+        async move { log_levels(&http, &url, &sid).await }
+    };
+    assert_eq!(levels(&quiet).await, ["warning"]);
+    assert_eq!(levels(&chatty).await, ["info", "warning"]);
+}
+
+/// Opens the session's GET stream and collects the log levels delivered there.
+async fn log_levels(http: &reqwest::Client, url: &str, sid: &str) -> Vec<String> {
+    let mut resp = http
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", PROTOCOL)
+        .send()
+        .await
+        .unwrap();
+    let mut body = String::new();
+    let mut levels = Vec::new();
+    let until = tokio::time::Instant::now() + Duration::from_secs(2);
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(until, resp.chunk()).await {
+        body.push_str(&String::from_utf8_lossy(&chunk));
+        levels = parse_sse(&body)
+            .iter()
+            .filter_map(|e| e.json())
+            .filter(|v| v["method"] == "notifications/message")
+            .map(|v| v["params"]["level"].as_str().unwrap_or_default().to_owned())
+            .collect();
+    }
+    levels
+}

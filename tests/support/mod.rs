@@ -1,0 +1,241 @@
+//! Test harness: starts a real axgate (demo backend) on a port-0 loopback listener inside
+//! the test process, and speaks raw Streamable HTTP to it (JSON-RPC over POST, SSE parsing).
+#![allow(dead_code, unreachable_pub)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axgate::ax::{Engine, EngineConfig, WorkerConfig};
+use axgate::config::{Config, Layers};
+use axgate::platform::demo::{DemoBackend, DemoOptions};
+use axgate::server::{self, AppState};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+
+pub const PROTOCOL: &str = "2025-11-25";
+
+/// A running server; dropping it shuts the server down.
+pub struct TestServer {
+    pub addr: std::net::SocketAddr,
+    pub url: String,
+    pub state: AppState,
+    pub demo: Arc<DemoBackend>,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+/// Config from TOML text layered over the defaults (and nothing from the environment).
+pub fn config(toml: &str) -> Config {
+    let mut layers = Layers::default();
+    layers.toml_text(toml, "test");
+    layers.build().expect("valid test config")
+}
+
+impl TestServer {
+    pub async fn start() -> TestServer {
+        Self::with_config(config("")).await
+    }
+
+    pub async fn with_config(config: Config) -> TestServer {
+        let demo = Arc::new(DemoBackend::with_options(DemoOptions {
+            hang_extra: Duration::from_millis(500),
+            ..DemoOptions::default()
+        }));
+        Self::with_backend(config, demo).await
+    }
+
+    pub async fn with_backend(config: Config, demo: Arc<DemoBackend>) -> TestServer {
+        let engine = Engine::new(
+            demo.clone(),
+            EngineConfig {
+                call_timeout: config.backend.call_timeout,
+                worker: WorkerConfig {
+                    strikes: config.backend.unresponsive_after,
+                    probe_interval: config.backend.probe_interval,
+                    ..WorkerConfig::default()
+                },
+                handle_cap: config.backend.handle_cap,
+            },
+        );
+        let state = AppState::new(config, engine).expect("valid allow-lists");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(listener, state.clone(), async move {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            addr,
+            url: format!("http://{addr}/mcp"),
+            state,
+            demo,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Sends the shutdown signal and waits for `run` to return.
+    pub async fn shutdown(mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let task = self.task.take().expect("running");
+        tokio::time::timeout(Duration::from_secs(20), task)
+            .await
+            .expect("shutdown within 20 s")
+            .expect("server task")
+    }
+
+    pub fn client(&self) -> Client {
+        Client {
+            http: reqwest::Client::new(),
+            url: self.url.clone(),
+            session: None,
+            next_id: 1,
+        }
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// One SSE event.
+#[derive(Clone, Debug, Default)]
+pub struct Event {
+    pub id: Option<String>,
+    pub data: String,
+}
+
+impl Event {
+    pub fn json(&self) -> Option<Value> {
+        serde_json::from_str(&self.data).ok()
+    }
+}
+
+/// Parses a complete SSE body into events (comments and empty events skipped).
+pub fn parse_sse(body: &str) -> Vec<Event> {
+    let mut out = Vec::new();
+    let mut cur = Event::default();
+    let mut has = false;
+    for line in body.lines() {
+        if line.is_empty() {
+            if has {
+                out.push(std::mem::take(&mut cur));
+            }
+            has = false;
+            continue;
+        }
+        if let Some(v) = line.strip_prefix("id:") {
+            cur.id = Some(v.trim().to_owned());
+            has = true;
+        } else if let Some(v) = line.strip_prefix("data:") {
+            if !cur.data.is_empty() {
+                cur.data.push('\n');
+            }
+            cur.data.push_str(v.strip_prefix(' ').unwrap_or(v));
+            has = true;
+        }
+    }
+    if has {
+        out.push(cur);
+    }
+    out
+}
+
+/// A minimal raw-HTTP MCP client for edge-case tests.
+pub struct Client {
+    pub http: reqwest::Client,
+    pub url: String,
+    pub session: Option<String>,
+    pub next_id: u64,
+}
+
+impl Client {
+    pub fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let mut req = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(s) = &self.session {
+            req = req
+                .header("mcp-session-id", s)
+                .header("mcp-protocol-version", PROTOCOL);
+        }
+        req
+    }
+
+    /// initialize + notifications/initialized; stores the session id.
+    pub async fn initialize(&mut self) -> Value {
+        let body = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+        });
+        let resp = self.post(&body).send().await.expect("initialize");
+        assert_eq!(resp.status(), 200, "initialize status");
+        let sid = resp
+            .headers()
+            .get("mcp-session-id")
+            .expect("session id header")
+            .to_str()
+            .expect("ascii")
+            .to_owned();
+        let text = resp.text().await.expect("body");
+        let result = response_of(&parse_sse(&text), 0).expect("initialize result");
+        self.session = Some(sid);
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let resp = self.post(&note).send().await.expect("initialized");
+        assert_eq!(resp.status(), 202);
+        result
+    }
+
+    /// Sends a request and returns every SSE event of its response stream.
+    pub async fn request_events(&mut self, method: &str, params: Value) -> (u64, Vec<Event>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let resp = self.post(&body).send().await.expect("send");
+        assert_eq!(resp.status(), 200, "{method}");
+        let text = resp.text().await.expect("body");
+        (id, parse_sse(&text))
+    }
+
+    /// Sends a request and returns its JSON-RPC response object.
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let (id, events) = self.request_events(method, params).await;
+        response_of(&events, id).unwrap_or_else(|| panic!("no response to {method}: {events:?}"))
+    }
+
+    /// tools/call; returns the result object.
+    pub async fn call(&mut self, tool: &str, args: Value) -> Value {
+        let resp = self
+            .request("tools/call", json!({"name": tool, "arguments": args}))
+            .await;
+        resp.get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("{tool}: {resp}"))
+    }
+}
+
+/// The JSON-RPC response with `id` among the events.
+pub fn response_of(events: &[Event], id: u64) -> Option<Value> {
+    events.iter().filter_map(Event::json).find(|v| {
+        v.get("id") == Some(&json!(id)) && (v.get("result").is_some() || v.get("error").is_some())
+    })
+}
+
+/// Text of a tool result's first content block.
+pub fn text_of(result: &Value) -> String {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}

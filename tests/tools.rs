@@ -1,0 +1,357 @@
+//! The first tool slice through MCP over HTTP against the demo apps: every tool, its
+//! effects as seen from the app's side, and every error path as an `isError` result whose
+//! text says what to do next.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{Client, TestServer, text_of};
+
+async fn session(server: &TestServer) -> Client {
+    let mut c = server.client();
+    c.initialize().await;
+    c
+}
+
+/// One data-driven check: a call, whether it errs, and text its first block must contain.
+async fn check(c: &mut Client, tool: &str, args: Value, is_error: bool, expect: &[&str]) -> Value {
+    let result = c.call(tool, args.clone()).await;
+    assert_eq!(result["isError"], is_error, "{tool} {args}: {result}");
+    let text = text_of(&result);
+    for needle in expect {
+        assert!(
+            text.contains(needle),
+            "{tool} {args}: {needle:?} not in {text:?}"
+        );
+    }
+    result
+}
+
+#[tokio::test]
+async fn tools_are_listed_with_annotations_and_schemas() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let list = c.request("tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "list_apps",
+            "list_windows",
+            "get_tree",
+            "find",
+            "perform_action"
+        ]
+    );
+    for t in &tools {
+        assert!(t["title"].is_string(), "{t}");
+        assert!(t["annotations"]["readOnlyHint"].is_boolean(), "{t}");
+        assert!(t["outputSchema"]["type"] == "object", "{t}");
+        assert!(t["inputSchema"]["type"] == "object", "{t}");
+    }
+    let act = tools
+        .iter()
+        .find(|t| t["name"] == "perform_action")
+        .unwrap();
+    assert_eq!(act["annotations"]["readOnlyHint"], false);
+    assert_eq!(
+        act["inputSchema"]["required"],
+        json!(["app", "target", "action"])
+    );
+}
+
+#[tokio::test]
+async fn discovery_tools() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let apps = check(
+        &mut c,
+        "list_apps",
+        json!({}),
+        false,
+        &["Form", "Editor", "Huge", "Hung"],
+    )
+    .await;
+    let form = &apps["structuredContent"]["apps"].as_array().unwrap()[0];
+    assert_eq!(form["name"], "Form");
+    let pid = form["pid"].as_u64().unwrap();
+    // An app can be named by name, bundle id or pid.
+    for app in [
+        json!("form"),
+        json!("dev.axgate.demo.form"),
+        json!(pid.to_string()),
+    ] {
+        let w = check(
+            &mut c,
+            "list_windows",
+            json!({"app": app}),
+            false,
+            &["Demo Form"],
+        )
+        .await;
+        assert_eq!(w["structuredContent"]["windows"][0]["path"], "window[0]");
+    }
+}
+
+#[tokio::test]
+async fn get_tree_is_bounded_and_carries_paths_and_handles() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let tree = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form"}),
+        false,
+        &["[check_box] \"Subscribe\"", "press"],
+    )
+    .await;
+    let nodes = tree["structuredContent"]["nodes"].as_array().unwrap();
+    let subscribe = nodes.iter().find(|n| n["title"] == "Subscribe").unwrap();
+    assert_eq!(subscribe["path"], "window[0]/check_box[0]");
+    assert!(subscribe["handle"].as_str().unwrap().starts_with('e'));
+    assert_eq!(subscribe["value"], false);
+    let password = nodes
+        .iter()
+        .find(|n| n["role"] == "secure_text_field")
+        .unwrap();
+    assert!(
+        password.get("value").is_none(),
+        "secure values are never returned"
+    );
+    // The huge app is cut by the node budget, and says so.
+    let huge = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Huge", "max_nodes": 100, "depth": 64}),
+        false,
+        &["truncated"],
+    )
+    .await;
+    assert_eq!(huge["structuredContent"]["truncated"], true);
+    assert!(huge["structuredContent"]["walked"].as_u64().unwrap() <= 100);
+    assert!(huge["structuredContent"]["round_trips"].as_u64().unwrap() > 0);
+    // Depth bounds the walk.
+    let shallow = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "depth": 1}),
+        false,
+        &[],
+    )
+    .await;
+    let max_depth = shallow["structuredContent"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["depth"].as_u64().unwrap())
+        .max();
+    assert_eq!(max_depth, Some(1));
+    // A subtree from a root path.
+    let sub = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "root": "window[0]", "depth": 1}),
+        false,
+        &["Subscribe"],
+    )
+    .await;
+    assert_eq!(sub["structuredContent"]["nodes"][0]["path"], "window[0]");
+}
+
+#[tokio::test]
+async fn find_matches_role_title_and_text() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let buttons = check(
+        &mut c,
+        "find",
+        json!({"app": "Form", "role": "button"}),
+        false,
+        &["Submit", "Clear"],
+    )
+    .await;
+    assert!(
+        buttons["structuredContent"]["matches"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 4
+    );
+    let sub = check(
+        &mut c,
+        "find",
+        json!({"app": "Form", "title": "subscr"}),
+        false,
+        &["Subscribe"],
+    )
+    .await;
+    assert_eq!(
+        sub["structuredContent"]["matches"][0]["path"],
+        "window[0]/check_box[0]"
+    );
+    check(
+        &mut c,
+        "find",
+        json!({"app": "Form", "text": "ready"}),
+        false,
+        &["Status"],
+    )
+    .await;
+    let many = check(
+        &mut c,
+        "find",
+        json!({"app": "Huge", "role": "button", "max_results": 5}),
+        false,
+        &["matches in all"],
+    )
+    .await;
+    assert_eq!(
+        many["structuredContent"]["matches"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    assert_eq!(many["structuredContent"]["truncated"], true);
+    check(
+        &mut c,
+        "find",
+        json!({"app": "Form", "title": "no such thing"}),
+        false,
+        &["no match"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn perform_action_acts_and_the_app_sees_it() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let r = check(
+        &mut c,
+        "perform_action",
+        json!({"app": "Form", "target": "window[0]/check_box[\"Subscribe\"]", "action": "press"}),
+        false,
+        &["press"],
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["element"]["value"], true);
+    let app_side = server.demo.node_by_identifier("Form", "subscribe").unwrap();
+    assert_eq!(app_side.value, Some(axgate::ax::AxValue::Bool(true)));
+    // A handle from find works as a target too.
+    let found = c
+        .call("find", json!({"app": "Form", "title": "Submit"}))
+        .await;
+    let handle = found["structuredContent"]["matches"][0]["handle"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    check(
+        &mut c,
+        "perform_action",
+        json!({"app": "Form", "target": handle, "action": "press"}),
+        false,
+        &[],
+    )
+    .await;
+    let status = server.demo.node_by_identifier("Form", "status").unwrap();
+    assert!(
+        matches!(status.value, Some(axgate::ax::AxValue::Text(ref s)) if s.starts_with("Submitted")),
+        "{status:?}"
+    );
+    let tree = c.call("get_tree", json!({"app": "Form"})).await;
+    assert!(text_of(&tree).contains("Submitted"));
+}
+
+#[tokio::test]
+async fn errors_say_what_to_do_next() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "get_tree",
+            json!({"app": "Safari"}),
+            vec!["no running app matches", "Form", "list_apps"],
+        ),
+        (
+            "get_tree",
+            json!({"app": "Form", "depth": "deep"}),
+            vec!["invalid argument `depth`"],
+        ),
+        ("get_tree", json!({}), vec!["missing field `app`"]),
+        (
+            "get_tree",
+            json!({"app": "Form", "max_nodes": 0}),
+            vec!["max_nodes"],
+        ),
+        (
+            "get_tree",
+            json!({"app": "Form", "bogus": 1}),
+            vec!["bogus"],
+        ),
+        ("find", json!({"app": "Form"}), vec!["at least one of"]),
+        (
+            "find",
+            json!({"app": "Form", "role": "widget"}),
+            vec!["unknown role", "check_box"],
+        ),
+        (
+            "perform_action",
+            json!({"app": "Form", "target": "window[0]/button[\"Nope\"]", "action": "press"}),
+            vec!["no element at", "button[0] \"Submit\"", "get_tree"],
+        ),
+        (
+            "perform_action",
+            json!({"app": "Form", "target": "window[0]/button[", "action": "press"}),
+            vec!["bad element path"],
+        ),
+        (
+            "perform_action",
+            json!({"app": "Form", "target": "window[0]/button[\"Disabled Action\"]", "action": "press"}),
+            vec!["disabled"],
+        ),
+        (
+            "perform_action",
+            json!({"app": "Form", "target": "window[0]/static_text[0]", "action": "press"}),
+            vec!["does not support"],
+        ),
+        (
+            "perform_action",
+            json!({"app": "Form", "target": "e999", "action": "press"}),
+            vec!["unknown handle", "find"],
+        ),
+    ];
+    for (tool, args, needles) in cases {
+        check(&mut c, tool, args, true, &needles).await;
+    }
+    let unknown = c
+        .request("tools/call", json!({"name": "nope", "arguments": {}}))
+        .await;
+    assert_eq!(
+        unknown["error"]["code"], -32602,
+        "an unknown tool is a protocol error: {unknown}"
+    );
+}
+
+#[tokio::test]
+async fn handles_are_per_session() {
+    let server = TestServer::start().await;
+    let mut a = session(&server).await;
+    let mut b = session(&server).await;
+    let found = a
+        .call("find", json!({"app": "Form", "title": "Clear"}))
+        .await;
+    let handle = found["structuredContent"]["matches"][0]["handle"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    check(
+        &mut b,
+        "perform_action",
+        json!({"app": "Form", "target": handle, "action": "press"}),
+        true,
+        &["unknown handle"],
+    )
+    .await;
+}
