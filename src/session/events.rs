@@ -367,7 +367,10 @@ impl EventStore for EventLog {
 
     /// rmcp calls this only on paths axgate does not route to it (the sessionless GET
     /// replay, which checks neither session nor principal); it replays nothing there.
-    async fn replay_events_after(&self, _last_event_id: &str) -> Result<EventStream, EventStoreError> {
+    async fn replay_events_after(
+        &self,
+        _last_event_id: &str,
+    ) -> Result<EventStream, EventStoreError> {
         let empty: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>> =
             Box::pin(futures::stream::empty());
         Ok(empty)

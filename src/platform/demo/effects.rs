@@ -1,0 +1,375 @@
+//! The effect language at run time: what a demo app does when an action, a value write or a
+//! click triggers a node's `on` list, and the change events each step produces. Effects
+//! whose target does not exist are skipped (the app simply does nothing), as real apps do.
+
+use crate::ax::{AxValue, ChangeEvent, ChangeKind, NodeId, Role};
+
+use super::roles;
+use super::spec::{Effect, ValueSpec};
+use super::tree::{AppTree, value_of};
+
+/// Runs `effects` on behalf of `origin` (the node acted on), appending the events they cause.
+pub(super) fn run(
+    tree: &mut AppTree,
+    origin: NodeId,
+    effects: &[Effect],
+    events: &mut Vec<ChangeEvent>,
+) {
+    for effect in effects {
+        apply(tree, origin, effect, events);
+    }
+}
+
+fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<ChangeEvent>) {
+    let Some(target) = resolve(tree, origin, effect) else {
+        tracing::debug!(app = %tree.name, ?effect, "demo effect target is absent; skipped");
+        return;
+    };
+    match effect {
+        Effect::SetValue { value, .. } => {
+            let value = match value {
+                ValueSpec::Text(text) => AxValue::Text(interpolate(tree, origin, text)),
+                other => value_of(other, &Default::default()),
+            };
+            write_value(tree, target, value, events);
+        }
+        Effect::SetTitle { title, .. } => {
+            let title = interpolate(tree, origin, title);
+            if let Some(node) = tree.get_mut(target)
+                && node.title.as_deref() != Some(title.as_str())
+            {
+                node.title = Some(title);
+                events.push(event(tree, target, ChangeKind::TitleChanged));
+            }
+        }
+        Effect::SetState {
+            enabled,
+            visible,
+            selected,
+            expanded,
+            ..
+        } => {
+            let Some(node) = tree.get_mut(target) else {
+                return;
+            };
+            let before = node.states;
+            let s = &mut node.states;
+            s.enabled = enabled.unwrap_or(s.enabled);
+            s.visible = visible.unwrap_or(s.visible);
+            s.selected = selected.unwrap_or(s.selected);
+            s.expanded = expanded.unwrap_or(s.expanded);
+            if node.states != before {
+                events.push(event(tree, target, ChangeKind::StateChanged));
+            }
+        }
+        Effect::Toggle { .. } => {
+            if let Some(AxValue::Bool(b)) = tree.get(target).and_then(|n| n.value.clone()) {
+                write_value(tree, target, AxValue::Bool(!b), events);
+            }
+        }
+        Effect::Adjust { by, .. } => {
+            if let Some(AxValue::Number(n)) = tree.get(target).and_then(|n| n.value.clone()) {
+                write_value(tree, target, AxValue::Number(n + by), events);
+            }
+        }
+        Effect::Select { .. } => select(tree, target, events),
+        Effect::Focus { .. } => set_focus(tree, target, events),
+        Effect::OpenMenu { template, .. } => open_menu(tree, target, template.as_deref(), events),
+        Effect::CloseMenu { .. } => {
+            let menu = tree.ancestor_with_role(target, Role::Menu).or_else(|| {
+                let node = tree.get(target)?;
+                node.children
+                    .iter()
+                    .copied()
+                    .find(|c| tree.get(*c).is_some_and(|c| c.role == Role::Menu))
+            });
+            if let Some(menu) = menu {
+                close_menu(tree, menu, events);
+            }
+        }
+        Effect::Open { template, .. } => {
+            let exists = tree
+                .template_identifier(template)
+                .is_some_and(|ident| tree.find_identifier(&ident).is_some());
+            if exists {
+                return;
+            }
+            match tree.instantiate_template(template, target) {
+                Ok(new) => {
+                    if tree.get(new).is_some_and(|n| roles::is_window(n.role)) {
+                        events.push(event(tree, new, ChangeKind::WindowCreated));
+                    }
+                    events.push(event(tree, target, ChangeKind::ChildrenChanged));
+                }
+                Err(e) => tracing::warn!(app = %tree.name, "demo effect open failed: {e}"),
+            }
+        }
+        Effect::Remove { .. } => remove(tree, target, events),
+        Effect::Copy { .. } => {
+            if let Some(node) = tree.get(target)
+                && !node.states.secure
+                && let Some(AxValue::Text(text)) = &node.value
+            {
+                tree.clipboard = text.clone();
+            }
+        }
+        Effect::Paste { .. } => {
+            if let Some(AxValue::Text(text)) = tree.get(target).and_then(|n| n.value.clone()) {
+                let pasted = AxValue::Text(text + &tree.clipboard);
+                write_value(tree, target, pasted, events);
+            }
+        }
+        Effect::Undo { .. } => {
+            if let Some(previous) = tree.get(target).and_then(|n| n.previous_value.clone()) {
+                write_value(tree, target, previous, events);
+            }
+        }
+    }
+}
+
+/// The node an effect acts on: its named target, else the origin (`Open`: the parent).
+fn resolve(tree: &AppTree, origin: NodeId, effect: &Effect) -> Option<NodeId> {
+    let named = match effect {
+        Effect::SetValue { target, .. }
+        | Effect::SetTitle { target, .. }
+        | Effect::SetState { target, .. }
+        | Effect::Toggle { target }
+        | Effect::Adjust { target, .. }
+        | Effect::Select { target }
+        | Effect::Focus { target }
+        | Effect::OpenMenu { target, .. }
+        | Effect::CloseMenu { target }
+        | Effect::Paste { target }
+        | Effect::Undo { target } => target.as_deref(),
+        Effect::Copy { source } => source.as_deref(),
+        Effect::Remove { target } => Some(target.as_str()),
+        Effect::Open { parent, .. } => {
+            return match parent {
+                Some(p) => tree.find_identifier(p),
+                None => Some(tree.root()),
+            };
+        }
+    };
+    match named {
+        None | Some("self") => tree.get(origin).map(|n| n.id),
+        Some(identifier) => tree.find_identifier(identifier),
+    }
+}
+
+/// Writes a value (numbers clamped to min/max); emits `ValueChanged` when it changed.
+pub(super) fn write_value(
+    tree: &mut AppTree,
+    id: NodeId,
+    value: AxValue,
+    events: &mut Vec<ChangeEvent>,
+) {
+    let Some(node) = tree.get_mut(id) else {
+        return;
+    };
+    let value = match value {
+        AxValue::Number(n) => AxValue::Number(
+            n.max(node.min.unwrap_or(f64::NEG_INFINITY))
+                .min(node.max.unwrap_or(f64::INFINITY)),
+        ),
+        other => other,
+    };
+    if node.value.as_ref() == Some(&value) {
+        return;
+    }
+    node.previous_value = node.value.replace(value);
+    events.push(event(tree, id, ChangeKind::ValueChanged));
+}
+
+/// Moves keyboard focus to `id` and makes its window the focused one.
+pub(super) fn set_focus(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
+    if tree.get(id).is_none_or(|n| n.states.focused) {
+        return;
+    }
+    let window = tree.window_of(id);
+    let root = tree.root();
+    for other in tree.preorder(root) {
+        let is_window = tree.window_of(other) == Some(other);
+        let Some(node) = tree.get_mut(other) else {
+            continue;
+        };
+        if is_window {
+            if window.is_some() {
+                node.states.focused = Some(other) == window;
+            }
+        } else {
+            node.states.focused = other == id;
+        }
+    }
+    events.push(event(tree, id, ChangeKind::FocusChanged));
+}
+
+fn select(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
+    let Some(node) = tree.get(id) else {
+        return;
+    };
+    let role = node.role;
+    let siblings = match node.parent.and_then(|p| tree.get(p)) {
+        Some(parent) => parent.children.clone(),
+        None => vec![id],
+    };
+    for sibling in siblings {
+        let chosen = sibling == id;
+        let Some(node) = tree.get_mut(sibling) else {
+            continue;
+        };
+        if node.role != role {
+            continue;
+        }
+        if node.states.selected != chosen {
+            node.states.selected = chosen;
+            events.push(event(tree, sibling, ChangeKind::StateChanged));
+        }
+        if matches!(
+            tree.get(sibling).and_then(|n| n.value.as_ref()),
+            Some(AxValue::Bool(_))
+        ) {
+            write_value(tree, sibling, AxValue::Bool(chosen), events);
+        }
+    }
+}
+
+/// Opens `opener`'s menu, closing any other open menu first (one menu open at a time).
+fn open_menu(
+    tree: &mut AppTree,
+    opener: NodeId,
+    template: Option<&str>,
+    events: &mut Vec<ChangeEvent>,
+) {
+    for menu in open_menus(tree) {
+        let encloses_opener = tree.preorder(menu).contains(&opener);
+        if tree.get(menu).and_then(|m| m.parent) != Some(opener) && !encloses_opener {
+            close_menu(tree, menu, events);
+        }
+    }
+    let existing = tree.get(opener).and_then(|n| {
+        n.children
+            .iter()
+            .copied()
+            .find(|c| tree.get(*c).is_some_and(|c| c.role == Role::Menu))
+    });
+    let menu = match (existing, template) {
+        (Some(menu), _) => menu,
+        (None, Some(template)) => match tree.instantiate_template(template, opener) {
+            Ok(menu) => {
+                if let Some(node) = tree.get_mut(menu) {
+                    node.transient = true;
+                }
+                events.push(event(tree, opener, ChangeKind::ChildrenChanged));
+                menu
+            }
+            Err(e) => {
+                tracing::warn!(app = %tree.name, "demo effect open_menu failed: {e}");
+                return;
+            }
+        },
+        (None, None) => return,
+    };
+    let already_open = tree.get(opener).is_some_and(|n| n.states.expanded)
+        && tree.get(menu).is_some_and(|m| m.states.visible);
+    if let Some(node) = tree.get_mut(menu) {
+        node.states.visible = true;
+    }
+    if let Some(node) = tree.get_mut(opener) {
+        node.states.expanded = true;
+    }
+    if !already_open {
+        events.push(event(tree, menu, ChangeKind::MenuOpened));
+    }
+}
+
+/// Menus whose opener is expanded.
+fn open_menus(tree: &AppTree) -> Vec<NodeId> {
+    tree.preorder(tree.root())
+        .into_iter()
+        .filter(|id| {
+            tree.get(*id).is_some_and(|n| {
+                n.role == Role::Menu
+                    && n.parent
+                        .and_then(|p| tree.get(p))
+                        .is_some_and(|p| p.states.expanded)
+            })
+        })
+        .collect()
+}
+
+/// Closes a menu: removes it if it came from a template, hides it otherwise.
+fn close_menu(tree: &mut AppTree, menu: NodeId, events: &mut Vec<ChangeEvent>) {
+    let Some(node) = tree.get(menu) else {
+        return;
+    };
+    let (opener, transient, visible) = (node.parent, node.transient, node.states.visible);
+    if let Some(opener) = opener.and_then(|o| tree.get_mut(o)) {
+        opener.states.expanded = false;
+    }
+    if transient {
+        events.push(event(tree, menu, ChangeKind::MenuClosed));
+        tree.remove(menu);
+        if let Some(opener) = opener {
+            events.push(event(tree, opener, ChangeKind::ChildrenChanged));
+        }
+    } else if visible {
+        if let Some(node) = tree.get_mut(menu) {
+            node.states.visible = false;
+        }
+        events.push(event(tree, menu, ChangeKind::MenuClosed));
+    }
+}
+
+fn remove(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
+    let Some(role) = tree.get(id).map(|n| n.role) else {
+        return;
+    };
+    if role == Role::Menu {
+        close_menu(tree, id, events);
+        return;
+    }
+    if roles::is_window(role) {
+        events.push(event(tree, id, ChangeKind::WindowClosed));
+    }
+    if let Some(parent) = tree.remove(id) {
+        events.push(event(tree, parent, ChangeKind::ChildrenChanged));
+    }
+}
+
+/// Replaces `{self.title}`, `{self.value}` and `{identifier}` (that node's value).
+/// Secure values are never interpolated.
+fn interpolate(tree: &AppTree, origin: NodeId, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let Some(len) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let key = &rest[start + 1..start + len];
+        let node = match key {
+            "self.title" | "self.value" => tree.get(origin),
+            ident => tree.find_identifier(ident).and_then(|id| tree.get(id)),
+        };
+        match (key, node) {
+            ("self.title", Some(n)) => out.push_str(n.title.as_deref().unwrap_or("")),
+            (_, Some(n)) if !n.states.secure => {
+                out.push_str(&n.value.as_ref().map(|v| v.to_string()).unwrap_or_default());
+            }
+            (_, Some(_)) => {}
+            (_, None) => out.push_str(&rest[start..=start + len]),
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn event(tree: &AppTree, id: NodeId, kind: ChangeKind) -> ChangeEvent {
+    ChangeEvent {
+        pid: tree.pid,
+        node: Some(id),
+        kind,
+    }
+}

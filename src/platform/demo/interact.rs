@@ -1,0 +1,233 @@
+//! What a demo app does when it is driven: semantic actions, value writes, focus, synthetic
+//! clicks and hit testing. Each function works on one locked app tree and returns the change
+//! events to deliver once the lock is released. Values are never logged.
+
+use crate::ax::backend::MouseButton;
+use crate::ax::{AxError, AxValue, ChangeEvent, NodeId, Rect, Role};
+
+use super::effects;
+use super::roles;
+use super::tree::AppTree;
+
+/// Performs a semantic action: checks the element is enabled and supports the action, then
+/// runs the element's effects for it (an element without effects accepts and ignores it).
+pub(super) fn perform_action(
+    tree: &mut AppTree,
+    id: NodeId,
+    action: &str,
+) -> Result<Vec<ChangeEvent>, AxError> {
+    let node = tree.live(id)?;
+    if !node.states.enabled {
+        return Err(AxError::Disabled {
+            element: node.describe(),
+        });
+    }
+    if !node.actions.iter().any(|a| a == action) {
+        return Err(AxError::UnsupportedAction {
+            element: node.describe(),
+            action: action.to_owned(),
+            available: node.actions.clone(),
+        });
+    }
+    let mut events = Vec::new();
+    if let Some(reaction) = node.effects(action) {
+        effects::run(tree, id, &reaction, &mut events);
+    }
+    Ok(events)
+}
+
+/// Writes a value of the element's own type (numbers are clamped to min/max), then runs the
+/// element's `change` effects if the value changed.
+pub(super) fn set_value(
+    tree: &mut AppTree,
+    id: NodeId,
+    value: &AxValue,
+) -> Result<Vec<ChangeEvent>, AxError> {
+    let node = tree.live(id)?;
+    let element = node.describe();
+    if !node.states.enabled {
+        return Err(AxError::Disabled { element });
+    }
+    if !node.states.value_settable {
+        return Err(AxError::NotSettable { element });
+    }
+    let invalid = |reason: String| AxError::InvalidValue {
+        element: element.clone(),
+        reason,
+    };
+    match (&node.value, value) {
+        (_, AxValue::Number(n)) if !n.is_finite() => {
+            return Err(invalid("expected a finite number".to_owned()));
+        }
+        (None, _)
+        | (Some(AxValue::Text(_)), AxValue::Text(_))
+        | (Some(AxValue::Bool(_)), AxValue::Bool(_))
+        | (Some(AxValue::Number(_)), AxValue::Number(_)) => {}
+        (Some(current), given) => {
+            let mut reason = format!("expected {}, got {}", kind(current), kind(given));
+            if let (Some(min), Some(max)) = (node.min, node.max) {
+                reason.push_str(&format!(" (range {min} to {max})"));
+            }
+            return Err(invalid(reason));
+        }
+    }
+    let mut events = Vec::new();
+    effects::write_value(tree, id, value.clone(), &mut events);
+    if !events.is_empty()
+        && let Some(reaction) = tree.get(id).and_then(|n| n.effects("change"))
+    {
+        effects::run(tree, id, &reaction, &mut events);
+    }
+    Ok(events)
+}
+
+fn kind(value: &AxValue) -> &'static str {
+    match value {
+        AxValue::Text(_) => "text",
+        AxValue::Bool(_) => "a bool",
+        AxValue::Number(_) => "a number",
+    }
+}
+
+/// Moves keyboard focus to a control or window.
+pub(super) fn focus(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>, AxError> {
+    let node = tree.live(id)?;
+    if !node.states.enabled {
+        return Err(AxError::Disabled {
+            element: node.describe(),
+        });
+    }
+    if !roles::focusable(node.role) {
+        return Err(AxError::Unsupported(format!(
+            "{} cannot take keyboard focus; focus a text field, control or window instead",
+            node.describe()
+        )));
+    }
+    let mut events = Vec::new();
+    effects::set_focus(tree, id, &mut events);
+    Ok(events)
+}
+
+/// A synthetic click at global coordinates. A left click runs the hit element's `click`
+/// effects if it has any, else its `press` semantics, else focuses it (text fields), walking
+/// up to the nearest ancestor that reacts; clicks on disabled elements do nothing. A right
+/// click opens the element's context menu when it has `show_menu`. `count` clicks (at most
+/// three) are delivered one after another, hit-testing each time.
+pub(super) fn click_at(
+    tree: &mut AppTree,
+    point: (f64, f64),
+    button: MouseButton,
+    count: u32,
+) -> Vec<ChangeEvent> {
+    let mut events = Vec::new();
+    for _ in 0..count.clamp(1, 3) {
+        let Some(hit) = element_at(tree, point) else {
+            break;
+        };
+        match button {
+            MouseButton::Left => left_click(tree, hit, &mut events),
+            MouseButton::Right => {
+                let node = tree.get(hit);
+                if let Some(reaction) = node
+                    .filter(|n| n.states.enabled && n.actions.iter().any(|a| a == "show_menu"))
+                    .and_then(|n| n.effects("show_menu"))
+                {
+                    effects::run(tree, hit, &reaction, &mut events);
+                }
+            }
+        }
+    }
+    events
+}
+
+fn left_click(tree: &mut AppTree, hit: NodeId, events: &mut Vec<ChangeEvent>) {
+    let mut cursor = Some(hit);
+    while let Some(id) = cursor {
+        let Some(node) = tree.get(id) else {
+            return;
+        };
+        if !node.states.enabled {
+            return;
+        }
+        if let Some(reaction) = node.effects("click") {
+            effects::run(tree, id, &reaction, events);
+            return;
+        }
+        if node.actions.iter().any(|a| a == "press") {
+            if let Some(reaction) = node.effects("press") {
+                effects::run(tree, id, &reaction, events);
+            }
+            return;
+        }
+        if roles::focusable(node.role) {
+            effects::set_focus(tree, id, events);
+            return;
+        }
+        cursor = node.parent;
+    }
+}
+
+/// The topmost visible element containing the point: the last one painted there, unless an
+/// enclosing scroll area hides that part of it.
+pub(super) fn element_at(tree: &AppTree, (x, y): (f64, f64)) -> Option<NodeId> {
+    paint_order(tree).into_iter().rev().find(|id| {
+        tree.get(*id)
+            .and_then(|n| n.frame)
+            .is_some_and(|f| f.contains(x, y))
+            && scroll_clip(tree, *id).is_none_or(|clip| clip.contains(x, y))
+    })
+}
+
+/// The part of the screen an element's scroll-area ancestors leave visible (`None`: not
+/// inside a scroll area). Content scrolled out of view has frames outside it.
+pub(super) fn scroll_clip(tree: &AppTree, id: NodeId) -> Option<Rect> {
+    let mut clip: Option<Rect> = None;
+    let mut cursor = tree.get(id).and_then(|n| n.parent);
+    while let Some(node) = cursor.and_then(|p| tree.get(p)) {
+        if node.role == Role::ScrollArea
+            && let Some(frame) = node.frame
+        {
+            clip = Some(clip.map_or(frame, |c| intersect(c, frame)));
+        }
+        cursor = node.parent;
+    }
+    clip
+}
+
+fn intersect(a: Rect, b: Rect) -> Rect {
+    let (x, y) = (a.x.max(b.x), a.y.max(b.y));
+    let right = (a.x + a.w).min(b.x + b.w);
+    let bottom = (a.y + a.h).min(b.y + b.h);
+    Rect {
+        x,
+        y,
+        w: (right - x).max(0.0),
+        h: (bottom - y).max(0.0),
+    }
+}
+
+/// Visible elements in the order they are drawn: parents before children, later siblings
+/// over earlier ones, and menus (with their items) over everything else.
+pub(super) fn paint_order(tree: &AppTree) -> Vec<NodeId> {
+    let mut out = Vec::new();
+    let mut layers = vec![tree.root()];
+    let mut layer = 0;
+    while let Some(&start) = layers.get(layer) {
+        let mut stack = vec![start];
+        while let Some(id) = stack.pop() {
+            let Some(node) = tree.get(id).filter(|n| n.states.visible) else {
+                continue;
+            };
+            out.push(id);
+            for child in node.children.iter().rev() {
+                if tree.get(*child).is_some_and(|c| c.role == Role::Menu) {
+                    layers.push(*child);
+                } else {
+                    stack.push(*child);
+                }
+            }
+        }
+        layer += 1;
+    }
+    out
+}

@@ -1,0 +1,62 @@
+//! Reading a demo app: bounded pre-order snapshots and the window list.
+
+use crate::ax::{AxError, CallCtx, Snapshot, SnapshotRequest, WindowInfo};
+
+use super::roles;
+use super::tree::AppTree;
+
+/// Copies a bounded subtree in pre-order. Each node copied counts as one round trip: it
+/// models the one batched attribute fetch per element a real backend makes. The walk stops,
+/// marking the snapshot truncated, at the node budget or the deadline; descending stops at
+/// `max_depth` (not a truncation: `child_count` still says what lies below).
+pub(super) fn snapshot(
+    tree: &AppTree,
+    request: &SnapshotRequest,
+    ctx: &mut CallCtx,
+) -> Result<Snapshot, AxError> {
+    let root = match request.root {
+        None => tree.root(),
+        Some(id) => tree.live(id)?.id,
+    };
+    let mut snap = Snapshot::default();
+    let mut stack = vec![(root, 0u32, None)];
+    while let Some((id, depth, parent)) = stack.pop() {
+        if snap.nodes.len() >= request.max_nodes || ctx.expired() {
+            snap.truncated = true;
+            break;
+        }
+        let Some(node) = tree.get(id) else {
+            continue;
+        };
+        ctx.trips(1);
+        let index = snap.nodes.len();
+        let mut raw = node.to_raw();
+        raw.parent = parent;
+        snap.nodes.push(raw);
+        if depth < request.max_depth {
+            for child in node.children.iter().rev() {
+                stack.push((*child, depth + 1, Some(index)));
+            }
+        }
+    }
+    Ok(snap)
+}
+
+/// The app's top-level windows, dialogs and sheets, in tree order.
+pub(super) fn list_windows(tree: &AppTree) -> Vec<WindowInfo> {
+    let Some(app) = tree.get(tree.root()) else {
+        return Vec::new();
+    };
+    app.children
+        .iter()
+        .filter_map(|id| tree.get(*id))
+        .filter(|n| roles::is_window(n.role))
+        .map(|n| WindowInfo {
+            node: n.id,
+            title: n.title.clone(),
+            frame: n.frame,
+            focused: n.states.focused,
+            minimized: !n.states.visible,
+        })
+        .collect()
+}

@@ -1,0 +1,231 @@
+//! The data format of the demo apps (serde types only) and the built-in app files embedded
+//! in the binary. The files live in `apps/*.json`; `tree.rs` turns a spec into a live tree.
+//!
+//! An app is `{name, bundle_id, behavior?, children, templates?}`. A node is
+//! `{role, title?, identifier?, value?, min?, max?, frame?: [x, y, w, h], states?, actions?,
+//! on?: {action | "change" | "click": [effect…]}, children?}`. A child entry is a node,
+//! `{"repeat": {count | each, var?, offset?: [dx, dy], nodes}}` (strings `{var}` in titles,
+//! descriptions, identifiers and text values are replaced per iteration, frames shift by
+//! `offset` per iteration) or `{"template": "name"}` (instantiate a template in place).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// The built-in apps, in pid order: (file name, JSON text).
+pub(super) const BUILT_IN: &[(&str, &str)] = &[
+    ("form.json", include_str!("apps/form.json")),
+    ("editor.json", include_str!("apps/editor.json")),
+    ("huge.json", include_str!("apps/huge.json")),
+    ("hung.json", include_str!("apps/hung.json")),
+    ("settings.json", include_str!("apps/settings.json")),
+];
+
+/// How an app answers calls.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub(super) enum Behavior {
+    #[default]
+    Normal,
+    /// Never answers: every per-app call blocks past its deadline, then times out.
+    Hung,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AppSpec {
+    pub(super) name: String,
+    pub(super) bundle_id: String,
+    #[serde(default)]
+    pub(super) behavior: Behavior,
+    /// The application element's children: the menu bar (if any) and the windows.
+    pub(super) children: Vec<ChildSpec>,
+    /// Subtrees that effects instantiate on demand (popup menus, dialogs, re-opened windows).
+    #[serde(default)]
+    pub(super) templates: BTreeMap<String, NodeSpec>,
+}
+
+/// One entry of a `children` list.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum ChildSpec {
+    Repeat { repeat: RepeatSpec },
+    Template { template: String },
+    Node(Box<NodeSpec>),
+}
+
+/// A generator: `nodes` instantiated once per iteration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RepeatSpec {
+    /// Iterate `0..count`, binding the index to `var`.
+    #[serde(default)]
+    pub(super) count: Option<usize>,
+    /// Iterate over these variable maps (the index is still bound to `var`).
+    #[serde(default)]
+    pub(super) each: Option<Vec<BTreeMap<String, String>>>,
+    #[serde(default = "default_var")]
+    pub(super) var: String,
+    /// Frame shift per iteration, in points.
+    #[serde(default)]
+    pub(super) offset: [f64; 2],
+    pub(super) nodes: Vec<ChildSpec>,
+}
+
+fn default_var() -> String {
+    "i".to_owned()
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NodeSpec {
+    /// A normalised role name (`Role::as_str`).
+    pub(super) role: String,
+    /// Overrides the macOS-like native role derived from `role`.
+    #[serde(default)]
+    pub(super) native_role: Option<String>,
+    #[serde(default)]
+    pub(super) subrole: Option<String>,
+    #[serde(default)]
+    pub(super) title: Option<String>,
+    #[serde(default)]
+    pub(super) description: Option<String>,
+    #[serde(default)]
+    pub(super) identifier: Option<String>,
+    #[serde(default)]
+    pub(super) value: Option<ValueSpec>,
+    #[serde(default)]
+    pub(super) min: Option<f64>,
+    #[serde(default)]
+    pub(super) max: Option<f64>,
+    #[serde(default)]
+    pub(super) frame: Option<[f64; 4]>,
+    #[serde(default)]
+    pub(super) states: StatesSpec,
+    #[serde(default)]
+    pub(super) actions: Vec<String>,
+    /// Effects keyed by action name, `change` (after a value write) or `click` (pointer only).
+    #[serde(default)]
+    pub(super) on: BTreeMap<String, Vec<Effect>>,
+    #[serde(default)]
+    pub(super) children: Vec<ChildSpec>,
+}
+
+/// A value as written in the data: text, bool or number.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(super) enum ValueSpec {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+/// States that differ from the defaults; `value_settable` defaults by role.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct StatesSpec {
+    pub(super) enabled: Option<bool>,
+    pub(super) visible: Option<bool>,
+    pub(super) focused: Option<bool>,
+    pub(super) selected: Option<bool>,
+    pub(super) expanded: Option<bool>,
+    pub(super) secure: Option<bool>,
+    pub(super) value_settable: Option<bool>,
+}
+
+/// One step an app takes in reaction to an action or a value change. `target` names a node by
+/// identifier; absent (or `"self"`) means the node the action was performed on. Text in
+/// `set_value`/`set_title` is a template: `{self.title}`, `{self.value}` and `{identifier}`
+/// (that node's value) are replaced when the effect runs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub(super) enum Effect {
+    SetValue {
+        #[serde(default)]
+        target: Option<String>,
+        value: ValueSpec,
+    },
+    SetTitle {
+        #[serde(default)]
+        target: Option<String>,
+        title: String,
+    },
+    /// Changes the given states; absent ones stay as they are.
+    SetState {
+        #[serde(default)]
+        target: Option<String>,
+        #[serde(default)]
+        enabled: Option<bool>,
+        #[serde(default)]
+        visible: Option<bool>,
+        #[serde(default)]
+        selected: Option<bool>,
+        #[serde(default)]
+        expanded: Option<bool>,
+    },
+    /// Flips a bool value.
+    Toggle {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// Adds `by` to a number value, clamped to min/max.
+    Adjust {
+        #[serde(default)]
+        target: Option<String>,
+        by: f64,
+    },
+    /// Selects the target and deselects its siblings of the same role (tabs, radio buttons).
+    Select {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    Focus {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// Opens the target's menu: instantiates `template` as its child, or shows its hidden
+    /// menu child. Any other open menu of the app closes first.
+    OpenMenu {
+        #[serde(default)]
+        target: Option<String>,
+        #[serde(default)]
+        template: Option<String>,
+    },
+    /// Closes the menu containing the target: removes it if it came from a template,
+    /// hides it otherwise.
+    CloseMenu {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// Instantiates a template under `parent` (default: the application), unless a node
+    /// with the template's identifier already exists.
+    Open {
+        template: String,
+        #[serde(default)]
+        parent: Option<String>,
+    },
+    /// Removes a subtree (closes a window or dialog).
+    Remove { target: String },
+    /// Copies the source's text value to the app's clipboard.
+    Copy {
+        #[serde(default)]
+        source: Option<String>,
+    },
+    /// Appends the clipboard to the target's text value.
+    Paste {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// Restores the target's previous value.
+    Undo {
+        #[serde(default)]
+        target: Option<String>,
+    },
+}
+
+/// Parses one app file; the error names the file and the JSON path that is wrong.
+pub(super) fn parse_app(file: &str, text: &str) -> Result<AppSpec, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| format!("demo app {file}: at {}: {}", e.path(), e.inner()))
+}

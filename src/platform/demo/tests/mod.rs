@@ -1,0 +1,65 @@
+//! Unit tests of the demo backend, one file per concern, sharing the helpers below.
+
+mod apps;
+mod editor;
+mod form;
+mod machine;
+
+use std::time::{Duration, Instant};
+
+use crate::ax::{AxError, AxValue, Backend, CallCtx, NodeId, Snapshot, SnapshotRequest};
+
+use super::DemoBackend;
+
+fn ctx() -> CallCtx {
+    CallCtx::new(Instant::now() + Duration::from_secs(10))
+}
+
+fn pid(b: &DemoBackend, app: &str) -> u32 {
+    b.pid_of(app).unwrap_or_else(|| panic!("no demo app {app}"))
+}
+
+/// The live id of the element with this identifier.
+fn id(b: &DemoBackend, app: &str, identifier: &str) -> NodeId {
+    b.node_by_identifier(app, identifier)
+        .unwrap_or_else(|| panic!("{app} has no element {identifier:?}"))
+        .id
+}
+
+fn value(b: &DemoBackend, app: &str, identifier: &str) -> Option<AxValue> {
+    b.node_by_identifier(app, identifier)?.value
+}
+
+fn text(s: &str) -> Option<AxValue> {
+    Some(AxValue::Text(s.to_owned()))
+}
+
+fn press(b: &DemoBackend, app: &str, identifier: &str) -> Result<(), AxError> {
+    act(b, app, identifier, "press")
+}
+
+fn act(b: &DemoBackend, app: &str, identifier: &str, action: &str) -> Result<(), AxError> {
+    b.perform_action(pid(b, app), id(b, app, identifier), action, &mut ctx())
+}
+
+fn set(b: &DemoBackend, app: &str, identifier: &str, v: AxValue) -> Result<(), AxError> {
+    b.set_value(pid(b, app), id(b, app, identifier), &v, &mut ctx())
+}
+
+/// The centre of an element's frame, in global points.
+fn centre(b: &DemoBackend, app: &str, identifier: &str) -> (f64, f64) {
+    b.node_by_identifier(app, identifier)
+        .and_then(|n| n.frame)
+        .unwrap_or_else(|| panic!("{identifier:?} has no frame"))
+        .center()
+}
+
+fn snapshot(b: &DemoBackend, app: &str, max_depth: u32, max_nodes: usize) -> Snapshot {
+    let request = SnapshotRequest {
+        root: None,
+        max_depth,
+        max_nodes,
+    };
+    b.snapshot(pid(b, app), &request, &mut ctx())
+        .expect("snapshot")
+}
