@@ -187,10 +187,10 @@ impl Engine {
 /// Picks the app named by `query` among `apps`; fails closed on none or several.
 pub fn pick_app(query: &str, apps: Vec<AppInfo>) -> Result<AppInfo, AxError> {
     let q = query.trim();
-    if let Ok(pid) = q.parse::<Pid>() {
-        if let Some(app) = apps.iter().find(|a| a.pid == pid) {
-            return Ok(app.clone());
-        }
+    if let Ok(pid) = q.parse::<Pid>()
+        && let Some(app) = apps.iter().find(|a| a.pid == pid)
+    {
+        return Ok(app.clone());
     }
     let lower = q.to_lowercase();
     let tiers: [&dyn Fn(&AppInfo) -> bool; 3] = [

@@ -39,7 +39,6 @@ impl TestServer {
     pub async fn with_config(config: Config) -> TestServer {
         let demo = Arc::new(DemoBackend::with_options(DemoOptions {
             hang_extra: Duration::from_millis(500),
-            ..DemoOptions::default()
         }));
         Self::with_backend(config, demo).await
     }
