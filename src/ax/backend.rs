@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::error::AxError;
+use super::keys::KeyCombo;
 use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
 
 /// Per-call context handed to every backend method: the deadline, and a counter of round
@@ -72,6 +73,17 @@ pub struct Snapshot {
 pub enum MouseButton {
     Left,
     Right,
+}
+
+/// A window operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WindowAction {
+    Focus,
+    Minimize,
+    Restore,
+    Close,
+    Move { x: f64, y: f64 },
+    Resize { w: f64, h: f64 },
 }
 
 /// One readiness check of a backend (`/readyz`, `axgate check`).
@@ -204,4 +216,119 @@ pub trait Backend: Send + Sync + 'static {
         region: Option<Rect>,
         ctx: &mut CallCtx,
     ) -> Result<Vec<u8>, AxError>;
+
+    /// Types text into the app's focused element as synthetic key events (one grapheme per
+    /// key press). Callers serialise synthetic input through the engine's input queue.
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (pid, text, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot type text",
+            self.name()
+        )))
+    }
+
+    /// Presses a key combination in the app.
+    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (pid, combo, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot press keys",
+            self.name()
+        )))
+    }
+
+    /// Scrolls at a point by (dx, dy) lines; positive dy scrolls down.
+    fn scroll(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        delta: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        let _ = (pid, point, delta, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot scroll",
+            self.name()
+        )))
+    }
+
+    /// Drags with the left button from one point to another.
+    fn drag(
+        &self,
+        pid: Pid,
+        from: (f64, f64),
+        to: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        let _ = (pid, from, to, ctx);
+        Err(AxError::Unsupported(format!("{} cannot drag", self.name())))
+    }
+
+    /// Selects an item (list row, tab, radio button, menu item) semantically.
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (pid, node, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot select items",
+            self.name()
+        )))
+    }
+
+    /// Operates on a window.
+    fn window_action(
+        &self,
+        pid: Pid,
+        window: NodeId,
+        action: WindowAction,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        let _ = (pid, window, action, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot operate windows",
+            self.name()
+        )))
+    }
+
+    /// Launches an app named by name, bundle id or path; returns once it has a pid.
+    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        let _ = (spec, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot launch apps",
+            self.name()
+        )))
+    }
+
+    /// Asks an app to quit (or kills it with `force`). The engine verifies the exit.
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (pid, force, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot quit apps",
+            self.name()
+        )))
+    }
+
+    /// Brings an app to the front.
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (pid, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot activate apps",
+            self.name()
+        )))
+    }
+
+    /// The clipboard's text.
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+        let _ = ctx;
+        Err(AxError::Unsupported(format!(
+            "{} has no clipboard",
+            self.name()
+        )))
+    }
+
+    /// Replaces the clipboard's text.
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let _ = (text, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} has no clipboard",
+            self.name()
+        )))
+    }
 }

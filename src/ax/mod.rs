@@ -7,13 +7,15 @@ pub mod connection;
 pub mod engine;
 pub mod error;
 pub mod handles;
+pub mod keys;
 pub mod model;
 pub mod path;
 pub mod tree;
 pub mod worker;
 
 pub use backend::{
-    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot, SnapshotRequest,
+    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot,
+    SnapshotRequest, WindowAction,
 };
 pub use connection::{AppConnection, Connections, Resolved, Target};
 pub use engine::{Engine, EngineConfig};
