@@ -1,8 +1,9 @@
 //! The engine's front door: owns the backend and its worker pool, resolves app names, and
 //! offers async operations that always run on the target app's worker with a deadline.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::broadcast;
 
@@ -36,13 +37,39 @@ pub struct Engine {
     pool: WorkerPool,
     config: EngineConfig,
     events: broadcast::Sender<ChangeEvent>,
+    recent: Arc<Mutex<HashMap<Pid, VecDeque<RecentEvent>>>>,
+    /// Synthetic pointer and keyboard input is machine-wide: one input at a time.
+    input: tokio::sync::Mutex<()>,
 }
+
+/// A change event with the wall-clock time it arrived.
+#[derive(Clone, Debug)]
+pub struct RecentEvent {
+    pub at: SystemTime,
+    pub event: ChangeEvent,
+}
+
+/// Events kept per app for `axgate://app/{app}/events`.
+const RECENT_PER_APP: usize = 200;
 
 impl Engine {
     pub fn new(backend: Arc<dyn Backend>, config: EngineConfig) -> Arc<Engine> {
         let (events, _) = broadcast::channel(1024);
         let sender = events.clone();
-        let sink: EventSink = Arc::new(move |event| {
+        let recent: Arc<Mutex<HashMap<Pid, VecDeque<RecentEvent>>>> = Arc::default();
+        let keep = recent.clone();
+        let sink: EventSink = Arc::new(move |event: ChangeEvent| {
+            {
+                let mut map = keep.lock().unwrap_or_else(PoisonError::into_inner);
+                let list = map.entry(event.pid).or_default();
+                if list.len() >= RECENT_PER_APP {
+                    list.pop_front();
+                }
+                list.push_back(RecentEvent {
+                    at: SystemTime::now(),
+                    event: event.clone(),
+                });
+            }
             let _ = sender.send(event);
         });
         backend.set_event_sink(sink);
@@ -51,6 +78,8 @@ impl Engine {
             backend,
             config,
             events,
+            recent,
+            input: tokio::sync::Mutex::new(()),
         })
     }
 
@@ -65,6 +94,58 @@ impl Engine {
     /// Change events from every app the backend observes.
     pub fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
         self.events.subscribe()
+    }
+
+    /// The most recent change events of an app, oldest first.
+    pub fn recent_events(&self, pid: Pid) -> Vec<RecentEvent> {
+        self.recent
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&pid)
+            .map(|l| l.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Serialises synthetic input machine-wide; hold the guard while posting input.
+    pub async fn input_lock(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.input.lock().await
+    }
+
+    /// Runs any backend operation on the app's worker with the call deadline.
+    pub async fn run<T, F>(&self, app: &AppInfo, stats: &CallStats, f: F) -> Result<T, AxError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError>
+            + Send
+            + 'static,
+    {
+        self.pool
+            .call(
+                WorkerKey::App(app.pid),
+                &app.name,
+                self.deadline(),
+                stats,
+                f,
+            )
+            .await
+    }
+
+    /// Runs a backend operation that names no app (clipboard, launching) on the global worker.
+    pub async fn run_global<T, F>(
+        &self,
+        deadline: Instant,
+        stats: &CallStats,
+        f: F,
+    ) -> Result<T, AxError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError>
+            + Send
+            + 'static,
+    {
+        self.pool
+            .call(WorkerKey::Global, "backend", deadline, stats, f)
+            .await
     }
 
     /// Readiness checks, run on the global worker with the call deadline.

@@ -4,6 +4,7 @@
 
 pub mod backend;
 pub mod connection;
+pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod handles;
@@ -18,7 +19,7 @@ pub use backend::{
     SnapshotRequest, WindowAction,
 };
 pub use connection::{AppConnection, Connections, Resolved, Target};
-pub use engine::{Engine, EngineConfig};
+pub use engine::{Engine, EngineConfig, RecentEvent};
 pub use error::AxError;
 pub use model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, Role, States, WindowInfo};
 pub use path::ElementPath;

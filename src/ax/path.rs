@@ -218,7 +218,7 @@ mod tests {
         check("window[0]/", Err(10));
         check("window[0]button[1]", Err(9));
         check("button[\"open", Err(12));
-        check("button[\"a\\n\"]", Err(11));
+        check("button[\"a\\n\"]", Err(10));
         check("window[99999999999999999999999]", Err(7));
     }
 
