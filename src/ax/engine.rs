@@ -40,6 +40,15 @@ pub struct Engine {
     recent: Arc<Mutex<HashMap<Pid, VecDeque<RecentEvent>>>>,
     /// Synthetic pointer and keyboard input is machine-wide: one input at a time.
     input: tokio::sync::Mutex<()>,
+    leases: Mutex<HashMap<Pid, Lease>>,
+}
+
+/// An exclusive right to change one app, held by one session until a time.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    pub owner: String,
+    pub until: Instant,
+    pub until_wall: SystemTime,
 }
 
 /// A change event with the wall-clock time it arrived.
@@ -80,6 +89,7 @@ impl Engine {
             events,
             recent,
             input: tokio::sync::Mutex::new(()),
+            leases: Mutex::new(HashMap::new()),
         })
     }
 
@@ -104,6 +114,57 @@ impl Engine {
             .get(&pid)
             .map(|l| l.iter().cloned().collect())
             .unwrap_or_default()
+    }
+
+    /// Takes (or extends) an exclusive lease on an app for `owner`.
+    pub fn lease(&self, app: &AppInfo, owner: &str, duration: Duration) -> Result<Lease, AxError> {
+        let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(held) = leases.get(&app.pid)
+            && held.owner != owner
+            && held.until > Instant::now()
+        {
+            return Err(leased(app, held));
+        }
+        let lease = Lease {
+            owner: owner.to_owned(),
+            until: Instant::now() + duration,
+            until_wall: SystemTime::now() + duration,
+        };
+        leases.insert(app.pid, lease.clone());
+        Ok(lease)
+    }
+
+    /// Ends `owner`'s lease on `pid`; false when it held none.
+    pub fn release(&self, pid: Pid, owner: &str) -> bool {
+        let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        if leases.get(&pid).is_some_and(|l| l.owner == owner) {
+            leases.remove(&pid);
+            return true;
+        }
+        false
+    }
+
+    /// Ends every lease `owner` holds (its session ended).
+    pub fn release_all(&self, owner: &str) {
+        let mut leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        leases.retain(|_, l| l.owner != owner);
+    }
+
+    /// The live lease on `pid`, if any.
+    pub fn lease_of(&self, pid: Pid) -> Option<Lease> {
+        let leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        leases
+            .get(&pid)
+            .filter(|l| l.until > Instant::now())
+            .cloned()
+    }
+
+    /// Fails when another owner holds a live lease on the app.
+    pub fn check_write(&self, app: &AppInfo, owner: &str) -> Result<(), AxError> {
+        match self.lease_of(app.pid) {
+            Some(held) if held.owner != owner => Err(leased(app, &held)),
+            _ => Ok(()),
+        }
     }
 
     /// Serialises synthetic input machine-wide; hold the guard while posting input.
@@ -262,6 +323,13 @@ impl Engine {
     /// Forgets an app that exited: its worker stops once idle.
     pub fn forget_app(&self, pid: Pid) {
         self.pool.forget(pid);
+    }
+}
+
+fn leased(app: &AppInfo, held: &Lease) -> AxError {
+    AxError::Leased {
+        app: app.name.clone(),
+        until: humantime::format_rfc3339_seconds(held.until_wall).to_string(),
     }
 }
 

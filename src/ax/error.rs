@@ -83,6 +83,23 @@ pub enum AxError {
     #[error("the app exited (pid {pid}); launch it again to continue")]
     AppExited { pid: Pid },
 
+    #[error("{element}: no rung produced an observable effect (tried {}); check get_element, or act on something else first", list(.tried))]
+    NoEffect { element: String, tried: Vec<String> },
+
+    #[error(
+        "{app} is leased by another session until {until}; wait for the lease to end, or coordinate with its holder"
+    )]
+    Leased { app: String, until: String },
+
+    #[error(
+        "{element} did not take the value: expected {expected}, it reads {actual}. The app ignored the write; try type_text or click instead"
+    )]
+    NotApplied {
+        element: String,
+        expected: String,
+        actual: String,
+    },
+
     #[error("backend failure: {0}")]
     Backend(String),
 
@@ -109,6 +126,9 @@ impl AxError {
             AxError::Permission(_) => "permission",
             AxError::Unsupported(_) => "unsupported",
             AxError::AppExited { .. } => "app_exited",
+            AxError::NoEffect { .. } => "no_effect",
+            AxError::Leased { .. } => "leased",
+            AxError::NotApplied { .. } => "not_applied",
             AxError::Backend(_) => "backend",
             AxError::Cancelled => "cancelled",
         }

@@ -2,6 +2,7 @@
 //! element paths and handles, traversal and queries. Platform-neutral; knows nothing of
 //! HTTP, MCP or JSON.
 
+pub mod act;
 pub mod backend;
 pub mod connection;
 pub mod diff;
@@ -19,7 +20,7 @@ pub use backend::{
     SnapshotRequest, WindowAction,
 };
 pub use connection::{AppConnection, Connections, Resolved, Target};
-pub use engine::{Engine, EngineConfig, RecentEvent};
+pub use engine::{Engine, EngineConfig, Lease, RecentEvent};
 pub use error::AxError;
 pub use model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, Role, States, WindowInfo};
 pub use path::ElementPath;
