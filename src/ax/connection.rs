@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use super::backend::SnapshotRequest;
+use super::diff::Picture;
 use super::engine::Engine;
 use super::error::AxError;
 use super::handles::{Fingerprint, HandleTable, describe, parse_handle};
@@ -49,6 +50,8 @@ pub struct AppConnection {
     pub app: AppInfo,
     pub opened: Instant,
     handles: Mutex<HandleTable>,
+    /// The session's last picture of the app, for `diff`.
+    baseline: Mutex<Option<Picture>>,
 }
 
 /// The app connections of one session. Calls to different apps never wait on each other:
@@ -80,6 +83,7 @@ impl Connections {
             Arc::new(AppConnection {
                 app,
                 handles: Mutex::new(HandleTable::new(cap)),
+                baseline: Mutex::new(None),
                 opened: Instant::now(),
             })
         });
@@ -97,6 +101,11 @@ impl Connections {
 
     pub fn is_empty(&self) -> bool {
         lock(&self.by_pid).is_empty()
+    }
+
+    /// Every connection of the session.
+    pub fn all(&self) -> Vec<Arc<AppConnection>> {
+        lock(&self.by_pid).values().cloned().collect()
     }
 
     /// The apps this session holds connections to.
@@ -157,6 +166,11 @@ impl AppConnection {
     /// Mints (or reuses) the handle for a node a result returns.
     pub fn mint(&self, node: &RawNode, path: &ElementPath) -> String {
         lock(&self.handles).mint(node, path)
+    }
+
+    /// Replaces the diff baseline, returning the previous one.
+    pub fn swap_baseline(&self, picture: Picture) -> Option<Picture> {
+        lock(&self.baseline).replace(picture)
     }
 
     /// Handles currently held for this app.

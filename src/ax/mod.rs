@@ -13,6 +13,7 @@ pub mod keys;
 pub mod model;
 pub mod path;
 pub mod tree;
+pub mod values;
 pub mod worker;
 
 pub use backend::{

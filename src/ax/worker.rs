@@ -61,6 +61,9 @@ impl CallStats {
 
 type Job = Box<dyn FnOnce(&dyn Backend) + Send>;
 
+/// How long past the deadline a caller waits for the backend's own (deadline-bounded) reply.
+const REPLY_GRACE: Duration = Duration::from_millis(150);
+
 /// The key of a worker: an app's pid, or the shared worker for calls that name no app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WorkerKey {
@@ -124,7 +127,9 @@ impl WorkerPool {
         }
         let started = Instant::now();
         let rx = submit(&worker, deadline, f);
-        let outcome = tokio::time::timeout_at(deadline.into(), rx).await;
+        // The backend stops at the deadline itself (and reports what it got); the caller
+        // gives it a little grace to hand that back before declaring a timeout.
+        let outcome = tokio::time::timeout_at((deadline + REPLY_GRACE).into(), rx).await;
         match outcome {
             Ok(Ok((result, trips))) => {
                 stats.add(trips);

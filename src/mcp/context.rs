@@ -12,6 +12,7 @@ use rmcp::service::Peer;
 use rmcp::{RoleServer, model::LoggingLevel};
 use serde_json::Value;
 
+use super::subscriptions::Subscriptions;
 use crate::ax::{CallStats, Connections, Engine};
 
 /// Severity as an ordered number (MCP levels are syslog's).
@@ -32,16 +33,22 @@ pub fn severity(level: LoggingLevel) -> u8 {
 /// What one MCP session holds. Dropped when the session ends, closing its app connections.
 pub struct SessionState {
     pub connections: Connections,
+    /// This session's identity for app leases (random, never the MCP session id).
+    pub owner: String,
     /// Minimum severity this session receives as `notifications/message`.
     log_level: Mutex<u8>,
+    /// Resource subscriptions; dropping them stops the session's notification pump.
+    pub subscriptions: Subscriptions,
 }
 
 impl Default for SessionState {
     fn default() -> Self {
         SessionState {
             connections: Connections::default(),
+            owner: uuid::Uuid::new_v4().to_string(),
             #[allow(deprecated)]
             log_level: Mutex::new(severity(LoggingLevel::Info)),
+            subscriptions: Subscriptions::default(),
         }
     }
 }
@@ -71,9 +78,25 @@ pub struct ToolCtx {
     pub session: Arc<SessionState>,
     pub stats: CallStats,
     pub peer: Peer<RoleServer>,
+    /// Cancelled by `notifications/cancelled` for this request.
+    pub cancel: tokio_util::sync::CancellationToken,
+    /// The request's progress token, when the client sent one.
+    pub progress: Option<rmcp::model::ProgressToken>,
 }
 
 impl ToolCtx {
+    /// Sends `notifications/progress` for this request when it carries a progress token.
+    /// rmcp routes it onto the request's own stream, before the result.
+    pub async fn report_progress(&self, progress: f64, total: Option<f64>, message: &str) {
+        let Some(token) = self.progress.clone() else {
+            return;
+        };
+        let mut param = rmcp::model::ProgressNotificationParam::new(token, progress);
+        param.total = total;
+        param.message = Some(message.to_owned());
+        let _ = self.peer.notify_progress(param).await;
+    }
+
     /// Sends a `notifications/message` to this session if its level lets it through.
     /// Never include UI text, values or typed text in `data`.
     #[allow(deprecated)]

@@ -1,9 +1,13 @@
 //! The MCP layer: the rmcp `ServerHandler`, the tool registry, per-session MCP state and
 //! the wire types. Turns engine results and errors into MCP results in one place.
 
+pub mod completions;
 pub mod context;
 pub mod errors;
+pub mod prompts;
+pub mod resources;
 pub mod server;
+pub mod subscriptions;
 pub mod tools;
 pub mod wire;
 

@@ -21,7 +21,13 @@ use serde_json::json;
 
 use super::context::{SessionState, ToolCtx};
 use super::tools;
+use super::{completions, prompts, resources};
 use crate::ax::{CallStats, Engine};
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -57,10 +63,21 @@ the `path` or `handle` of an element from those results. Errors say what to do n
 impl ServerHandler for AxServer {
     fn get_info(&self) -> InitializeResult {
         #[allow(deprecated)]
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_prompts()
+            .enable_completions()
             .build();
+        // Resources and prompts: no `notifications/*/list_changed` is sent.
+        if let Some(r) = capabilities.resources.as_mut() {
+            r.list_changed = Some(false);
+        }
+        if let Some(p) = capabilities.prompts.as_mut() {
+            p.list_changed = Some(false);
+        }
         let mut server_info = Implementation::new("axgate", env!("CARGO_PKG_VERSION"));
         server_info.title = Some("axgate".into());
         server_info.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
@@ -74,6 +91,78 @@ impl ServerHandler for AxServer {
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        resources::list(&self.engine).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        resources::read(&self.engine, &self.session, &request.uri)
+            .await
+            .map(Into::into)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.session
+            .subscriptions
+            .subscribe(&self.engine, &request.uri, context.peer.clone())
+            .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.session.subscriptions.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(&request).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        completions::complete(&self.engine, &request).await
     }
 
     async fn set_level(
@@ -125,6 +214,8 @@ impl ServerHandler for AxServer {
             session: self.session.clone(),
             stats: CallStats::default(),
             peer: context.peer.clone(),
+            cancel: context.ct.clone(),
+            progress: context.meta.get_progress_token(),
         };
         let started = Instant::now();
         let result = tools::call(&ctx, def.name, args).await;

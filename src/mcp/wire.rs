@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::ax::diff::Change;
 use crate::ax::{AppInfo, AxValue, RawNode, Rect};
 
 #[derive(Serialize, JsonSchema)]
@@ -141,6 +142,9 @@ pub struct TreeOut {
     pub nodes: Vec<NodeOut>,
     /// True when the depth, node budget or deadline cut the walk short.
     pub truncated: bool,
+    /// Pass as `cursor` to continue a walk the node budget or deadline cut short.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
     /// Nodes walked in the backend (including collapsed ones).
     pub walked: usize,
     /// Backend round trips this call cost.
@@ -158,12 +162,67 @@ pub struct FindOut {
     pub round_trips: u64,
 }
 
+/// One property change in a diff.
 #[derive(Serialize, JsonSchema)]
-pub struct ActionOut {
+pub struct FieldOut {
+    pub field: String,
+    pub before: String,
+    pub after: String,
+}
+
+/// One change: `added`, `removed` or `changed` (with the fields that changed).
+#[derive(Serialize, JsonSchema)]
+pub struct ChangeOut {
+    pub kind: String,
+    pub role: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    pub path: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<FieldOut>,
+}
+
+impl From<&Change> for ChangeOut {
+    fn from(c: &Change) -> Self {
+        let s = c.seen();
+        let (kind, fields) = match c {
+            Change::Added(_) => ("added", Vec::new()),
+            Change::Removed(_) => ("removed", Vec::new()),
+            Change::Changed { fields, .. } => ("changed", fields.clone()),
+        };
+        ChangeOut {
+            kind: kind.to_owned(),
+            role: s.node.role.as_str().to_owned(),
+            title: s.node.label().map(str::to_owned),
+            path: s.path.clone(),
+            fields: fields
+                .into_iter()
+                .map(|f| FieldOut {
+                    field: f.field.to_owned(),
+                    before: f.before,
+                    after: f.after,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The result of every acting tool.
+#[derive(Serialize, JsonSchema)]
+pub struct ActOut {
     pub app: String,
     pub pid: u32,
-    pub action: String,
-    /// The element's state after the action.
+    pub tool: String,
+    /// The element's state after the act.
     pub element: NodeOut,
+    /// True when the element no longer exists after the act (a menu item, a closed window).
+    pub element_gone: bool,
+    /// True when an effect was observed.
+    pub verified: bool,
+    /// For `click`: the rung of the actuation ladder that produced the effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rung: Option<String>,
+    /// What changed in the app.
+    pub changes: Vec<ChangeOut>,
     pub round_trips: u64,
 }

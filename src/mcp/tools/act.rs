@@ -1,16 +1,19 @@
-//! Acting tools: `perform_action`, which checks the element first (exists, enabled,
-//! supports the action), acts, and returns the element's state afterwards.
+//! Acting tools on one element: `perform_action`, `click` (with the actuation ladder) and
+//! `focus`. Each checks the element first (exists, enabled, not leased by another session),
+//! acts, waits for the effect, and returns the element afterwards plus the diff.
 
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::ax::handles::describe;
-use crate::ax::{AxError, Target, tree};
+use super::target::{VERIFY_WAIT, acted, locate_for_write};
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use crate::ax::AxError;
+use crate::ax::act::{Rung, act_and_observe, ladder, perform_rung};
+use crate::ax::backend::MouseButton;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{ActionOut, NodeOut};
+use crate::mcp::wire::ActOut;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -27,12 +30,12 @@ pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
     name: "perform_action",
     title: "Perform an action on an element",
     description: "Performs a semantic accessibility action (press, increment, decrement, \
-                  show_menu, confirm, cancel, …) on an element after checking that it exists, \
-                  is enabled and supports the action. Returns the element's state afterwards.",
+                  show_menu, confirm, cancel, …) after checking that the element exists, is \
+                  enabled and supports it. Returns the element afterwards and what changed.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ActionArgs>,
-    output: Some(output_schema::<ActionOut>),
+    output: Some(output_schema::<ActOut>),
 };
 
 pub(super) async fn perform_action(
@@ -40,54 +43,179 @@ pub(super) async fn perform_action(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: ActionArgs = parse_args(args)?;
-    let target = Target::parse(&args.target)
-        .map_err(|e| ToolError::Usage(format!("invalid argument `target`: {e}")))?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
-    let element = conn.resolve(&ctx.engine, &target, &ctx.stats).await?;
-    let label = format!(
-        "{} at {}",
-        describe(element.node.role, element.node.title.as_deref()),
-        element.path
-    );
-    if !element.node.states.enabled {
-        return Err(AxError::Disabled { element: label }.into());
-    }
-    if !element.node.actions.iter().any(|a| a == &args.action) {
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let node = &located.element.node;
+    if !node.actions.iter().any(|a| a == &args.action) {
         return Err(AxError::UnsupportedAction {
-            element: label,
+            element: located.label(),
             action: args.action,
-            available: element.node.actions.clone(),
+            available: node.actions.clone(),
         }
         .into());
     }
-    ctx.engine
-        .perform_action(&conn.app, element.node.id, &args.action, &ctx.stats)
-        .await?;
-    // Re-read the element: the action may have changed it, or removed it (a menu item).
-    let after = conn
-        .resolve(&ctx.engine, &Target::Path(element.path.clone()), &ctx.stats)
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let id = node.id;
+    let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+        ctx.engine
+            .perform_action(&app, id, &args.action, &ctx.stats)
+    })
+    .await?;
+    Ok(acted(ctx, &located, "perform_action", changes, None).await)
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Button {
+    #[default]
+    Left,
+    Right,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Strategy {
+    /// Climb the ladder until an effect is observed.
+    #[default]
+    Auto,
+    /// Only the semantic action.
+    Action,
+    /// Only a synthetic pointer click at the element's centre.
+    Pointer,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClickArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+    /// `left` (default) or `right`.
+    #[serde(default)]
+    button: Button,
+    /// 1 (default) or 2 for a double click.
+    #[serde(default)]
+    count: Option<u32>,
+    /// `auto` (default): semantic press → pointer → select → set value, until an effect
+    /// shows; `action`: semantic press only; `pointer`: synthetic click only.
+    #[serde(default)]
+    strategy: Strategy,
+}
+
+pub(super) static CLICK: ToolDef = ToolDef {
+    name: "click",
+    title: "Click an element",
+    description: "Clicks an element and verifies the effect. With strategy `auto` it climbs the \
+                  actuation ladder — semantic press, synthetic pointer click, select, set value \
+                  — until an effect is observed, and reports the rung that worked. Right and \
+                  double clicks use the pointer (a right click uses show_menu when offered).",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<ClickArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: ClickArgs = parse_args(args)?;
+    let count = args.count.unwrap_or(1);
+    if !(1..=2).contains(&count) {
+        return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
+    }
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let node = &located.element.node;
+    let button = match args.button {
+        Button::Left => MouseButton::Left,
+        Button::Right => MouseButton::Right,
+    };
+    let rungs: Vec<Rung> = match (args.strategy, args.button, count) {
+        (Strategy::Pointer, _, _) => vec![Rung::Pointer],
+        (Strategy::Action, Button::Left, 1) => vec![Rung::Press],
+        (Strategy::Action, _, _) => {
+            return Err(ToolError::Usage(
+                "right and double clicks need the pointer: use strategy auto or pointer".into(),
+            ));
+        }
+        (Strategy::Auto, Button::Right, _) if node.actions.iter().any(|a| a == "show_menu") => {
+            let id = node.id;
+            let changes =
+                act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+                    ctx.engine.perform_action(&app, id, "show_menu", &ctx.stats)
+                })
+                .await?;
+            return Ok(acted(ctx, &located, "click", changes, None).await);
+        }
+        (Strategy::Auto, Button::Left, 1) => ladder(&located.element),
+        (Strategy::Auto, _, _) => vec![Rung::Pointer],
+    };
+    if rungs.is_empty() {
+        return Err(AxError::Unsupported(format!(
+            "{} offers no way to click it (no press action, no frame)",
+            located.label()
+        ))
+        .into());
+    }
+    let mut tried = Vec::new();
+    for rung in rungs {
+        let outcome = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+            perform_rung(
+                &ctx.engine,
+                &app,
+                &located.element,
+                rung,
+                button,
+                count,
+                &ctx.stats,
+            )
+        })
         .await;
-    let node = match after {
-        Ok(r) if r.node.id == element.node.id => r.node,
-        _ => element.node,
-    };
-    let handle = conn.mint(&node, &element.path);
-    let text = format!(
-        "{} {} → {}",
-        args.action,
-        element.path,
-        tree::compact_line(&node, Some(&handle))
-    );
-    let out = ActionOut {
-        app: conn.app.name.clone(),
-        pid: conn.app.pid,
-        action: args.action,
-        element: NodeOut::new(&node, handle, element.path.to_string(), 0),
-        round_trips: ctx.stats.round_trips(),
-    };
-    Ok(structured(text, &out))
+        match outcome {
+            Ok(changes) if !changes.is_empty() => {
+                return Ok(acted(ctx, &located, "click", changes, Some(rung)).await);
+            }
+            Ok(_) => tried.push(format!("{} (no effect)", rung.as_str())),
+            Err(e) if e.is_timeout() => return Err(e.into()),
+            Err(e) => tried.push(format!("{} ({})", rung.as_str(), e.kind())),
+        }
+    }
+    Err(AxError::NoEffect {
+        element: located.label(),
+        tried,
+    }
+    .into())
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TargetArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+}
+
+pub(super) static FOCUS: ToolDef = ToolDef {
+    name: "focus",
+    title: "Focus an element",
+    description: "Moves keyboard focus to an element and verifies it took focus.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<TargetArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: TargetArgs = parse_args(args)?;
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let (pid, id) = (app.pid, located.element.node.id);
+    let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+        ctx.engine
+            .run(&app, &ctx.stats, move |b, c| b.focus(pid, id, c))
+    })
+    .await?;
+    Ok(acted(ctx, &located, "focus", changes, None).await)
 }

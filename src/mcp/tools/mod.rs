@@ -5,7 +5,14 @@
 
 mod act;
 mod apps;
+mod choose;
+mod input;
+mod query;
+mod session;
+mod system;
+mod target;
 mod tree;
+mod wait;
 
 use std::sync::Arc;
 
@@ -62,7 +69,34 @@ pub fn all() -> Vec<&'static ToolDef> {
         &apps::LIST_WINDOWS,
         &tree::GET_TREE,
         &tree::FIND,
+        &query::GET_ELEMENT,
+        &query::GET_FOCUSED,
+        &query::ELEMENT_AT,
         &act::PERFORM_ACTION,
+        &act::CLICK,
+        &choose::SELECT_OPTION,
+        &input::SET_VALUE,
+        &input::TYPE_TEXT,
+        &input::PRESS_KEY,
+        &input::SCROLL,
+        &input::DRAG,
+        &act::FOCUS,
+        &system::LAUNCH_APP,
+        &system::QUIT_APP,
+        &system::ACTIVATE_APP,
+        &system::WINDOW_ACTION,
+        &choose::LIST_MENUS,
+        &choose::SELECT_MENU,
+        &system::READ_CLIPBOARD,
+        &system::WRITE_CLIPBOARD,
+        &system::SCREENSHOT,
+        &wait::WAIT_FOR,
+        &wait::WAIT_IDLE,
+        &wait::ASSERT,
+        &wait::DIFF,
+        &session::LEASE_APP,
+        &session::RELEASE_APP,
+        &session::SESSION_INFO,
     ]
 }
 
@@ -72,15 +106,68 @@ pub fn find_def(name: &str) -> Option<&'static ToolDef> {
 
 /// Runs a tool. Unknown tools are the caller's concern (a JSON-RPC error).
 pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> CallToolResult {
-    let result = match name {
-        "list_apps" => apps::list_apps(ctx).await,
+    dispatch(ctx, name, args).await.unwrap_or_else(tool_error)
+}
+
+async fn dispatch(
+    ctx: &ToolCtx,
+    name: &str,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    match name {
+        "list_apps" => {
+            no_args(args)?;
+            apps::list_apps(ctx).await
+        }
         "list_windows" => apps::list_windows(ctx, args).await,
         "get_tree" => tree::get_tree(ctx, args).await,
         "find" => tree::find(ctx, args).await,
+        "get_element" => query::get_element(ctx, args).await,
+        "get_focused" => query::get_focused(ctx, args).await,
+        "element_at" => query::element_at(ctx, args).await,
         "perform_action" => act::perform_action(ctx, args).await,
+        "click" => act::click(ctx, args).await,
+        "select_option" => choose::select_option(ctx, args).await,
+        "set_value" => input::set_value(ctx, args).await,
+        "type_text" => input::type_text(ctx, args).await,
+        "press_key" => input::press_key(ctx, args).await,
+        "scroll" => input::scroll(ctx, args).await,
+        "drag" => input::drag(ctx, args).await,
+        "focus" => act::focus(ctx, args).await,
+        "launch_app" => system::launch_app(ctx, args).await,
+        "quit_app" => system::quit_app(ctx, args).await,
+        "activate_app" => system::activate_app(ctx, args).await,
+        "window_action" => system::window_action(ctx, args).await,
+        "list_menus" => choose::list_menus(ctx, args).await,
+        "select_menu" => choose::select_menu(ctx, args).await,
+        "read_clipboard" => {
+            no_args(args)?;
+            system::read_clipboard(ctx).await
+        }
+        "write_clipboard" => system::write_clipboard(ctx, args).await,
+        "screenshot" => system::screenshot(ctx, args).await,
+        "wait_for" => wait::wait_for(ctx, args).await,
+        "wait_idle" => wait::wait_idle(ctx, args).await,
+        "assert" => wait::assert(ctx, args).await,
+        "diff" => wait::diff(ctx, args).await,
+        "lease_app" => session::lease_app(ctx, args).await,
+        "release_app" => session::release_app(ctx, args).await,
+        "session_info" => {
+            no_args(args)?;
+            session::session_info(ctx).await
+        }
         other => Err(ToolError::Usage(format!("unknown tool {other}"))),
-    };
-    result.unwrap_or_else(tool_error)
+    }
+}
+
+/// Tools without arguments refuse unexpected ones too.
+fn no_args(args: JsonObject) -> Result<(), ToolError> {
+    match args.keys().next() {
+        None => Ok(()),
+        Some(k) => Err(ToolError::Usage(format!(
+            "unexpected argument `{k}`: this tool takes none"
+        ))),
+    }
 }
 
 /// Deserialises arguments, naming the offending field on failure.

@@ -1,12 +1,18 @@
-//! Reading tools: `get_tree` (bounded traversal) and `find` (queries over the tree).
+//! Reading tools: `get_tree` (bounded traversal with filters and a cursor) and `find`
+//! (queries over the tree by role, title, value, identifier or any text).
 
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use regex::{Regex, RegexBuilder};
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::tree::{self, IndexedNode};
-use crate::ax::{AppConnection, ElementPath, RawNode, Role, SnapshotRequest, Target};
+use crate::ax::{AppConnection, ElementPath, RawNode, Role, SnapshotRequest};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{FindOut, NodeOut, TreeOut};
@@ -29,20 +35,91 @@ pub(super) struct TreeArgs {
     /// Most nodes to walk (default 500, at most 20000).
     #[serde(default)]
     max_nodes: Option<usize>,
+    /// Stop walking after this many milliseconds (default: the backend call timeout).
+    #[serde(default)]
+    deadline_ms: Option<u64>,
+    /// Show only these roles (the walk still descends through the others).
+    #[serde(default)]
+    roles: Option<Vec<String>>,
+    /// Show only visible elements.
+    #[serde(default)]
+    visible_only: bool,
+    /// Show only elements a user acts on (buttons, fields, menu items, …).
+    #[serde(default)]
+    interactive_only: bool,
+    /// Continue a walk that was cut short: the `next_cursor` of the previous result.
+    #[serde(default)]
+    cursor: Option<String>,
 }
 
 pub(super) static GET_TREE: ToolDef = ToolDef {
     name: "get_tree",
     title: "Read an app's UI tree",
-    description: "Returns an app's accessibility tree, bounded by depth and a node budget, as \
-                  compact lines `[role] \"label\" handle (x,y w×h) actions` plus structured nodes. \
-                  Every node carries a path and a handle usable as `target` in other tools. \
-                  Unlabelled single-child groups are collapsed.",
+    description: "Returns an app's accessibility tree, bounded by depth, a node budget and a \
+                  deadline, as compact lines `[role] \"label\" handle (x,y w×h) actions` plus \
+                  structured nodes. Every node carries a path and a handle usable as `target`. \
+                  Unlabelled single-child groups are collapsed. When the budget runs out, pass \
+                  `next_cursor` back as `cursor` to continue.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<TreeArgs>,
     output: Some(output_schema::<TreeOut>),
 };
+
+/// Filters on what a rendering shows.
+struct Show {
+    roles: Option<Vec<Role>>,
+    visible_only: bool,
+    interactive_only: bool,
+}
+
+impl Show {
+    fn wants(&self, n: &RawNode) -> bool {
+        self.roles.as_ref().is_none_or(|r| r.contains(&n.role))
+            && (!self.visible_only || n.states.visible)
+            && (!self.interactive_only || n.role.is_interactive())
+    }
+}
+
+/// Where a continued walk resumes: the root and how many pre-order nodes were already shown.
+struct Cursor {
+    root: String,
+    skip: usize,
+}
+
+impl Cursor {
+    fn encode(&self) -> String {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(format!("{}\n{}", self.skip, self.root))
+    }
+
+    fn decode(text: &str) -> Option<Cursor> {
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(text)
+            .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let (skip, root) = text.split_once('\n')?;
+        Some(Cursor {
+            root: root.to_owned(),
+            skip: skip.parse().ok()?,
+        })
+    }
+}
+
+pub(super) fn parse_roles(names: &[String]) -> Result<Vec<Role>, ToolError> {
+    names
+        .iter()
+        .map(|name| {
+            Role::parse(name).ok_or_else(|| {
+                let all: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+                ToolError::Usage(format!(
+                    "invalid argument `roles`: unknown role {name:?}; roles are {}",
+                    all.join(", ")
+                ))
+            })
+        })
+        .collect()
+}
 
 pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: TreeArgs = parse_args(args)?;
@@ -58,42 +135,112 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
             "invalid argument `max_nodes`: between 1 and {MAX_NODES}"
         )));
     }
+    let show = Show {
+        roles: args.roles.as_deref().map(parse_roles).transpose()?,
+        visible_only: args.visible_only,
+        interactive_only: args.interactive_only,
+    };
+    let cursor = match &args.cursor {
+        Some(text) => Some(Cursor::decode(text).ok_or_else(|| {
+            ToolError::Usage(
+                "invalid argument `cursor`: pass `next_cursor` from a previous get_tree unchanged"
+                    .into(),
+            )
+        })?),
+        None => None,
+    };
+    let root = match (&cursor, &args.root) {
+        (Some(c), _) if c.root.is_empty() => None,
+        (Some(c), _) => Some(c.root.clone()),
+        (None, r) => r.clone(),
+    };
+    let skip = cursor.as_ref().map_or(0, |c| c.skip);
+    let deadline = args
+        .deadline_ms
+        .map(|ms| Instant::now() + Duration::from_millis(ms.max(1)))
+        .unwrap_or_else(|| ctx.engine.deadline())
+        .min(ctx.engine.deadline());
     let conn = ctx
         .session
         .connections
         .open(&ctx.engine, &args.app, &ctx.stats)
         .await?;
-    let (nodes, truncated) = walk(ctx, &conn, args.root.as_deref(), depth, max_nodes).await?;
-    let walked = nodes.len();
+    ctx.report_progress(0.0, Some(1.0), "walking").await;
+    let walk = walk(
+        ctx,
+        &conn,
+        root.as_deref(),
+        depth,
+        skip + max_nodes,
+        deadline,
+    )
+    .await?;
+    let (nodes, cut) = (walk.nodes, walk.cut);
+    let walked = nodes.len().saturating_sub(skip);
     let mut out_nodes = Vec::new();
     let mut text = String::new();
-    render(&nodes, 0, 0, &conn, &mut out_nodes, &mut text);
-    if truncated {
-        text.push_str("… truncated: raise depth or max_nodes, or start at a deeper root\n");
+    if !nodes.is_empty() {
+        let mut seen = 0;
+        render(
+            &nodes,
+            0,
+            0,
+            skip,
+            &mut seen,
+            &show,
+            &conn,
+            &mut out_nodes,
+            &mut text,
+        );
     }
+    let next_cursor = cut.then(|| {
+        Cursor {
+            root: walk.root_path.to_string(),
+            skip: nodes.len(),
+        }
+        .encode()
+    });
+    let truncated = cut
+        || nodes
+            .iter()
+            .any(|n| n.depth == depth && n.node.child_count > 0);
+    if next_cursor.is_some() {
+        text.push_str("… budget or deadline reached: pass next_cursor as `cursor` to continue\n");
+    } else if truncated {
+        text.push_str("… deeper levels left out: raise depth, or start at a deeper root\n");
+    }
+    ctx.report_progress(1.0, Some(1.0), "done").await;
     let out = TreeOut {
         app: conn.app.name.clone(),
         pid: conn.app.pid,
         nodes: out_nodes,
         truncated,
+        next_cursor,
         walked,
         round_trips: ctx.stats.round_trips(),
     };
     Ok(structured(text, &out))
 }
 
+pub(super) struct Walk {
+    pub(super) nodes: Vec<IndexedNode>,
+    /// The node budget or the deadline cut the walk short.
+    pub(super) cut: bool,
+    pub(super) root_path: ElementPath,
+}
+
 /// Snapshots from `root` (or the app) and indexes the result with paths.
-async fn walk(
+pub(super) async fn walk(
     ctx: &ToolCtx,
     conn: &AppConnection,
     root: Option<&str>,
     depth: u32,
     max_nodes: usize,
-) -> Result<(Vec<IndexedNode>, bool), ToolError> {
+    deadline: Instant,
+) -> Result<Walk, ToolError> {
     let (root_id, root_path) = match root {
         Some(text) => {
-            let target = Target::parse(text)
-                .map_err(|e| ToolError::Usage(format!("invalid argument `root`: {e}")))?;
+            let target = parse_target("root", text)?;
             let resolved = conn.resolve(&ctx.engine, &target, &ctx.stats).await?;
             (Some(resolved.node.id), resolved.path)
         }
@@ -106,30 +253,35 @@ async fn walk(
     };
     let snapshot = ctx
         .engine
-        .snapshot(&conn.app, request, ctx.engine.deadline(), &ctx.stats)
+        .snapshot(&conn.app, request, deadline, &ctx.stats)
         .await?;
     let cut = snapshot.truncated;
     let nodes = tree::index(snapshot, &root_path);
-    let truncated = cut
-        || nodes
-            .iter()
-            .any(|n| n.depth == depth && n.node.child_count > 0);
-    Ok((nodes, truncated))
+    Ok(Walk {
+        nodes,
+        cut,
+        root_path,
+    })
 }
 
-/// Pre-order rendering that skips collapsible groups (their child takes their place).
+/// Pre-order rendering: skips the first `skip` nodes (a cursor's), collapsible groups and
+/// filtered-out nodes (their children take their place).
+#[allow(clippy::too_many_arguments)]
 fn render(
     nodes: &[IndexedNode],
     at: usize,
     shown_depth: u32,
+    skip: usize,
+    seen: &mut usize,
+    show: &Show,
     conn: &AppConnection,
     out: &mut Vec<NodeOut>,
     text: &mut String,
 ) {
     let n = &nodes[at];
-    let next_depth = if tree::collapsible(n) {
-        shown_depth
-    } else {
+    *seen += 1;
+    let visible = *seen > skip && !tree::collapsible(n) && show.wants(&n.node);
+    let next_depth = if visible {
         let handle = conn.mint(&n.node, &n.path);
         text.push_str(&"  ".repeat(shown_depth as usize));
         text.push_str(&tree::compact_line(&n.node, Some(&handle)));
@@ -141,10 +293,21 @@ fn render(
             shown_depth,
         ));
         shown_depth + 1
+    } else {
+        shown_depth
     };
     for &c in &n.children {
-        render(nodes, c, next_depth, conn, out, text);
+        render(nodes, c, next_depth, skip, seen, show, conn, out, text);
     }
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    #[default]
+    Contains,
+    Exact,
+    Regex,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -155,12 +318,27 @@ pub(super) struct FindArgs {
     /// Normalised role to match exactly, such as `button` or `text_field`.
     #[serde(default)]
     role: Option<String>,
-    /// Text the title contains (case-insensitive).
+    /// Pattern for the title.
     #[serde(default)]
     title: Option<String>,
-    /// Text that title, description, value or identifier contains (case-insensitive).
+    /// Pattern for the value (never matches secure fields).
+    #[serde(default)]
+    value: Option<String>,
+    /// Pattern for the identifier.
+    #[serde(default)]
+    identifier: Option<String>,
+    /// Pattern for any text: title, description, value or identifier.
     #[serde(default)]
     text: Option<String>,
+    /// How patterns match: `contains` (default), `exact` or `regex`.
+    #[serde(default)]
+    mode: Mode,
+    /// Match case (default: case-insensitive).
+    #[serde(default)]
+    case_sensitive: bool,
+    /// Search under this element only: a path or a handle.
+    #[serde(default)]
+    root: Option<String>,
     /// Most matches to return (default 20, at most 500).
     #[serde(default)]
     max_results: Option<usize>,
@@ -169,29 +347,71 @@ pub(super) struct FindArgs {
 pub(super) static FIND: ToolDef = ToolDef {
     name: "find",
     title: "Find elements",
-    description: "Finds elements of an app by role, title or any text (case-insensitive \
-                  contains), returning each match with its handle and path for later calls.",
+    description: "Finds elements by role and by title, value, identifier or any text, matching \
+                  `contains` (default), `exact` or `regex`, case-insensitive unless asked. \
+                  Returns each match with its handle and path for later calls.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<FindArgs>,
     output: Some(output_schema::<FindOut>),
 };
 
+/// One compiled text pattern.
+struct Pattern(Regex);
+
+impl Pattern {
+    fn new(
+        field: &str,
+        text: &str,
+        mode: Mode,
+        case_sensitive: bool,
+    ) -> Result<Pattern, ToolError> {
+        let source = match mode {
+            Mode::Contains => regex::escape(text),
+            Mode::Exact => format!("^{}$", regex::escape(text)),
+            Mode::Regex => text.to_owned(),
+        };
+        RegexBuilder::new(&source)
+            .case_insensitive(!case_sensitive)
+            .size_limit(1 << 20)
+            .build()
+            .map(Pattern)
+            .map_err(|e| ToolError::Usage(format!("invalid argument `{field}`: bad regex: {e}")))
+    }
+
+    fn on(&self, text: Option<&str>) -> bool {
+        text.is_some_and(|t| self.0.is_match(t))
+    }
+}
+
 pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: FindArgs = parse_args(args)?;
-    let role = match args.role.as_deref() {
-        Some(name) => Some(Role::parse(name).ok_or_else(|| {
-            let all: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
-            ToolError::Usage(format!(
-                "invalid argument `role`: unknown role {name:?}; roles are {}",
-                all.join(", ")
-            ))
-        })?),
+    let role = match &args.role {
+        Some(name) => Some(
+            parse_roles(std::slice::from_ref(name)).map_err(|e| match e {
+                ToolError::Usage(m) => ToolError::Usage(m.replace("`roles`", "`role`")),
+                other => other,
+            })?[0],
+        ),
         None => None,
     };
-    if role.is_none() && args.title.is_none() && args.text.is_none() {
+    let pattern = |field: &str, v: &Option<String>| {
+        v.as_deref()
+            .map(|t| Pattern::new(field, t, args.mode, args.case_sensitive))
+            .transpose()
+    };
+    let title = pattern("title", &args.title)?;
+    let value = pattern("value", &args.value)?;
+    let identifier = pattern("identifier", &args.identifier)?;
+    let text = pattern("text", &args.text)?;
+    if role.is_none()
+        && title.is_none()
+        && value.is_none()
+        && identifier.is_none()
+        && text.is_none()
+    {
         return Err(ToolError::Usage(
-            "give at least one of `role`, `title` or `text` to find".into(),
+            "give at least one of `role`, `title`, `value`, `identifier` or `text` to find".into(),
         ));
     }
     let max_results = args.max_results.unwrap_or(20);
@@ -200,25 +420,41 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
             "invalid argument `max_results`: between 1 and 500".into(),
         ));
     }
-    let title = args.title.map(|t| t.to_lowercase());
-    let text = args.text.map(|t| t.to_lowercase());
     let conn = ctx
         .session
         .connections
         .open(&ctx.engine, &args.app, &ctx.stats)
         .await?;
-    let (nodes, cut) = walk(ctx, &conn, None, MAX_DEPTH, FIND_BUDGET).await?;
+    let walk = walk(
+        ctx,
+        &conn,
+        args.root.as_deref(),
+        MAX_DEPTH,
+        FIND_BUDGET,
+        ctx.engine.deadline(),
+    )
+    .await?;
+    let nodes = walk.nodes;
     let hits: Vec<&IndexedNode> = nodes
         .iter()
-        .filter(|n| role.is_none_or(|r| n.node.role == r))
         .filter(|n| {
-            title
-                .as_deref()
-                .is_none_or(|t| contains(n.node.title.as_deref(), t))
+            let node = &n.node;
+            let shown_value = node.visible_value().map(ToString::to_string);
+            role.is_none_or(|r| node.role == r)
+                && title.as_ref().is_none_or(|p| p.on(node.title.as_deref()))
+                && value.as_ref().is_none_or(|p| p.on(shown_value.as_deref()))
+                && identifier
+                    .as_ref()
+                    .is_none_or(|p| p.on(node.identifier.as_deref()))
+                && text.as_ref().is_none_or(|p| {
+                    p.on(node.title.as_deref())
+                        || p.on(node.description.as_deref())
+                        || p.on(node.identifier.as_deref())
+                        || p.on(shown_value.as_deref())
+                })
         })
-        .filter(|n| text.as_deref().is_none_or(|t| any_text(&n.node, t)))
         .collect();
-    let truncated = cut || hits.len() > max_results;
+    let truncated = walk.cut || hits.len() > max_results;
     let mut lines = String::new();
     let matches: Vec<NodeOut> = hits
         .iter()
@@ -235,11 +471,16 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
         .collect();
     if matches.is_empty() {
         lines.push_str("no match; call get_tree to see what exists\n");
-    } else if truncated {
+    } else if hits.len() > max_results {
         lines.push_str(&format!(
             "… {} matches in all; narrow the query or raise max_results\n",
             hits.len()
         ));
+    }
+    if walk.cut {
+        lines.push_str(
+            "… the search stopped at its node budget; give `root` to search a smaller part\n",
+        );
     }
     let out = FindOut {
         app: conn.app.name.clone(),
@@ -250,16 +491,4 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
         round_trips: ctx.stats.round_trips(),
     };
     Ok(structured(lines, &out))
-}
-
-fn contains(haystack: Option<&str>, needle_lower: &str) -> bool {
-    haystack.is_some_and(|h| h.to_lowercase().contains(needle_lower))
-}
-
-fn any_text(node: &RawNode, needle_lower: &str) -> bool {
-    let value = node.visible_value().map(|v| v.to_string());
-    contains(node.title.as_deref(), needle_lower)
-        || contains(node.description.as_deref(), needle_lower)
-        || contains(node.identifier.as_deref(), needle_lower)
-        || contains(value.as_deref(), needle_lower)
 }

@@ -1,0 +1,467 @@
+//! MCP resources: `axgate://apps` (the running apps) and, per app, `axgate://app/{app}/tree`
+//! (the compact text tree, bounded like `get_tree`'s defaults), `.../state` (windows, focus)
+//! and `.../events` (recent change events). `{app}` is a name, bundle id or pid,
+//! percent-decoded. Reads go through the session's app connections, so handles in a result
+//! work in later tool calls of the same session. Secure values never appear: every value
+//! passes through `RawNode::visible_value`.
+
+use std::collections::HashMap;
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    ListResourcesResult, ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
+};
+use serde::Serialize;
+use serde_json::json;
+
+use super::context::SessionState;
+use super::wire::{AppOut, FrameOut, ListAppsOut, NodeOut, WindowOut};
+use crate::ax::tree::{self, IndexedNode};
+use crate::ax::{AppConnection, AxError, CallStats, ElementPath, Engine, Role, SnapshotRequest};
+
+pub const APPS_URI: &str = "axgate://apps";
+const APP_PREFIX: &str = "axgate://app/";
+const JSON: &str = "application/json";
+/// The tree resource's bounds: `get_tree`'s defaults.
+const TREE_DEPTH: u32 = 10;
+const TREE_NODES: usize = 500;
+/// How far the state resource looks for the focused element.
+const FOCUS_DEPTH: u32 = 64;
+const FOCUS_NODES: usize = 2_000;
+
+/// One of the three per-app resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    Tree,
+    State,
+    Events,
+}
+
+impl View {
+    pub const ALL: [View; 3] = [View::Tree, View::State, View::Events];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Tree => "tree",
+            View::State => "state",
+            View::Events => "events",
+        }
+    }
+
+    /// The RFC 6570 template, such as `axgate://app/{app}/tree`.
+    pub fn template(self) -> String {
+        format!("{APP_PREFIX}{{app}}/{}", self.as_str())
+    }
+
+    /// MIME type, title and description, as `resources/list` shows them.
+    fn about(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            View::Tree => ("text/plain", "UI tree", TREE_ABOUT),
+            View::State => (JSON, "window and focus state", STATE_ABOUT),
+            View::Events => (JSON, "recent change events", EVENTS_ABOUT),
+        }
+    }
+}
+
+const TREE_ABOUT: &str = "The app's accessibility tree as compact lines `[role] \"label\" handle \
+    (x,y w×h) actions`, depth 10 and 500 nodes at most; use get_tree for other bounds.";
+const STATE_ABOUT: &str = "JSON: app name, pid, frontmost, windows with titles, and the focused \
+    element with its path and handle.";
+const EVENTS_ABOUT: &str = "JSON: the app's recent change events, oldest first, with RFC 3339 \
+    times, kind and the element's path (or its node id when the path is not cheap to find).";
+
+/// A parsed resource URI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceUri {
+    Apps,
+    /// `app` is percent-decoded: a name, bundle id or pid.
+    App {
+        app: String,
+        view: View,
+    },
+}
+
+impl ResourceUri {
+    pub fn parse(uri: &str) -> Result<ResourceUri, McpError> {
+        if uri == APPS_URI {
+            return Ok(ResourceUri::Apps);
+        }
+        let parsed = uri.strip_prefix(APP_PREFIX).and_then(|rest| {
+            let (app, view) = rest.split_once('/')?;
+            let view = View::ALL.into_iter().find(|v| v.as_str() == view)?;
+            Some((app, view))
+        });
+        let Some((app, view)) = parsed.filter(|(app, _)| !app.is_empty()) else {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "unknown resource {uri:?}; resources are {APPS_URI} and {}, where {{app}} is \
+                     an app name, bundle id or pid from {APPS_URI}",
+                    View::ALL.map(View::template).join(", ")
+                ),
+                Some(json!({ "uri": uri })),
+            ));
+        };
+        let app = percent_decode(app).ok_or_else(|| {
+            McpError::invalid_params(
+                format!(
+                    "{uri:?}: the app part is not valid percent-encoded UTF-8; encode it again"
+                ),
+                Some(json!({ "uri": uri })),
+            )
+        })?;
+        Ok(ResourceUri::App { app, view })
+    }
+
+    /// The concrete URI of an app's view; `app` is percent-encoded.
+    pub fn app_uri(app: &str, view: View) -> String {
+        format!("{APP_PREFIX}{}/{}", percent_encode(app), view.as_str())
+    }
+}
+
+/// Decodes `%XX` escapes; `None` for a malformed escape or bytes that are not UTF-8.
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Escapes everything but RFC 3986 unreserved characters.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The engine error of a read or subscription as a JSON-RPC error: an app that is not
+/// running is −32002 (resource not found) with the running apps in the message.
+pub fn app_error(uri: &str, error: AxError) -> McpError {
+    let data = Some(json!({ "uri": uri, "kind": error.kind() }));
+    match error {
+        AxError::AppNotFound { .. } | AxError::AppExited { .. } => {
+            McpError::resource_not_found(error.to_string(), data)
+        }
+        AxError::AppAmbiguous { .. } => McpError::invalid_params(error.to_string(), data),
+        other => McpError::internal_error(other.to_string(), data),
+    }
+}
+
+/// The three templates of `resources/templates/list`.
+pub fn templates() -> Vec<ResourceTemplate> {
+    View::ALL
+        .into_iter()
+        .map(|view| {
+            let (mime, title, about) = view.about();
+            ResourceTemplate::new(view.template(), format!("app-{}", view.as_str()))
+                .with_title(format!("An app's {title}"))
+                .with_description(format!("{about} {{app}} is an app name, bundle id or pid."))
+                .with_mime_type(mime)
+        })
+        .collect()
+}
+
+/// `axgate://apps` and the three resources of every running app.
+pub async fn list(engine: &Engine) -> Result<ListResourcesResult, McpError> {
+    let apps = engine
+        .list_apps(&CallStats::default())
+        .await
+        .map_err(|e| app_error(APPS_URI, e))?;
+    let mut out = vec![
+        Resource::new(APPS_URI, "apps")
+            .with_title("Running apps")
+            .with_description("JSON: running apps with name, pid, bundle id and frontmost.")
+            .with_mime_type(JSON),
+    ];
+    for app in &apps {
+        // A name shared by several running apps would be ambiguous: name those by pid.
+        let shared = apps.iter().filter(|a| a.name == app.name).count() > 1;
+        let key = if shared {
+            app.pid.to_string()
+        } else {
+            app.name.clone()
+        };
+        for view in View::ALL {
+            let (mime, title, about) = view.about();
+            out.push(
+                Resource::new(
+                    ResourceUri::app_uri(&key, view),
+                    format!("{key} {}", view.as_str()),
+                )
+                .with_title(format!("{}: {title}", app.name))
+                .with_description(about)
+                .with_mime_type(mime),
+            );
+        }
+    }
+    Ok(ListResourcesResult::with_all_items(out))
+}
+
+/// `resources/read`.
+pub async fn read(
+    engine: &Engine,
+    session: &SessionState,
+    uri: &str,
+) -> Result<ReadResourceResult, McpError> {
+    let stats = CallStats::default();
+    let (app, view) = match ResourceUri::parse(uri)? {
+        ResourceUri::Apps => {
+            let apps = engine
+                .list_apps(&stats)
+                .await
+                .map_err(|e| app_error(uri, e))?;
+            let out = ListAppsOut {
+                apps: apps.iter().map(AppOut::from).collect(),
+            };
+            return Ok(contents(uri, JSON, to_json(&out)));
+        }
+        ResourceUri::App { app, view } => (app, view),
+    };
+    let conn = session
+        .connections
+        .open(engine, &app, &stats)
+        .await
+        .map_err(|e| app_error(uri, e))?;
+    let text = match view {
+        View::Tree => read_tree(engine, &conn, &stats).await,
+        View::State => read_state(engine, &conn, &stats).await.map(|s| to_json(&s)),
+        View::Events => read_events(engine, &conn, &stats)
+            .await
+            .map(|e| to_json(&e)),
+    }
+    .map_err(|e| app_error(uri, e))?;
+    Ok(contents(uri, view.about().0, text))
+}
+
+fn contents(uri: &str, mime: &str, text: String) -> ReadResourceResult {
+    ReadResourceResult::new(vec![ResourceContents::text(text, uri).with_mime_type(mime)])
+}
+
+fn to_json(value: &impl Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| "{}".into())
+}
+
+async fn read_tree(
+    engine: &Engine,
+    conn: &AppConnection,
+    stats: &CallStats,
+) -> Result<String, AxError> {
+    let (nodes, cut) = snapshot(engine, conn, TREE_DEPTH, TREE_NODES, stats).await?;
+    let truncated = cut
+        || nodes
+            .iter()
+            .any(|n| n.depth == TREE_DEPTH && n.node.child_count > 0);
+    let mut text = format!("{} (pid {})\n", conn.app.name, conn.app.pid);
+    if !nodes.is_empty() {
+        render(&nodes, 0, 0, conn, &mut text);
+    }
+    if truncated {
+        text.push_str("… truncated: call get_tree with a deeper root, depth or max_nodes\n");
+    }
+    Ok(text)
+}
+
+/// Pre-order lines that skip collapsible groups, as `get_tree` renders them.
+fn render(nodes: &[IndexedNode], at: usize, shown: u32, conn: &AppConnection, text: &mut String) {
+    let n = &nodes[at];
+    let next = if tree::collapsible(n) {
+        shown
+    } else {
+        let handle = conn.mint(&n.node, &n.path);
+        text.push_str(&"  ".repeat(shown as usize));
+        text.push_str(&tree::compact_line(&n.node, Some(&handle)));
+        text.push('\n');
+        shown + 1
+    };
+    for &c in &n.children {
+        render(nodes, c, next, conn, text);
+    }
+}
+
+async fn snapshot(
+    engine: &Engine,
+    conn: &AppConnection,
+    max_depth: u32,
+    max_nodes: usize,
+    stats: &CallStats,
+) -> Result<(Vec<IndexedNode>, bool), AxError> {
+    let request = SnapshotRequest {
+        root: None,
+        max_depth,
+        max_nodes,
+    };
+    let snapshot = engine
+        .snapshot(&conn.app, request, engine.deadline(), stats)
+        .await?;
+    let cut = snapshot.truncated;
+    Ok((tree::index(snapshot, &ElementPath::default()), cut))
+}
+
+#[derive(Serialize)]
+struct StateOut {
+    app: String,
+    pid: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bundle_id: Option<String>,
+    frontmost: bool,
+    windows: Vec<WindowOut>,
+    /// The deepest focused element, if the bounded search found one.
+    focused: Option<NodeOut>,
+    /// True when the focus search hit its bounds: the focus may lie deeper.
+    focus_search_truncated: bool,
+}
+
+async fn read_state(
+    engine: &Engine,
+    conn: &AppConnection,
+    stats: &CallStats,
+) -> Result<StateOut, AxError> {
+    // The connection keeps the app as first resolved; frontmost must be fresh.
+    let frontmost = engine
+        .list_apps(stats)
+        .await?
+        .iter()
+        .find(|a| a.pid == conn.app.pid)
+        .map_or(conn.app.frontmost, |a| a.frontmost);
+    let (top, _) = snapshot(engine, conn, 1, 10_000, stats).await?;
+    let states = engine.list_windows(&conn.app, stats).await?;
+    let windows = top
+        .iter()
+        .filter(|n| {
+            n.depth == 1 && matches!(n.node.role, Role::Window | Role::Dialog | Role::Sheet)
+        })
+        .map(|n| {
+            let state = states.iter().find(|w| w.node == n.node.id);
+            WindowOut {
+                handle: conn.mint(&n.node, &n.path),
+                path: n.path.to_string(),
+                title: n.node.title.clone(),
+                frame: n.node.frame.map(FrameOut::from),
+                focused: state.is_some_and(|w| w.focused) || n.node.states.focused,
+                minimized: state.is_some_and(|w| w.minimized),
+            }
+        })
+        .collect();
+    let (deep, cut) = snapshot(engine, conn, FOCUS_DEPTH, FOCUS_NODES, stats).await?;
+    let focused = deep
+        .iter()
+        .filter(|n| n.depth > 0 && n.node.states.focused)
+        .max_by_key(|n| n.depth)
+        .map(|n| {
+            NodeOut::new(
+                &n.node,
+                conn.mint(&n.node, &n.path),
+                n.path.to_string(),
+                n.depth,
+            )
+        });
+    Ok(StateOut {
+        app: conn.app.name.clone(),
+        pid: conn.app.pid,
+        bundle_id: conn.app.bundle_id.clone(),
+        frontmost,
+        windows,
+        focused,
+        focus_search_truncated: cut,
+    })
+}
+
+#[derive(Serialize)]
+struct EventsOut {
+    app: String,
+    pid: u32,
+    events: Vec<EventOut>,
+}
+
+#[derive(Serialize)]
+struct EventOut {
+    /// RFC 3339, milliseconds, UTC.
+    at: String,
+    kind: &'static str,
+    /// The element's current path, when it lies within the tree resource's bounds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
+    /// The backend's node id, when the path was not found cheaply.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<String>,
+}
+
+async fn read_events(
+    engine: &Engine,
+    conn: &AppConnection,
+    stats: &CallStats,
+) -> Result<EventsOut, AxError> {
+    let recent = engine.recent_events(conn.app.pid);
+    // One bounded snapshot names the elements it covers; others keep their node id.
+    let mut paths = HashMap::new();
+    if recent.iter().any(|e| e.event.node.is_some()) {
+        let (nodes, _) = snapshot(engine, conn, TREE_DEPTH, TREE_NODES, stats).await?;
+        paths = nodes.into_iter().map(|n| (n.node.id, n.path)).collect();
+    }
+    let events = recent
+        .into_iter()
+        .map(|r| {
+            let path = r
+                .event
+                .node
+                .and_then(|id| paths.get(&id))
+                .map(|p| p.to_string());
+            EventOut {
+                at: humantime::format_rfc3339_millis(r.at).to_string(),
+                kind: r.event.kind.as_str(),
+                node: r
+                    .event
+                    .node
+                    .filter(|_| path.is_none())
+                    .map(|id| id.0.to_string()),
+                path,
+            }
+        })
+        .collect();
+    Ok(EventsOut {
+        app: conn.app.name.clone(),
+        pid: conn.app.pid,
+        events,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn app_uris_round_trip_through_percent_encoding() {
+        let uri = ResourceUri::app_uri("Editor Pro/2", View::State);
+        assert_eq!(uri, "axgate://app/Editor%20Pro%2F2/state");
+        let app = "Editor Pro/2".to_owned();
+        let parsed = ResourceUri::parse(&uri).ok();
+        assert_eq!(
+            parsed,
+            Some(ResourceUri::App {
+                app,
+                view: View::State
+            })
+        );
+        for bad in ["axgate://app//tree", "axgate://app/Form", "file:///etc"] {
+            assert_eq!(ResourceUri::parse(bad).unwrap_err().code.0, -32002, "{bad}");
+        }
+        let err = ResourceUri::parse("axgate://app/%ZZ/tree").unwrap_err();
+        assert_eq!(err.code.0, -32602);
+        assert_eq!(percent_decode("%C3%A9t%C3%A9").as_deref(), Some("été"));
+        assert_eq!(percent_decode("%C3"), None);
+    }
+}

@@ -1,0 +1,415 @@
+//! Value and input tools: `set_value` (coerced, clamped, read back), `type_text`,
+//! `press_key`, `scroll` and `drag`. Synthetic input is machine-wide, so it all goes
+//! through the engine's input lock. Typed text never reaches a log or a result.
+
+use rmcp::model::{CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use crate::ax::act::act_and_observe;
+use crate::ax::keys::KeyCombo;
+use crate::ax::values::{coerce, matches};
+use crate::ax::{AxError, AxValue, Target};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::ActOut;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SetValueArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+    /// A string, boolean or number; converted to the element's type and clamped to its range.
+    value: Value,
+}
+
+pub(super) static SET_VALUE: ToolDef = ToolDef {
+    name: "set_value",
+    title: "Set an element's value",
+    description: "Writes a text field's text, a check box's state or a slider's number. The \
+                  value is converted to the element's type and clamped to its min/max, then \
+                  read back: an app that ignores the write is reported, not trusted.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<SetValueArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn set_value(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: SetValueArgs = parse_args(args)?;
+    let given = match args.value {
+        Value::String(s) => AxValue::Text(s),
+        Value::Bool(b) => AxValue::Bool(b),
+        Value::Number(n) => AxValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+        other => {
+            return Err(ToolError::Usage(format!(
+                "invalid argument `value`: expected a string, boolean or number, found {other}"
+            )));
+        }
+    };
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let node = &located.element.node;
+    if !node.states.value_settable {
+        return Err(AxError::NotSettable {
+            element: located.label(),
+        }
+        .into());
+    }
+    let value = coerce(node, given).map_err(|reason| AxError::InvalidValue {
+        element: located.label(),
+        reason,
+    })?;
+    let changes = write_value(ctx, &located, value.clone()).await?;
+    let after = located
+        .conn
+        .resolve(
+            &ctx.engine,
+            &Target::Path(located.element.path.clone()),
+            &ctx.stats,
+        )
+        .await?;
+    if !matches(&value, after.node.value.as_ref()) {
+        let secure = after.node.states.secure;
+        let show = |v: Option<&AxValue>| match (secure, v) {
+            (true, _) => "•••".to_owned(),
+            (false, Some(v)) => format!("{:?}", v.to_string()),
+            (false, None) => "nothing".to_owned(),
+        };
+        return Err(AxError::NotApplied {
+            element: located.label(),
+            expected: show(Some(&value)),
+            actual: show(after.node.value.as_ref()),
+        }
+        .into());
+    }
+    Ok(acted(ctx, &located, "set_value", changes, None).await)
+}
+
+async fn write_value(
+    ctx: &ToolCtx,
+    located: &Located,
+    value: AxValue,
+) -> Result<Vec<crate::ax::diff::Change>, ToolError> {
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let (pid, id) = (app.pid, located.element.node.id);
+    Ok(
+        act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+            ctx.engine.run(&app, &ctx.stats, move |b, c| {
+                b.set_value(pid, id, &value, c)
+            })
+        })
+        .await?,
+    )
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TypeArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element to type into (focused first); without it, the focused element.
+    #[serde(default)]
+    target: Option<String>,
+    /// The text to type.
+    text: String,
+    /// Empty the field before typing.
+    #[serde(default)]
+    clear_first: bool,
+}
+
+pub(super) static TYPE_TEXT: ToolDef = ToolDef {
+    name: "type_text",
+    title: "Type text",
+    description: "Types text as key presses into an element (focused first) or the focused \
+                  element, optionally clearing it first, and verifies the text arrived. The \
+                  text is never logged or echoed.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<TypeArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn type_text(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: TypeArgs = parse_args(args)?;
+    let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    if args.clear_first {
+        if located.element.node.states.value_settable {
+            write_value(ctx, &located, AxValue::Text(String::new())).await?;
+        } else {
+            press(
+                ctx,
+                &located,
+                KeyCombo::parse("cmd+a", &[]).map_err(ToolError::Usage)?,
+            )
+            .await?;
+            press(
+                ctx,
+                &located,
+                KeyCombo::parse("backspace", &[]).map_err(ToolError::Usage)?,
+            )
+            .await?;
+        }
+    }
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    let text = args.text;
+    let changes = act_and_observe(
+        &ctx.engine,
+        &app,
+        &scope,
+        &ctx.stats,
+        VERIFY_WAIT,
+        || async {
+            let _input = ctx.engine.input_lock().await;
+            let text = text.clone();
+            ctx.engine
+                .run(&app, &ctx.stats, move |b, c| b.type_text(pid, &text, c))
+                .await
+        },
+    )
+    .await?;
+    Ok(acted(ctx, &located, "type_text", changes, None).await)
+}
+
+/// Focuses `target` (when given and not focused yet) or finds the focused element.
+async fn focused_or(ctx: &ToolCtx, app: &str, target: Option<&str>) -> Result<Located, ToolError> {
+    if let Some(target) = target {
+        let located = locate_for_write(ctx, app, target).await?;
+        if !located.element.node.states.focused {
+            let app = located.conn.app.clone();
+            let (pid, id) = (app.pid, located.element.node.id);
+            ctx.engine
+                .run(&app, &ctx.stats, move |b, c| b.focus(pid, id, c))
+                .await?;
+        }
+        return Ok(located);
+    }
+    let conn = ctx
+        .session
+        .connections
+        .open(&ctx.engine, app, &ctx.stats)
+        .await?;
+    ctx.engine.check_write(&conn.app, &ctx.session.owner)?;
+    let element = super::query::focused(ctx, &conn).await?.ok_or_else(|| {
+        ToolError::Usage(
+            "nothing is focused in the app: give `target` to focus an element first".into(),
+        )
+    })?;
+    Ok(Located { conn, element })
+}
+
+async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), ToolError> {
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    let _input = ctx.engine.input_lock().await;
+    ctx.engine
+        .run(&app, &ctx.stats, move |b, c| b.press_key(pid, &combo, c))
+        .await?;
+    Ok(())
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct KeyArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// A key: one character, `return`, `tab`, `escape`, `backspace`, `delete`, `space`,
+    /// arrows (`up`…), `home`, `end`, `page_up`, `page_down`, `f1`–`f20`; or a combo such as
+    /// `cmd+shift+s`.
+    key: String,
+    /// Modifiers: any of `cmd`, `ctrl`, `opt`, `shift`.
+    #[serde(default)]
+    modifiers: Vec<String>,
+    /// Focus this element first; without it the key goes to the focused element.
+    #[serde(default)]
+    target: Option<String>,
+}
+
+pub(super) static PRESS_KEY: ToolDef = ToolDef {
+    name: "press_key",
+    title: "Press a key",
+    description: "Presses a key with modifiers (cmd, ctrl, opt, shift) in an app, optionally \
+                  focusing an element first, and reports what changed.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<KeyArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn press_key(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: KeyArgs = parse_args(args)?;
+    let combo = KeyCombo::parse(&args.key, &args.modifiers)
+        .map_err(|e| ToolError::Usage(format!("invalid argument `key`: {e}")))?;
+    let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    let scope = crate::ax::act::Scope::app();
+    let app = located.conn.app.clone();
+    let changes = act_and_observe(
+        &ctx.engine,
+        &app,
+        &scope,
+        &ctx.stats,
+        VERIFY_WAIT,
+        || async {
+            press(ctx, &located, combo).await.map_err(|e| match e {
+                ToolError::Ax(e) => e,
+                ToolError::Usage(m) => AxError::Unsupported(m),
+            })
+        },
+    )
+    .await?;
+    Ok(acted(ctx, &located, "press_key", changes, None).await)
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ScrollArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element to scroll (a scroll area or anything inside one).
+    target: String,
+    /// `up`, `down`, `left` or `right`.
+    direction: Direction,
+    /// Lines to scroll (default 3, at most 100).
+    #[serde(default)]
+    amount: Option<u32>,
+}
+
+pub(super) static SCROLL: ToolDef = ToolDef {
+    name: "scroll",
+    title: "Scroll",
+    description: "Scrolls at an element's centre with the pointer wheel and reports what came \
+                  into view.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<ScrollArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: ScrollArgs = parse_args(args)?;
+    let amount = f64::from(args.amount.unwrap_or(3).clamp(1, 100));
+    let delta = match args.direction {
+        Direction::Up => (0.0, -amount),
+        Direction::Down => (0.0, amount),
+        Direction::Left => (-amount, 0.0),
+        Direction::Right => (amount, 0.0),
+    };
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let point = center(&located)?;
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    let changes = act_and_observe(
+        &ctx.engine,
+        &app,
+        &scope,
+        &ctx.stats,
+        VERIFY_WAIT,
+        || async {
+            let _input = ctx.engine.input_lock().await;
+            ctx.engine
+                .run(&app, &ctx.stats, move |b, c| b.scroll(pid, point, delta, c))
+                .await
+        },
+    )
+    .await?;
+    Ok(acted(ctx, &located, "scroll", changes, None).await)
+}
+
+fn center(located: &Located) -> Result<(f64, f64), ToolError> {
+    located
+        .element
+        .node
+        .frame
+        .map(|f| f.center())
+        .ok_or_else(|| {
+            AxError::Unsupported(format!("{} has no frame on screen", located.label())).into()
+        })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DragArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// The element to drag from (its centre).
+    from: String,
+    /// The element to drop on (its centre); or give `to_x` and `to_y`.
+    #[serde(default)]
+    to: Option<String>,
+    /// Drop point, global x in points.
+    #[serde(default)]
+    to_x: Option<f64>,
+    /// Drop point, global y in points.
+    #[serde(default)]
+    to_y: Option<f64>,
+}
+
+pub(super) static DRAG: ToolDef = ToolDef {
+    name: "drag",
+    title: "Drag",
+    description: "Drags with the left button from an element to another element or a point, \
+                  and reports what changed.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<DragArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: DragArgs = parse_args(args)?;
+    let located = locate_for_write(ctx, &args.app, &args.from).await?;
+    let from = center(&located)?;
+    let to = match (&args.to, args.to_x, args.to_y) {
+        (Some(t), None, None) => center(&locate_for_write(ctx, &args.app, t).await?)?,
+        (None, Some(x), Some(y)) => (x, y),
+        _ => {
+            return Err(ToolError::Usage(
+                "give either `to` (an element) or both `to_x` and `to_y`".into(),
+            ));
+        }
+    };
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    let changes = act_and_observe(
+        &ctx.engine,
+        &app,
+        &scope,
+        &ctx.stats,
+        VERIFY_WAIT,
+        || async {
+            let _input = ctx.engine.input_lock().await;
+            ctx.engine
+                .run(&app, &ctx.stats, move |b, c| b.drag(pid, from, to, c))
+                .await
+        },
+    )
+    .await?;
+    Ok(acted(ctx, &located, "drag", changes, None).await)
+}

@@ -1,0 +1,188 @@
+//! Session tools: `lease_app` / `release_app` (an exclusive, time-limited right to change an
+//! app, so two CI jobs can share a machine safely) and `session_info`.
+
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+
+const MAX_LEASE_SECS: u64 = 3_600;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct LeaseArgs {
+    /// App name, bundle id or pid.
+    app: String,
+    /// How long the lease lasts, in seconds (default 300, at most 3600). Calling again
+    /// extends it.
+    #[serde(default)]
+    seconds: Option<u64>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct LeaseOut {
+    app: String,
+    pid: u32,
+    /// RFC 3339 time the lease ends.
+    until: String,
+}
+
+pub(super) static LEASE_APP: ToolDef = ToolDef {
+    name: "lease_app",
+    title: "Lease an app",
+    description: "Takes an exclusive, time-limited lease on an app: other sessions' changes to \
+                  it fail with \"leased by another session until …\" until the lease ends or is \
+                  released. Reading stays open to everyone.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<LeaseArgs>,
+    output: Some(output_schema::<LeaseOut>),
+};
+
+pub(super) async fn lease_app(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: LeaseArgs = parse_args(args)?;
+    let secs = args.seconds.unwrap_or(300);
+    if secs == 0 || secs > MAX_LEASE_SECS {
+        return Err(ToolError::Usage(format!(
+            "invalid argument `seconds`: 1 to {MAX_LEASE_SECS}"
+        )));
+    }
+    let conn = ctx
+        .session
+        .connections
+        .open(&ctx.engine, &args.app, &ctx.stats)
+        .await?;
+    let lease = ctx
+        .engine
+        .lease(&conn.app, &ctx.session.owner, Duration::from_secs(secs))?;
+    let until = humantime::format_rfc3339_seconds(lease.until_wall).to_string();
+    let text = format!("{} is leased to this session until {until}", conn.app.name);
+    Ok(structured(
+        text,
+        &LeaseOut {
+            app: conn.app.name.clone(),
+            pid: conn.app.pid,
+            until,
+        },
+    ))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReleaseArgs {
+    /// App name, bundle id or pid.
+    app: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct ReleaseOut {
+    app: String,
+    released: bool,
+}
+
+pub(super) static RELEASE_APP: ToolDef = ToolDef {
+    name: "release_app",
+    title: "Release a lease",
+    description: "Ends this session's lease on an app.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<ReleaseArgs>,
+    output: Some(output_schema::<ReleaseOut>),
+};
+
+pub(super) async fn release_app(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: ReleaseArgs = parse_args(args)?;
+    let app = ctx.engine.resolve_app(&args.app, &ctx.stats).await?;
+    let released = ctx.engine.release(app.pid, &ctx.session.owner);
+    let text = if released {
+        format!("released {}", app.name)
+    } else {
+        format!("this session held no lease on {}", app.name)
+    };
+    Ok(structured(
+        text,
+        &ReleaseOut {
+            app: app.name,
+            released,
+        },
+    ))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NoArgs {}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct ConnectionOut {
+    app: String,
+    pid: u32,
+    handles: usize,
+    /// Whether this session holds a lease on the app, and until when.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    leased_until: Option<String>,
+    unresponsive: bool,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct SessionOut {
+    backend: String,
+    connections: Vec<ConnectionOut>,
+}
+
+pub(super) static SESSION_INFO: ToolDef = ToolDef {
+    name: "session_info",
+    title: "Session state",
+    description: "Reports this session's state: the backend, the apps it holds connections to \
+                  with their handle counts, leases, and whether an app is unresponsive.",
+    effect: Effect::Read,
+    idempotent: true,
+    input: input_schema::<NoArgs>,
+    output: Some(output_schema::<SessionOut>),
+};
+
+pub(super) async fn session_info(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+    let mut connections = Vec::new();
+    let mut text = format!("backend: {}\n", ctx.engine.backend_name());
+    for conn in ctx.session.connections.all() {
+        let lease = ctx
+            .engine
+            .lease_of(conn.app.pid)
+            .filter(|l| l.owner == ctx.session.owner)
+            .map(|l| humantime::format_rfc3339_seconds(l.until_wall).to_string());
+        let unresponsive = ctx.engine.unresponsive(conn.app.pid);
+        text.push_str(&format!(
+            "{} pid={} handles={}{}{}\n",
+            conn.app.name,
+            conn.app.pid,
+            conn.handle_count(),
+            lease
+                .as_deref()
+                .map(|u| format!(" leased until {u}"))
+                .unwrap_or_default(),
+            if unresponsive { " unresponsive" } else { "" },
+        ));
+        connections.push(ConnectionOut {
+            app: conn.app.name.clone(),
+            pid: conn.app.pid,
+            handles: conn.handle_count(),
+            leased_until: lease,
+            unresponsive,
+        });
+    }
+    let out = SessionOut {
+        backend: ctx.engine.backend_name().to_owned(),
+        connections,
+    };
+    Ok(structured(text, &out))
+}
