@@ -169,8 +169,8 @@ every call.
 `role`, `title` or `text` to locate each element the goal involves. Every element in a result \
 has a `path` such as window[0]/button[\"Save\"] and a `handle` such as e12. Write the test with \
 paths (titled steps survive restarts); handles only live in this session.
-3. Act on the elements with perform_action (press, increment, show_menu, …) or the value and \
-typing tools, one step at a time.
+3. Act on the elements one step at a time: click (it verifies an effect), perform_action \
+(press, increment, show_menu, …), set_value, type_text or select_menu.
 4. After each action, wait_for the expected change (an element appearing, a value or the \
 enabled state changing) instead of sleeping, then assert the final value, title or state.
 5. Hand back the test as an ordered list of tool calls with their arguments and expected \
@@ -189,7 +189,7 @@ fn navigate_to(app: &str, target: &str) -> String {
 list_menus for the app, then select_menu with the menu path (such as File > Export…). That is \
 more reliable than opening menus by hand.
 3. Otherwise find the element that leads there (a tab, a button, a list row, a link) with \
-find or get_tree, and press it with perform_action, or click it when it ignores presses.
+find or get_tree, and click it (click verifies that something changed).
 4. After every step the UI changes and older paths may point elsewhere: wait_for the new \
 window, sheet or element, and re-read with get_tree before the next step.
 5. Stop when the target is on screen. Report the steps taken and the path of the final \
@@ -212,9 +212,10 @@ enables it first (fill a required field, select a row).
 tabs to reveal it.
    - the action: it must be one of the element's `actions`. The error names the supported ones.
 3. If the action succeeds but nothing changes, the app ignores accessibility actions on this \
-element. Climb the click ladder, checking with get_element or wait_for after each rung: \
-perform_action press, then focus it and press space or return, then click at the centre of its \
-frame (a real pointer click).
+element. Use the click ladder: click with strategy `auto` climbs from a semantic press to a \
+synthetic pointer click, select and set value until an effect shows, and reports the rung that \
+worked. By hand: perform_action press, then click with strategy `pointer`, or focus it and \
+press_key space. Check with get_element or wait_for after each rung.
 4. Report the element's role, title, states and actions, the cause, and the call that works."
     )
 }

@@ -15,6 +15,11 @@ use rmcp::model::{
     LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
     SetLevelRequestParams, Tool,
 };
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
@@ -23,11 +28,6 @@ use super::context::{SessionState, ToolCtx};
 use super::tools;
 use super::{completions, prompts, resources};
 use crate::ax::{CallStats, Engine};
-use rmcp::model::{
-    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
-};
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[

@@ -1,12 +1,15 @@
-//! The effect language at run time: what a demo app does when an action, a value write or a
-//! click triggers a node's `on` list, and the change events each step produces. Effects
-//! whose target does not exist are skipped (the app simply does nothing), as real apps do.
+//! The effect language at run time: what a demo app does when an action, a value write, a
+//! click or another trigger runs a node's `on` list, and the change events each step
+//! produces. Effects whose target does not exist are skipped (the app simply does nothing),
+//! as real apps do. Menus live in `menus.rs`, window closing in `windows.rs`.
 
 use crate::ax::{AxValue, ChangeEvent, ChangeKind, NodeId, Role};
 
-use super::roles;
+use super::build::value_of;
+use super::menus::{close_menu, open_menu};
 use super::spec::{Effect, ValueSpec};
-use super::tree::{AppTree, value_of};
+use super::tree::AppTree;
+use super::{lock, roles, windows};
 
 /// Runs `effects` on behalf of `origin` (the node acted on), appending the events they cause.
 pub(super) fn run(
@@ -96,10 +99,15 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
             }
             match tree.instantiate_template(template, target) {
                 Ok(new) => {
-                    if tree.get(new).is_some_and(|n| roles::is_window(n.role)) {
+                    let window = tree.window_of(new) == Some(new);
+                    if window {
                         events.push(event(tree, new, ChangeKind::WindowCreated));
                     }
                     events.push(event(tree, target, ChangeKind::ChildrenChanged));
+                    // A new window or dialog becomes the key window, as on a desktop.
+                    if window {
+                        windows::focus_window(tree, new, events);
+                    }
                 }
                 Err(e) => tracing::warn!(app = %tree.name, "demo effect open failed: {e}"),
             }
@@ -110,13 +118,13 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 && !node.states.secure
                 && let Some(AxValue::Text(text)) = &node.value
             {
-                tree.clipboard = text.clone();
+                *lock(&tree.clipboard) = text.clone();
             }
         }
         Effect::Paste { .. } => {
             if let Some(AxValue::Text(text)) = tree.get(target).and_then(|n| n.value.clone()) {
-                let pasted = AxValue::Text(text + &tree.clipboard);
-                write_value(tree, target, pasted, events);
+                let clip = lock(&tree.clipboard).clone();
+                write_value(tree, target, AxValue::Text(text + &clip), events);
             }
         }
         Effect::Undo { .. } => {
@@ -124,6 +132,23 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 write_value(tree, target, previous, events);
             }
         }
+        Effect::MarkSaved { .. } => {
+            if let Some(window) = tree.window_of(target).and_then(|w| tree.get_mut(w)) {
+                window.extra.edited = false;
+            }
+        }
+        Effect::CloseWindow { .. } => {
+            if let Some(window) = tree.window_of(target) {
+                windows::request_close(tree, window, events);
+            }
+        }
+        Effect::ContinueQuit {} => {
+            if tree.quit_pending {
+                tree.quit_pending = false;
+                tree.exit_requested = windows::may_quit(tree, events);
+            }
+        }
+        Effect::CancelQuit {} => tree.quit_pending = false,
     }
 }
 
@@ -140,7 +165,11 @@ fn resolve(tree: &AppTree, origin: NodeId, effect: &Effect) -> Option<NodeId> {
         | Effect::OpenMenu { target, .. }
         | Effect::CloseMenu { target }
         | Effect::Paste { target }
-        | Effect::Undo { target } => target.as_deref(),
+        | Effect::Undo { target }
+        | Effect::MarkSaved { target }
+        | Effect::CloseWindow { target } => target.as_deref(),
+        // App-wide: they act even after their dialog removed itself.
+        Effect::ContinueQuit {} | Effect::CancelQuit {} => return Some(tree.root()),
         Effect::Copy { source } => source.as_deref(),
         Effect::Remove { target } => Some(target.as_str()),
         Effect::Open { parent, .. } => {
@@ -177,7 +206,28 @@ pub(super) fn write_value(
         return;
     }
     node.previous_value = node.value.replace(value);
+    let marks_edited = node.extra.marks_edited;
+    if marks_edited && let Some(window) = tree.window_of(id).and_then(|w| tree.get_mut(w)) {
+        window.extra.edited = true;
+    }
     events.push(event(tree, id, ChangeKind::ValueChanged));
+}
+
+/// Writes a value as the user's own edit would: `write_value`, then the node's `change`
+/// effects if the value changed.
+pub(super) fn change_value(
+    tree: &mut AppTree,
+    id: NodeId,
+    value: AxValue,
+    events: &mut Vec<ChangeEvent>,
+) {
+    let before = events.len();
+    write_value(tree, id, value, events);
+    if events.len() > before
+        && let Some(reaction) = tree.get(id).and_then(|n| n.effects("change"))
+    {
+        run(tree, id, &reaction, events);
+    }
 }
 
 /// Moves keyboard focus to `id` and makes its window the focused one.
@@ -203,7 +253,8 @@ pub(super) fn set_focus(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeE
     events.push(event(tree, id, ChangeKind::FocusChanged));
 }
 
-fn select(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
+/// Selects `id` and deselects its siblings of the same role (their bool values follow).
+pub(super) fn select(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
     let Some(node) = tree.get(id) else {
         return;
     };
@@ -233,94 +284,8 @@ fn select(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
     }
 }
 
-/// Opens `opener`'s menu, closing any other open menu first (one menu open at a time).
-fn open_menu(
-    tree: &mut AppTree,
-    opener: NodeId,
-    template: Option<&str>,
-    events: &mut Vec<ChangeEvent>,
-) {
-    for menu in open_menus(tree) {
-        let encloses_opener = tree.preorder(menu).contains(&opener);
-        if tree.get(menu).and_then(|m| m.parent) != Some(opener) && !encloses_opener {
-            close_menu(tree, menu, events);
-        }
-    }
-    let existing = tree.get(opener).and_then(|n| {
-        n.children
-            .iter()
-            .copied()
-            .find(|c| tree.get(*c).is_some_and(|c| c.role == Role::Menu))
-    });
-    let menu = match (existing, template) {
-        (Some(menu), _) => menu,
-        (None, Some(template)) => match tree.instantiate_template(template, opener) {
-            Ok(menu) => {
-                if let Some(node) = tree.get_mut(menu) {
-                    node.transient = true;
-                }
-                events.push(event(tree, opener, ChangeKind::ChildrenChanged));
-                menu
-            }
-            Err(e) => {
-                tracing::warn!(app = %tree.name, "demo effect open_menu failed: {e}");
-                return;
-            }
-        },
-        (None, None) => return,
-    };
-    let already_open = tree.get(opener).is_some_and(|n| n.states.expanded)
-        && tree.get(menu).is_some_and(|m| m.states.visible);
-    if let Some(node) = tree.get_mut(menu) {
-        node.states.visible = true;
-    }
-    if let Some(node) = tree.get_mut(opener) {
-        node.states.expanded = true;
-    }
-    if !already_open {
-        events.push(event(tree, menu, ChangeKind::MenuOpened));
-    }
-}
-
-/// Menus whose opener is expanded.
-fn open_menus(tree: &AppTree) -> Vec<NodeId> {
-    tree.preorder(tree.root())
-        .into_iter()
-        .filter(|id| {
-            tree.get(*id).is_some_and(|n| {
-                n.role == Role::Menu
-                    && n.parent
-                        .and_then(|p| tree.get(p))
-                        .is_some_and(|p| p.states.expanded)
-            })
-        })
-        .collect()
-}
-
-/// Closes a menu: removes it if it came from a template, hides it otherwise.
-fn close_menu(tree: &mut AppTree, menu: NodeId, events: &mut Vec<ChangeEvent>) {
-    let Some(node) = tree.get(menu) else {
-        return;
-    };
-    let (opener, transient, visible) = (node.parent, node.transient, node.states.visible);
-    if let Some(opener) = opener.and_then(|o| tree.get_mut(o)) {
-        opener.states.expanded = false;
-    }
-    if transient {
-        events.push(event(tree, menu, ChangeKind::MenuClosed));
-        tree.remove(menu);
-        if let Some(opener) = opener {
-            events.push(event(tree, opener, ChangeKind::ChildrenChanged));
-        }
-    } else if visible {
-        if let Some(node) = tree.get_mut(menu) {
-            node.states.visible = false;
-        }
-        events.push(event(tree, menu, ChangeKind::MenuClosed));
-    }
-}
-
-fn remove(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
+/// Removes a subtree (a menu is closed instead), with the events a real app emits.
+pub(super) fn remove(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
     let Some(role) = tree.get(id).map(|n| n.role) else {
         return;
     };

@@ -5,12 +5,12 @@
 use crate::ax::backend::MouseButton;
 use crate::ax::{AxError, AxValue, ChangeEvent, NodeId, Rect, Role};
 
-use super::effects;
-use super::roles;
 use super::tree::AppTree;
+use super::{effects, roles, scroll, selection, windows};
 
 /// Performs a semantic action: checks the element is enabled and supports the action, then
-/// runs the element's effects for it (an element without effects accepts and ignores it).
+/// runs the element's effects for it (an element without effects accepts and ignores it,
+/// except that a window's `raise` makes it the focused window).
 pub(super) fn perform_action(
     tree: &mut AppTree,
     id: NodeId,
@@ -32,6 +32,8 @@ pub(super) fn perform_action(
     let mut events = Vec::new();
     if let Some(reaction) = node.effects(action) {
         effects::run(tree, id, &reaction, &mut events);
+    } else if action == "raise" && tree.window_of(id) == Some(id) {
+        windows::focus_window(tree, id, &mut events);
     }
     Ok(events)
 }
@@ -72,11 +74,9 @@ pub(super) fn set_value(
         }
     }
     let mut events = Vec::new();
-    effects::write_value(tree, id, value.clone(), &mut events);
-    if !events.is_empty()
-        && let Some(reaction) = tree.get(id).and_then(|n| n.effects("change"))
-    {
-        effects::run(tree, id, &reaction, &mut events);
+    effects::change_value(tree, id, value.clone(), &mut events);
+    if tree.get(id).is_some_and(|n| n.role == Role::ScrollBar) {
+        scroll::follow_bar(tree, id, &mut events);
     }
     Ok(events)
 }
@@ -109,7 +109,8 @@ pub(super) fn focus(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>, 
 }
 
 /// A synthetic click at global coordinates. A left click runs the hit element's `click`
-/// effects if it has any, else its `press` semantics, else focuses it (text fields), walking
+/// effects if it has any, else its `press` semantics, else selects it (list rows), else
+/// focuses it (text fields), walking
 /// up to the nearest ancestor that reacts; clicks on disabled elements do nothing. A right
 /// click opens the element's context menu when it has `show_menu`. `count` clicks (at most
 /// three) are delivered one after another, hit-testing each time.
@@ -157,6 +158,10 @@ fn left_click(tree: &mut AppTree, hit: NodeId, events: &mut Vec<ChangeEvent>) {
             if let Some(reaction) = node.effects("press") {
                 effects::run(tree, id, &reaction, events);
             }
+            return;
+        }
+        if matches!(node.role, Role::ListItem | Role::Row | Role::Cell) {
+            selection::select_item(tree, id, events);
             return;
         }
         if roles::focusable(node.role) {

@@ -1,43 +1,66 @@
 //! The demo backend: in-memory apps described by embedded data files (`apps/*.json`) that
-//! react to actions like real ones and emit change events. It serves anywhere and is the
-//! engine's fast test backend.
+//! react to actions and input like real ones and emit change events. It serves anywhere and
+//! is the engine's fast test backend.
+//!
+//! Apps: Form, Editor, Huge, Hung, Settings and List run from the start with pids 41001..
+//! in that order; Notes (and any of the others, once quit) can be launched by name, bundle id
+//! or `/Applications/Name.app`, getting a fresh pid from [`FIRST_LAUNCHED_PID`] up. A
+//! launched app shows no windows until [`DEFAULT_LAUNCH_DELAY`] has passed. Quitting asks
+//! about unsaved changes (Editor shows a save dialog and keeps running) unless forced.
+//!
+//! Input is modelled, not just actions: typing and keys go to the focused element (text
+//! editing, Tab focus order, Return/Escape on default and cancel buttons, menu shortcuts —
+//! `keyboard.rs`), scrolling shifts a scroll area's content and hides what leaves the
+//! viewport and dragging moves sliders and scroll bars (`scroll.rs`), `select` picks rows,
+//! tabs, radios and menu items (`selection.rs`), windows focus, minimize, close, move and
+//! resize (`windows.rs`). One machine-wide text clipboard is shared by all apps.
 //!
 //! Each app's tree sits behind its own mutex, so calls for different apps never block each
 //! other; change events are delivered after that lock is released. The `Hung` app answers
 //! nothing: every per-app call blocks past its deadline and then times out. Round trips are
 //! counted as one per call, and one per node a snapshot copies (a real backend's batched
 //! fetch per element). The data format is described in `spec.rs`; what effects do, in
-//! `effects.rs`.
+//! `effects.rs`. Typed text, clipboard contents and values are never logged.
 
+mod build;
+mod calls;
 mod effects;
 mod font;
 mod interact;
+mod keyboard;
+mod menus;
+mod process;
 mod render;
 mod roles;
+mod scroll;
+mod selection;
 mod simulate;
 mod snapshot;
 mod spec;
+mod text;
 mod tree;
+mod windows;
 
 #[cfg(test)]
 mod tests;
 
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::AtomicU32;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
-use crate::ax::backend::MouseButton;
-use crate::ax::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, ChangeEvent, EventSink, NodeId, Pid, RawNode,
-    ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
-};
+use crate::ax::{AxError, CallCtx, ChangeEvent, EventSink, Pid, RawNode};
 
+pub use process::FIRST_LAUNCHED_PID;
+use process::{DemoApp, Registry};
 pub use simulate::Simulation;
-use spec::{AppSpec, Behavior};
+use spec::AppSpec;
 use tree::AppTree;
 
 /// The pid of the first built-in app; the others follow in order.
 pub const FIRST_PID: Pid = 41001;
+
+/// How long a launched app runs before its windows appear.
+pub const DEFAULT_LAUNCH_DELAY: Duration = Duration::from_millis(150);
 
 /// Knobs for tests.
 #[derive(Clone, Debug)]
@@ -54,34 +77,14 @@ impl Default for DemoOptions {
     }
 }
 
-struct DemoApp {
-    pid: Pid,
-    name: String,
-    bundle_id: String,
-    behavior: Behavior,
-    spec: AppSpec,
-    first_id: u64,
-    /// Built on first use ("launched" lazily), so backends that never touch the huge app
-    /// do not pay for it.
-    tree: OnceLock<Mutex<AppTree>>,
-}
-
-impl DemoApp {
-    fn tree(&self) -> MutexGuard<'_, AppTree> {
-        lock(self.tree.get_or_init(|| {
-            // The files are compiled in and covered by tests, so a bad one is a build bug.
-            let tree = AppTree::build(&self.spec, self.pid, self.first_id)
-                .unwrap_or_else(|e| panic!("demo app {}: {e}", self.name));
-            Mutex::new(tree)
-        }))
-    }
-}
-
 /// The demo backend. See the module docs.
 pub struct DemoBackend {
-    apps: Vec<DemoApp>,
+    /// Every app that can run: the built-ins first, then the launch-only ones.
+    catalog: Vec<Arc<AppSpec>>,
+    registry: Mutex<Registry>,
     options: DemoOptions,
-    started_at: u64,
+    launch_delay: Duration,
+    clipboard: Arc<Mutex<String>>,
     sink: Mutex<Option<EventSink>>,
     simulation: Mutex<Simulation>,
     frontmost: AtomicU32,
@@ -94,41 +97,44 @@ impl Default for DemoBackend {
 }
 
 impl DemoBackend {
-    /// The built-in apps (Form, Editor, Huge, Hung, Settings) with default options.
+    /// The built-in apps with default options.
     pub fn new() -> Self {
         DemoBackend::with_options(DemoOptions::default())
     }
 
     /// The built-in apps with these options (tests shorten `hang_extra`).
     pub fn with_options(options: DemoOptions) -> Self {
-        let started_at = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let apps = spec::BUILT_IN
-            .iter()
-            .enumerate()
-            .map(|(i, (file, text))| {
+        let parse = |files: &[(&str, &str)]| -> Vec<Arc<AppSpec>> {
+            files
+                .iter()
                 // The files are compiled in and covered by tests, so a bad one is a build bug.
-                let spec = spec::parse_app(file, text).unwrap_or_else(|e| panic!("{e}"));
-                DemoApp {
-                    pid: FIRST_PID + i as Pid,
-                    name: spec.name.clone(),
-                    bundle_id: spec.bundle_id.clone(),
-                    behavior: spec.behavior,
-                    spec,
-                    first_id: (i as u64 + 1) << 32,
-                    tree: OnceLock::new(),
-                }
-            })
-            .collect();
+                .map(|(file, text)| {
+                    Arc::new(spec::parse_app(file, text).unwrap_or_else(|e| panic!("{e}")))
+                })
+                .collect()
+        };
+        let built_in = parse(spec::BUILT_IN);
+        let clipboard = Arc::new(Mutex::new(String::new()));
+        let registry = Registry::start(&built_in, FIRST_PID, process::now_secs(), &clipboard);
+        let mut catalog = built_in;
+        catalog.extend(parse(spec::LAUNCHABLE));
         DemoBackend {
-            apps,
+            catalog,
+            registry: Mutex::new(registry),
             options,
-            started_at,
+            launch_delay: DEFAULT_LAUNCH_DELAY,
+            clipboard,
             sink: Mutex::new(None),
             simulation: Mutex::new(Simulation::None),
             frontmost: AtomicU32::new(FIRST_PID),
         }
+    }
+
+    /// Sets how long launched apps take before their windows appear (tests use zero or a
+    /// longer delay).
+    pub fn with_launch_delay(mut self, delay: Duration) -> Self {
+        self.launch_delay = delay;
+        self
     }
 
     /// Starts (or, with [`Simulation::None`], stops) pretending a machine-level failure.
@@ -136,45 +142,58 @@ impl DemoBackend {
         *lock(&self.simulation) = simulation;
     }
 
-    /// The pid of the app with this name.
+    /// The pid of the running app with this name.
     pub fn pid_of(&self, app_name: &str) -> Option<Pid> {
-        self.apps.iter().find(|a| a.name == app_name).map(|a| a.pid)
+        self.running(app_name).map(|a| a.pid)
+    }
+
+    /// The names of every app `launch_app` knows, running or not.
+    pub fn launchable(&self) -> Vec<String> {
+        self.catalog.iter().map(|s| s.name.clone()).collect()
     }
 
     /// The app-side state of the first element with this identifier, read directly (no
     /// deadline, no hang), for tests. Unlike snapshots it includes secure values.
     pub fn node_by_identifier(&self, app_name: &str, identifier: &str) -> Option<RawNode> {
-        let app = self.apps.iter().find(|a| a.name == app_name)?;
-        let tree = app.tree();
-        let node = tree.get(tree.find_identifier(identifier)?)?;
-        let mut raw = node.to_raw();
-        raw.value = node.value.clone();
-        Some(raw)
+        self.inspect(app_name, |tree| {
+            let node = tree.get(tree.find_identifier(identifier)?)?;
+            let mut raw = node.to_raw();
+            raw.value = node.value.clone();
+            Some(raw)
+        })?
     }
 
     /// How many elements an app has right now, for tests.
     pub fn node_count(&self, app_name: &str) -> Option<usize> {
-        let app = self.apps.iter().find(|a| a.name == app_name)?;
-        Some(app.tree().len())
+        self.inspect(app_name, |tree| tree.len())
     }
 
-    fn app(&self, pid: Pid) -> Result<&DemoApp, AxError> {
-        self.apps
+    fn running(&self, app_name: &str) -> Option<Arc<DemoApp>> {
+        let registry = lock(&self.registry);
+        registry
+            .running
             .iter()
-            .find(|a| a.pid == pid)
-            .ok_or_else(|| AxError::AppNotFound {
-                query: format!("pid {pid}"),
-                available: self
-                    .apps
-                    .iter()
-                    .map(|a| format!("{} (pid {})", a.name, a.pid))
-                    .collect(),
-            })
+            .find(|a| a.name() == app_name)
+            .cloned()
+    }
+
+    fn inspect<T>(&self, app_name: &str, read: impl FnOnce(&AppTree) -> T) -> Option<T> {
+        let app = self.running(app_name)?;
+        let (out, events) = {
+            let (tree, events) = app.lock();
+            (read(&tree), events)
+        };
+        self.emit(events);
+        Some(out)
+    }
+
+    fn app(&self, pid: Pid) -> Result<Arc<DemoApp>, AxError> {
+        lock(&self.registry).find(pid)
     }
 
     /// Runs `op` on one app's locked tree: the single path every per-app call takes. It
-    /// applies simulated failures and the hung app's hang, and delivers the events `op`
-    /// returns after the lock is released.
+    /// applies simulated failures and the hung app's hang, delivers the events `op` returns
+    /// after the lock is released, and lets the app exit if `op` made it decide to.
     fn with_app<T>(
         &self,
         pid: Pid,
@@ -183,20 +202,32 @@ impl DemoBackend {
     ) -> Result<T, AxError> {
         let app = self.app(pid)?;
         self.simulation().check_permission()?;
-        if app.behavior == Behavior::Hung {
+        if app.hung() {
             let budget = ctx.remaining();
             std::thread::sleep(budget + self.options.hang_extra);
             return Err(AxError::Timeout {
-                app: app.name.clone(),
+                app: app.name().to_owned(),
                 after: budget,
             });
         }
-        let (out, events) = {
-            let mut tree = app.tree();
-            op(&mut tree, ctx)?
+        let (result, mut events, exits) = {
+            let (mut tree, events) = app.lock();
+            let result = op(&mut tree, ctx);
+            let exits = std::mem::take(&mut tree.exit_requested);
+            (result, events, exits)
+        };
+        let out = match result {
+            Ok((out, more)) => {
+                events.extend(more);
+                Ok(out)
+            }
+            Err(e) => Err(e),
         };
         self.emit(events);
-        Ok(out)
+        if exits {
+            self.exit(pid);
+        }
+        out
     }
 
     fn emit(&self, events: Vec<ChangeEvent>) {
@@ -222,140 +253,4 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Backend for DemoBackend {
-    fn name(&self) -> &'static str {
-        "demo"
-    }
-
-    fn readiness(&self) -> Vec<ReadinessCheck> {
-        self.simulation().readiness()
-    }
-
-    fn set_event_sink(&self, sink: EventSink) {
-        *lock(&self.sink) = Some(sink);
-    }
-
-    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
-        ctx.trips(1);
-        let frontmost = self.frontmost.load(Ordering::Relaxed);
-        Ok(self
-            .apps
-            .iter()
-            .map(|a| AppInfo {
-                pid: a.pid,
-                name: a.name.clone(),
-                bundle_id: Some(a.bundle_id.clone()),
-                started_at: self.started_at,
-                frontmost: a.pid == frontmost,
-            })
-            .collect())
-    }
-
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
-        self.with_app(pid, ctx, |_, ctx| {
-            ctx.trips(1);
-            Ok(((), Vec::new()))
-        })
-    }
-
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            Ok((snapshot::snapshot(tree, request, ctx)?, Vec::new()))
-        })
-    }
-
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok((snapshot::list_windows(tree), Vec::new()))
-        })
-    }
-
-    fn perform_action(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        action: &str,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok(((), interact::perform_action(tree, node, action)?))
-        })
-    }
-
-    fn set_value(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        value: &AxValue,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok(((), interact::set_value(tree, node, value)?))
-        })
-    }
-
-    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok(((), interact::focus(tree, node)?))
-        })?;
-        self.frontmost.store(pid, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn click_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        button: MouseButton,
-        count: u32,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        self.simulation().check_unlocked("synthetic clicks")?;
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok(((), interact::click_at(tree, point, button, count)))
-        })?;
-        self.frontmost.store(pid, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok((interact::element_at(tree, point), Vec::new()))
-        })
-    }
-
-    fn screenshot(
-        &self,
-        pid: Pid,
-        region: Option<Rect>,
-        ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError> {
-        self.simulation().check_unlocked("screenshots")?;
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            let area = match region {
-                Some(r) => r,
-                None => render::window_area(tree)?,
-            };
-            Ok((render::render(tree, area, ctx)?, Vec::new()))
-        })
-    }
 }

@@ -8,7 +8,8 @@ use super::tree::AppTree;
 /// Copies a bounded subtree in pre-order. Each node copied counts as one round trip: it
 /// models the one batched attribute fetch per element a real backend makes. The walk stops,
 /// marking the snapshot truncated, at the node budget or the deadline; descending stops at
-/// `max_depth` (not a truncation: `child_count` still says what lies below).
+/// `max_depth` (not a truncation: `child_count` still says what lies below). Everything in a
+/// minimized window reports itself invisible.
 pub(super) fn snapshot(
     tree: &AppTree,
     request: &SnapshotRequest,
@@ -19,8 +20,11 @@ pub(super) fn snapshot(
         Some(id) => tree.live(id)?.id,
     };
     let mut snap = Snapshot::default();
-    let mut stack = vec![(root, 0u32, None)];
-    while let Some((id, depth, parent)) = stack.pop() {
+    let hidden_root = tree
+        .window_of(root)
+        .is_some_and(|w| tree.get(w).is_some_and(|n| n.extra.minimized));
+    let mut stack = vec![(root, 0u32, None, hidden_root)];
+    while let Some((id, depth, parent, hidden)) = stack.pop() {
         if snap.nodes.len() >= request.max_nodes || ctx.expired() {
             snap.truncated = true;
             break;
@@ -32,10 +36,12 @@ pub(super) fn snapshot(
         let index = snap.nodes.len();
         let mut raw = node.to_raw();
         raw.parent = parent;
+        raw.states.visible &= !hidden;
         snap.nodes.push(raw);
+        let hide = hidden || node.extra.minimized;
         if depth < request.max_depth {
             for child in node.children.iter().rev() {
-                stack.push((*child, depth + 1, Some(index)));
+                stack.push((*child, depth + 1, Some(index), hide));
             }
         }
     }
@@ -56,7 +62,7 @@ pub(super) fn list_windows(tree: &AppTree) -> Vec<WindowInfo> {
             title: n.title.clone(),
             frame: n.frame,
             focused: n.states.focused,
-            minimized: !n.states.visible,
+            minimized: n.extra.minimized,
         })
         .collect()
 }

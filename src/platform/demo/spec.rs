@@ -3,10 +3,21 @@
 //!
 //! An app is `{name, bundle_id, behavior?, children, templates?}`. A node is
 //! `{role, title?, identifier?, value?, min?, max?, frame?: [x, y, w, h], states?, actions?,
-//! on?: {action | "change" | "click": [effect…]}, children?}`. A child entry is a node,
-//! `{"repeat": {count | each, var?, offset?: [dx, dy], nodes}}` (strings `{var}` in titles,
-//! descriptions, identifiers and text values are replaced per iteration, frames shift by
-//! `offset` per iteration) or `{"template": "name"}` (instantiate a template in place).
+//! on?: {action | trigger: [effect…]}, shortcut?, default_button?, cancel_button?,
+//! marks_edited?, children?}`. Triggers that are not actions: `change` (after a value write),
+//! `click` (pointer only), `select` (after the node was selected) and `close_edited` (a window
+//! asked to close, or its app to quit, with unsaved changes: these effects run instead, e.g.
+//! opening a save dialog). `shortcut` (`"cmd+s"`) is a menu item's key equivalent;
+//! `default_button`/`cancel_button` mark the buttons Return and Escape press in their window;
+//! `marks_edited` makes every value change of the node mark its window edited (unsaved).
+//!
+//! A child entry is a node, `{"repeat": {count | each, var?, from?, offset?: [dx, dy], nodes}}`
+//! (strings `{var}` in titles, descriptions, identifiers and text values are replaced per
+//! iteration, counting from `from`; frames shift by `offset` per iteration) or
+//! `{"template": "name"}` (instantiate a template in place).
+//!
+//! [`BUILT_IN`] apps run when the backend starts, in pid order; [`LAUNCHABLE`] apps run only
+//! once launched. Any of them can be launched by name, bundle id or `/Applications/Name.app`.
 
 use std::collections::BTreeMap;
 
@@ -19,7 +30,11 @@ pub(super) const BUILT_IN: &[(&str, &str)] = &[
     ("huge.json", include_str!("apps/huge.json")),
     ("hung.json", include_str!("apps/hung.json")),
     ("settings.json", include_str!("apps/settings.json")),
+    ("list.json", include_str!("apps/list.json")),
 ];
+
+/// Apps that are not running at start but can be launched.
+pub(super) const LAUNCHABLE: &[(&str, &str)] = &[("notes.json", include_str!("apps/notes.json"))];
 
 /// How an app answers calls.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -66,6 +81,9 @@ pub(super) struct RepeatSpec {
     pub(super) each: Option<Vec<BTreeMap<String, String>>>,
     #[serde(default = "default_var")]
     pub(super) var: String,
+    /// The value `var` takes in the first iteration (frames still start unshifted).
+    #[serde(default)]
+    pub(super) from: usize,
     /// Frame shift per iteration, in points.
     #[serde(default)]
     pub(super) offset: [f64; 2],
@@ -104,9 +122,21 @@ pub(super) struct NodeSpec {
     pub(super) states: StatesSpec,
     #[serde(default)]
     pub(super) actions: Vec<String>,
-    /// Effects keyed by action name, `change` (after a value write) or `click` (pointer only).
+    /// Effects keyed by action name or trigger (`change`, `click`, `select`, `close_edited`).
     #[serde(default)]
     pub(super) on: BTreeMap<String, Vec<Effect>>,
+    /// A menu item's key equivalent, such as `cmd+shift+s`.
+    #[serde(default)]
+    pub(super) shortcut: Option<String>,
+    /// The button Return presses in this node's window.
+    #[serde(default)]
+    pub(super) default_button: bool,
+    /// The button Escape presses in this node's window.
+    #[serde(default)]
+    pub(super) cancel_button: bool,
+    /// Value changes of this node mark its window edited (unsaved changes).
+    #[serde(default)]
+    pub(super) marks_edited: bool,
     #[serde(default)]
     pub(super) children: Vec<ChildSpec>,
 }
@@ -206,7 +236,7 @@ pub(super) enum Effect {
     },
     /// Removes a subtree (closes a window or dialog).
     Remove { target: String },
-    /// Copies the source's text value to the app's clipboard.
+    /// Copies the source's text value to the clipboard (shared by every app).
     Copy {
         #[serde(default)]
         source: Option<String>,
@@ -221,6 +251,22 @@ pub(super) enum Effect {
         #[serde(default)]
         target: Option<String>,
     },
+    /// Clears the edited (unsaved changes) mark of the target's window.
+    MarkSaved {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// Asks the target's window to close: runs its `close_edited` effects instead when it has
+    /// unsaved changes and such effects, else closes it.
+    CloseWindow {
+        #[serde(default)]
+        target: Option<String>,
+    },
+    /// If a quit of the app waits on this dialog, carries it on: the app exits (after asking
+    /// about any other edited window).
+    ContinueQuit {},
+    /// Forgets a quit that waits on this dialog: the app keeps running.
+    CancelQuit {},
 }
 
 /// Parses one app file; the error names the file and the JSON path that is wrong.

@@ -1,20 +1,15 @@
-//! One demo app's live element tree: nodes in an id-keyed arena, built from an [`AppSpec`]
-//! (expanding repeats and templates), with the lookups every operation needs. Node ids are
-//! minted from a per-app counter and never reused, so a removed element's id stays dead.
+//! One demo app's live element tree: nodes in an id-keyed arena with the lookups and edits
+//! every operation needs. `build.rs` fills it from an [`AppSpec`](super::spec::AppSpec). Node
+//! ids are minted from a per-app counter and never reused, so a removed element's id stays dead.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use crate::ax::keys::KeyCombo;
 use crate::ax::{AxError, AxValue, NodeId, Pid, RawNode, Rect, Role, States};
 
 use super::roles;
-use super::spec::{AppSpec, ChildSpec, Effect, NodeSpec, ValueSpec};
-
-/// Repeat variables in scope while instantiating (`{g}` → `"3"`).
-type Vars = BTreeMap<String, String>;
-
-/// Event keys in `on` that are not action names.
-const EXTRA_TRIGGERS: &[&str] = &["change", "click"];
+use super::spec::{Effect, NodeSpec};
 
 #[derive(Clone, Debug)]
 pub(super) struct Node {
@@ -33,11 +28,32 @@ pub(super) struct Node {
     pub(super) min: Option<f64>,
     pub(super) max: Option<f64>,
     pub(super) frame: Option<Rect>,
+    /// For text elements `selected` means "all text selected" (cmd+a): the next typed
+    /// character, Backspace, cut or paste replaces the whole value.
     pub(super) states: States,
     pub(super) actions: Vec<String>,
     pub(super) on: BTreeMap<String, Arc<[Effect]>>,
     /// Created by `open_menu` from a template: closing removes it instead of hiding it.
     pub(super) transient: bool,
+    pub(super) extra: Extra,
+}
+
+/// Behaviour the engine does not see directly: keyboard roles, window and scroll state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Extra {
+    /// A menu item's key equivalent.
+    pub(super) shortcut: Option<KeyCombo>,
+    pub(super) default_button: bool,
+    pub(super) cancel_button: bool,
+    pub(super) marks_edited: bool,
+    /// Windows: changed since the last save.
+    pub(super) edited: bool,
+    /// Windows: minimized (then also not visible, and neither are its descendants).
+    pub(super) minimized: bool,
+    /// Content of a live scroll area that lies outside its viewport: reported invisible.
+    pub(super) scrolled_out: bool,
+    /// Scroll areas: how far the content is scrolled right and down, in points.
+    pub(super) scroll_offset: (f64, f64),
 }
 
 impl Node {
@@ -57,6 +73,7 @@ impl Node {
         raw.max_value = self.max;
         raw.frame = self.frame;
         raw.states = self.states;
+        raw.states.visible &= !self.extra.scrolled_out;
         raw.actions = self.actions.clone();
         raw.child_count = self.children.len();
         raw
@@ -82,41 +99,40 @@ impl Node {
     pub(super) fn effects(&self, trigger: &str) -> Option<Arc<[Effect]>> {
         self.on.get(trigger).cloned()
     }
+
+    pub(super) fn has_action(&self, action: &str) -> bool {
+        self.actions.iter().any(|a| a == action)
+    }
+
+    /// The node's text value (`""` for none or a non-text value).
+    pub(super) fn text(&self) -> &str {
+        match &self.value {
+            Some(AxValue::Text(t)) => t,
+            _ => "",
+        }
+    }
 }
 
 #[derive(Debug)]
 pub(super) struct AppTree {
     pub(super) pid: Pid,
     pub(super) name: String,
-    nodes: HashMap<NodeId, Node>,
-    root: NodeId,
-    next_id: u64,
-    templates: Arc<BTreeMap<String, NodeSpec>>,
-    /// The app's pasteboard (`copy`/`paste` effects).
-    pub(super) clipboard: String,
+    pub(super) nodes: HashMap<NodeId, Node>,
+    pub(super) root: NodeId,
+    pub(super) next_id: u64,
+    pub(super) templates: Arc<BTreeMap<String, NodeSpec>>,
+    /// The machine-wide text clipboard, shared with every app and the backend. Locked only
+    /// briefly and never while taking another lock.
+    pub(super) clipboard: Arc<Mutex<String>>,
+    /// Launched but not ready yet: the application element has no windows.
+    pub(super) launching: bool,
+    /// A quit waits on a save dialog (`continue_quit` / `cancel_quit` settle it).
+    pub(super) quit_pending: bool,
+    /// The app decided to exit; the backend removes it after the current call.
+    pub(super) exit_requested: bool,
 }
 
 impl AppTree {
-    /// Builds the live tree; ids start at `first_id` so different apps never share ids.
-    pub(super) fn build(spec: &AppSpec, pid: Pid, first_id: u64) -> Result<AppTree, String> {
-        let mut tree = AppTree {
-            pid,
-            name: spec.name.clone(),
-            nodes: HashMap::new(),
-            root: NodeId(first_id),
-            next_id: first_id,
-            templates: Arc::new(spec.templates.clone()),
-            clipboard: String::new(),
-        };
-        let root = tree.mint();
-        let (native, _) = roles::native_role(Role::Application);
-        let mut app = blank_node(root, None, Role::Application, native.to_owned());
-        app.title = Some(spec.name.clone());
-        tree.nodes.insert(root, app);
-        tree.instantiate_children(&spec.children, root, &Vars::new(), (0.0, 0.0))?;
-        Ok(tree)
-    }
-
     pub(super) fn root(&self) -> NodeId {
         self.root
     }
@@ -188,22 +204,60 @@ impl AppTree {
         None
     }
 
+    /// The app's top-level windows, dialogs and sheets, in tree order.
+    pub(super) fn windows(&self) -> Vec<NodeId> {
+        self.nodes[&self.root]
+            .children
+            .iter()
+            .copied()
+            .filter(|id| self.nodes.get(id).is_some_and(|n| roles::is_window(n.role)))
+            .collect()
+    }
+
+    /// Whether `id` and all its ancestors are visible (and not scrolled out of view).
+    pub(super) fn shown(&self, id: NodeId) -> bool {
+        let mut cursor = Some(id);
+        while let Some(node) = cursor.and_then(|c| self.nodes.get(&c)) {
+            if !node.states.visible || node.extra.scrolled_out {
+                return false;
+            }
+            cursor = node.parent;
+        }
+        true
+    }
+
+    /// The element (not a window) with keyboard focus, if any: it must be in the focused
+    /// window (a minimized or background window's element does not get keys).
+    pub(super) fn focused_element(&self) -> Option<NodeId> {
+        self.preorder(self.root).into_iter().find(|id| {
+            let node = &self.nodes[id];
+            node.states.focused
+                && !roles::is_window(node.role)
+                && self.window_of(*id).is_none_or(|w| {
+                    let window = &self.nodes[&w];
+                    window.states.focused && !window.extra.minimized
+                })
+        })
+    }
+
+    /// The window keyboard input goes to: the focused element's, else the focused window,
+    /// else the first shown window.
+    pub(super) fn key_window(&self) -> Option<NodeId> {
+        if let Some(window) = self.focused_element().and_then(|f| self.window_of(f)) {
+            return Some(window);
+        }
+        let windows = self.windows();
+        let shown = |id: &NodeId| self.nodes[id].states.visible;
+        windows
+            .iter()
+            .copied()
+            .find(|w| shown(w) && self.nodes[w].states.focused)
+            .or_else(|| windows.iter().copied().find(shown))
+    }
+
     /// The identifier a template's root node carries, if it has one.
     pub(super) fn template_identifier(&self, template: &str) -> Option<String> {
         self.templates.get(template)?.identifier.clone()
-    }
-
-    /// Instantiates a template as the last child of `parent`.
-    pub(super) fn instantiate_template(
-        &mut self,
-        template: &str,
-        parent: NodeId,
-    ) -> Result<NodeId, String> {
-        let templates = Arc::clone(&self.templates);
-        let spec = templates
-            .get(template)
-            .ok_or_else(|| format!("{}: no template {template:?}", self.name))?;
-        self.instantiate(spec, parent, &Vars::new(), (0.0, 0.0))
     }
 
     /// Removes `id` and its subtree; returns its parent. Removed ids are never minted again.
@@ -218,160 +272,19 @@ impl AppTree {
         parent
     }
 
-    fn mint(&mut self) -> NodeId {
+    /// Moves the frames of `id` and everything below it by (dx, dy).
+    pub(super) fn shift(&mut self, id: NodeId, (dx, dy): (f64, f64)) {
+        for node_id in self.preorder(id) {
+            if let Some(frame) = self.nodes.get_mut(&node_id).and_then(|n| n.frame.as_mut()) {
+                frame.x += dx;
+                frame.y += dy;
+            }
+        }
+    }
+
+    pub(super) fn mint(&mut self) -> NodeId {
         let id = NodeId(self.next_id);
         self.next_id += 1;
         id
     }
-
-    fn instantiate_children(
-        &mut self,
-        children: &[ChildSpec],
-        parent: NodeId,
-        vars: &Vars,
-        shift: (f64, f64),
-    ) -> Result<(), String> {
-        for child in children {
-            match child {
-                ChildSpec::Node(spec) => {
-                    self.instantiate(spec, parent, vars, shift)?;
-                }
-                ChildSpec::Template { template } => {
-                    self.instantiate_template(template, parent)?;
-                }
-                ChildSpec::Repeat { repeat } => {
-                    let rounds: Vec<Vars> = match (&repeat.count, &repeat.each) {
-                        (Some(n), None) => (0..*n).map(|_| Vars::new()).collect(),
-                        (None, Some(each)) => each.clone(),
-                        _ => return Err("a repeat needs exactly one of count, each".to_owned()),
-                    };
-                    for (i, extra) in rounds.into_iter().enumerate() {
-                        let mut inner = vars.clone();
-                        inner.extend(extra);
-                        inner.insert(repeat.var.clone(), i.to_string());
-                        let k = i as f64;
-                        let moved = (
-                            shift.0 + repeat.offset[0] * k,
-                            shift.1 + repeat.offset[1] * k,
-                        );
-                        self.instantiate_children(&repeat.nodes, parent, &inner, moved)?;
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn instantiate(
-        &mut self,
-        spec: &NodeSpec,
-        parent: NodeId,
-        vars: &Vars,
-        shift: (f64, f64),
-    ) -> Result<NodeId, String> {
-        let role = Role::parse(&spec.role).ok_or_else(|| {
-            format!(
-                "unknown role {:?}; use a role name such as button or text_field",
-                spec.role
-            )
-        })?;
-        for trigger in spec.on.keys() {
-            if !spec.actions.contains(trigger) && !EXTRA_TRIGGERS.contains(&trigger.as_str()) {
-                return Err(format!(
-                    "{} {:?}: effects on {trigger:?}, which is neither an action nor change/click",
-                    spec.role, spec.title
-                ));
-            }
-        }
-        let id = self.mint();
-        let (native, subrole) = roles::native_role(role);
-        let text = |s: &Option<String>| s.as_deref().map(|s| substitute(s, vars));
-        let mut node = blank_node(
-            id,
-            Some(parent),
-            role,
-            spec.native_role
-                .clone()
-                .unwrap_or_else(|| native.to_owned()),
-        );
-        node.subrole = spec.subrole.clone().or(subrole.map(str::to_owned));
-        node.title = text(&spec.title);
-        node.description = text(&spec.description);
-        node.identifier = text(&spec.identifier);
-        node.value = spec.value.as_ref().map(|v| value_of(v, vars));
-        node.min = spec.min;
-        node.max = spec.max;
-        node.frame = spec.frame.map(|[x, y, w, h]| Rect {
-            x: x + shift.0,
-            y: y + shift.1,
-            w,
-            h,
-        });
-        let s = spec.states;
-        let d = States::default();
-        node.states = States {
-            enabled: s.enabled.unwrap_or(d.enabled),
-            visible: s.visible.unwrap_or(d.visible),
-            focused: s.focused.unwrap_or(d.focused),
-            selected: s.selected.unwrap_or(d.selected),
-            expanded: s.expanded.unwrap_or(d.expanded),
-            secure: s.secure.unwrap_or(role == Role::SecureTextField),
-            value_settable: s.value_settable.unwrap_or(roles::settable_by_default(role)),
-        };
-        node.actions = spec.actions.clone();
-        node.on = spec
-            .on
-            .iter()
-            .map(|(k, v)| (k.clone(), Arc::from(v.as_slice())))
-            .collect();
-        self.nodes.insert(id, node);
-        if let Some(p) = self.nodes.get_mut(&parent) {
-            p.children.push(id);
-        }
-        self.instantiate_children(&spec.children, id, vars, shift)?;
-        Ok(id)
-    }
-}
-
-fn blank_node(id: NodeId, parent: Option<NodeId>, role: Role, native_role: String) -> Node {
-    Node {
-        id,
-        parent,
-        children: Vec::new(),
-        role,
-        native_role,
-        subrole: None,
-        title: None,
-        description: None,
-        identifier: None,
-        value: None,
-        previous_value: None,
-        min: None,
-        max: None,
-        frame: None,
-        states: States::default(),
-        actions: Vec::new(),
-        on: BTreeMap::new(),
-        transient: false,
-    }
-}
-
-/// A data value as an engine value, with repeat variables substituted into text.
-pub(super) fn value_of(spec: &ValueSpec, vars: &Vars) -> AxValue {
-    match spec {
-        ValueSpec::Bool(b) => AxValue::Bool(*b),
-        ValueSpec::Number(n) => AxValue::Number(*n),
-        ValueSpec::Text(s) => AxValue::Text(substitute(s, vars)),
-    }
-}
-
-/// Replaces `{var}` with its value for every variable in scope.
-fn substitute(text: &str, vars: &Vars) -> String {
-    let mut out = text.to_owned();
-    for (k, v) in vars {
-        if out.contains('{') {
-            out = out.replace(&format!("{{{k}}}"), v);
-        }
-    }
-    out
 }

@@ -21,6 +21,7 @@ fn every_app_loads_with_its_pid_name_and_bundle_id() {
         (41003, "Huge", "dev.axgate.demo.huge"),
         (41004, "Hung", "dev.axgate.demo.hung"),
         (41005, "Settings", "dev.axgate.demo.settings"),
+        (41006, "List", "dev.axgate.demo.list"),
     ];
     let expected: Vec<_> = expected
         .iter()
@@ -159,9 +160,9 @@ fn ids_are_never_reused_after_removal() {
 /// Every effect's named target exists in the app or in one of its templates.
 #[test]
 fn every_effect_target_exists() {
-    for (file, text) in spec::BUILT_IN {
+    for (file, text) in spec::BUILT_IN.iter().chain(spec::LAUNCHABLE) {
         let app = spec::parse_app(file, text).unwrap();
-        let mut tree = AppTree::build(&app, 1, 1).unwrap();
+        let mut tree = AppTree::build(&app, 1, 1, Default::default(), true).unwrap();
         let root = tree.root();
         for name in app.templates.keys() {
             tree.instantiate_template(name, root).unwrap();
@@ -215,7 +216,10 @@ fn targets(effect: &Effect) -> Vec<&str> {
         | Effect::OpenMenu { target, .. }
         | Effect::CloseMenu { target }
         | Effect::Paste { target }
-        | Effect::Undo { target } => target.as_deref(),
+        | Effect::Undo { target }
+        | Effect::MarkSaved { target }
+        | Effect::CloseWindow { target } => target.as_deref(),
+        Effect::ContinueQuit {} | Effect::CancelQuit {} => None,
         Effect::Copy { source } => source.as_deref(),
         Effect::Remove { target } => Some(target.as_str()),
         Effect::Open { parent, .. } => parent.as_deref(),
@@ -237,7 +241,7 @@ fn bad_app_data_is_reported_with_its_location() {
     ];
     for (text, expected) in cases {
         let err = spec::parse_app("bad.json", text)
-            .and_then(|app| AppTree::build(&app, 1, 1).map(|_| ()))
+            .and_then(|app| AppTree::build(&app, 1, 1, Default::default(), true).map(|_| ()))
             .unwrap_err();
         assert!(err.contains(expected), "{err}");
     }

@@ -3,11 +3,20 @@
 mod apps;
 mod editor;
 mod form;
+mod keys;
+mod launch;
+mod list;
 mod machine;
+mod typing;
+mod windows;
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::ax::{AxError, AxValue, Backend, CallCtx, NodeId, Snapshot, SnapshotRequest};
+use crate::ax::keys::KeyCombo;
+use crate::ax::{
+    AxError, AxValue, Backend, CallCtx, ChangeEvent, NodeId, Snapshot, SnapshotRequest,
+};
 
 use super::DemoBackend;
 
@@ -62,4 +71,34 @@ fn snapshot(b: &DemoBackend, app: &str, max_depth: u32, max_nodes: usize) -> Sna
     };
     b.snapshot(pid(b, app), &request, &mut ctx())
         .expect("snapshot")
+}
+
+/// Presses a combo such as `cmd+a` or `backspace` in an app.
+fn key(b: &DemoBackend, app: &str, combo: &str) {
+    let combo = KeyCombo::parse(combo, &[]).unwrap_or_else(|e| panic!("{e}"));
+    b.press_key(pid(b, app), &combo, &mut ctx())
+        .unwrap_or_else(|e| panic!("{combo}: {e}"));
+}
+
+fn type_text(b: &DemoBackend, app: &str, text: &str) -> Result<(), AxError> {
+    b.type_text(pid(b, app), text, &mut ctx())
+}
+
+fn focus(b: &DemoBackend, app: &str, identifier: &str) {
+    b.focus(pid(b, app), id(b, app, identifier), &mut ctx())
+        .expect("focus");
+}
+
+fn flag(b: &DemoBackend, app: &str, identifier: &str, f: fn(&crate::ax::States) -> bool) -> bool {
+    f(&b.node_by_identifier(app, identifier)
+        .unwrap_or_else(|| panic!("{app} has no element {identifier:?}"))
+        .states)
+}
+
+/// A sink that records every event the backend delivers.
+fn record(b: &DemoBackend) -> Arc<Mutex<Vec<ChangeEvent>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    b.set_event_sink(Arc::new(move |event| log.lock().unwrap().push(event)));
+    seen
 }

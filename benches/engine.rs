@@ -1,0 +1,141 @@
+//! Engine benchmarks, printed as figures (`cargo bench --bench engine`; set
+//! `AXGATE_BENCH_QUICK=1` for the short CI mode):
+//! - `get_tree` of the Huge demo app through MCP over HTTP: nodes/s, bytes per node of the
+//!   compact text, backend round trips per node;
+//! - `find` over the same 20,000 nodes;
+//! - the tree diff of two 5,000-node snapshots.
+
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::time::{Duration, Instant};
+
+use axgate::ax::backend::Snapshot;
+use axgate::ax::diff::{Picture, diff};
+use axgate::ax::{AxValue, ElementPath, NodeId, RawNode, Role, tree};
+use serde_json::json;
+use support::{TestServer, config, text_of};
+
+fn runs() -> usize {
+    if std::env::var_os("AXGATE_BENCH_QUICK").is_some() {
+        3
+    } else {
+        15
+    }
+}
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+async fn get_tree_huge(server: &TestServer) {
+    let mut client = server.client();
+    client.initialize().await;
+    let args = json!({"app": "Huge", "depth": 64, "max_nodes": 20000});
+    let mut times = Vec::new();
+    let mut last = serde_json::Value::Null;
+    for _ in 0..runs() {
+        let started = Instant::now();
+        last = client.call("get_tree", args.clone()).await;
+        times.push(started.elapsed());
+    }
+    let t = median(times);
+    let out = &last["structuredContent"];
+    let walked = out["walked"].as_u64().unwrap_or(0) as f64;
+    let shown = out["nodes"].as_array().map_or(0, Vec::len) as f64;
+    let trips = out["round_trips"].as_u64().unwrap_or(0) as f64;
+    let text_bytes = text_of(&last).len() as f64;
+    println!(
+        "get_tree Huge: {walked:.0} nodes walked, {shown:.0} shown, median {:.1} ms, {:.0} nodes/s, {:.1} bytes/node (compact text), {:.2} round trips/node",
+        t.as_secs_f64() * 1e3,
+        walked / t.as_secs_f64(),
+        text_bytes / shown.max(1.0),
+        trips / walked.max(1.0),
+    );
+}
+
+async fn find_huge(server: &TestServer) {
+    let mut client = server.client();
+    client.initialize().await;
+    let args = json!({"app": "Huge", "title": "Open 199.99"});
+    let mut times = Vec::new();
+    let mut last = serde_json::Value::Null;
+    for _ in 0..runs() {
+        let started = Instant::now();
+        last = client.call("find", args.clone()).await;
+        times.push(started.elapsed());
+    }
+    let t = median(times);
+    let searched = last["structuredContent"]["searched"].as_u64().unwrap_or(0);
+    let found = last["structuredContent"]["matches"]
+        .as_array()
+        .map_or(0, Vec::len);
+    println!(
+        "find over Huge: {searched} nodes searched, {found} match(es), median {:.1} ms, {:.0} nodes/s",
+        t.as_secs_f64() * 1e3,
+        searched as f64 / t.as_secs_f64()
+    );
+}
+
+/// A synthetic 5,000-node window: 250 groups of 20 controls.
+fn snapshot(variant: u64) -> Snapshot {
+    let mut nodes = vec![RawNode::new(NodeId(0), Role::Window, "AXWindow")];
+    let mut id = 1;
+    for g in 0..250u64 {
+        let mut group = RawNode::new(NodeId(id), Role::Group, "AXGroup");
+        group.parent = Some(0);
+        group.title = Some(format!("Group {g}"));
+        let gi = nodes.len();
+        nodes.push(group);
+        id += 1;
+        for c in 0..19u64 {
+            let mut n = RawNode::new(NodeId(id), Role::StaticText, "AXStaticText");
+            n.parent = Some(gi);
+            // Every 50th control changes between variants.
+            let changed = variant == 1 && (g * 19 + c) % 50 == 0;
+            n.value = Some(AxValue::Text(format!(
+                "cell {g}.{c}{}",
+                if changed { "!" } else { "" }
+            )));
+            nodes.push(n);
+            id += 1;
+        }
+    }
+    Snapshot {
+        nodes,
+        truncated: false,
+    }
+}
+
+fn diff_5000() {
+    let a = Picture::new(&tree::index(snapshot(0), &ElementPath::default()));
+    let b = Picture::new(&tree::index(snapshot(1), &ElementPath::default()));
+    let mut times = Vec::new();
+    let mut changes = 0;
+    for _ in 0..runs() * 4 {
+        let started = Instant::now();
+        changes = diff(&a, &b).len();
+        times.push(started.elapsed());
+    }
+    let t = median(times);
+    println!(
+        "diff of two {}-node snapshots: {changes} changes, median {:.2} ms",
+        a.len(),
+        t.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let server = TestServer::with_config(config("[backend]\ncall_timeout_ms = 30000\n")).await;
+        get_tree_huge(&server).await;
+        find_huge(&server).await;
+    });
+    diff_5000();
+}
