@@ -55,19 +55,25 @@ pub fn collapsible(n: &IndexedNode) -> bool {
     n.node.role == Role::Group && n.node.label().is_none() && n.children.len() == 1
 }
 
-/// One compact line for a node, without indentation.
+/// One compact line for a node, without indentation:
+/// `[button] "Save" e12 (10,20 80×24) press`. Static text shows its value as its label.
 pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
     let mut line = format!("[{}]", node.role);
-    if let Some(label) = node.label() {
-        let _ = write!(line, " {label:?}");
+    let value = node.visible_value().map(|v| v.to_string());
+    let label = node.label().map(str::to_owned).or_else(|| {
+        (node.role == Role::StaticText)
+            .then(|| value.clone())
+            .flatten()
+    });
+    if let Some(label) = &label {
+        let _ = write!(line, " {:?}", truncate(label, 80));
     }
-    if let Some(value) = node.visible_value() {
-        let text = value.to_string();
-        if node.label() != Some(text.as_str()) {
-            let _ = write!(line, " = {:?}", truncate(&text, 80));
+    match (&value, node.states.secure) {
+        (_, true) => line.push_str(" = •••"),
+        (Some(v), false) if label.as_deref() != Some(v.as_str()) => {
+            let _ = write!(line, " = {:?}", truncate(v, 80));
         }
-    } else if node.states.secure {
-        line.push_str(" = •••");
+        _ => {}
     }
     if let Some(h) = handle {
         let _ = write!(line, " {h}");
@@ -89,6 +95,35 @@ pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
         let _ = write!(line, " {}", node.actions.join(","));
     }
     line
+}
+
+/// Visits `nodes` (an indexed snapshot) in pre-order, calling `emit` with the depth at which
+/// each shown node renders. A node is shown when it is not a collapsible group and `keep`
+/// accepts it; hidden nodes' children take their place one level up.
+pub fn visit_shown(
+    nodes: &[IndexedNode],
+    mut keep: impl FnMut(&IndexedNode) -> bool,
+    mut emit: impl FnMut(&IndexedNode, u32),
+) {
+    let mut stack: Vec<(usize, u32)> = if nodes.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0, 0)]
+    };
+    while let Some((at, depth)) = stack.pop() {
+        let n = &nodes[at];
+        let shown = !collapsible(n) && keep(n);
+        if shown {
+            emit(n, depth);
+        }
+        let next = if shown { depth + 1 } else { depth };
+        stack.extend(n.children.iter().rev().map(|&c| (c, next)));
+    }
+}
+
+/// Indentation of a rendered line: one space per level keeps deep trees compact.
+pub fn indent(depth: u32) -> String {
+    " ".repeat(depth as usize)
 }
 
 fn truncate(text: &str, max: usize) -> String {

@@ -5,7 +5,8 @@
 //!   is filled in;
 //! - the sessionless 2026-07-28 signals (per-request `_meta` version, `server/discover`) are
 //!   refused with 400 until that revision is served deliberately;
-//! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included;
+//! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included, and a
+//!   successful DELETE → 200;
 //! - a new session while the server is full → 503 with `Retry-After`.
 
 use std::sync::Arc;
@@ -124,6 +125,15 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         }
     }
 
+    if parts.method == Method::DELETE {
+        // rmcp answers 202; a session that ended is a completed action (200), which every
+        // client SDK accepts (the Python SDK refuses 202).
+        let mut response = next.run(Request::from_parts(parts, body)).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::OK;
+        }
+        return response;
+    }
     if parts.method != Method::POST {
         return next.run(Request::from_parts(parts, body)).await;
     }

@@ -266,30 +266,20 @@ async fn read_tree(
             .iter()
             .any(|n| n.depth == TREE_DEPTH && n.node.child_count > 0);
     let mut text = format!("{} (pid {})\n", conn.app.name, conn.app.pid);
-    if !nodes.is_empty() {
-        render(&nodes, 0, 0, conn, &mut text);
-    }
+    tree::visit_shown(
+        &nodes,
+        |_| true,
+        |n, depth| {
+            let handle = conn.mint(&n.node, &n.path);
+            text.push_str(&tree::indent(depth));
+            text.push_str(&tree::compact_line(&n.node, Some(&handle)));
+            text.push('\n');
+        },
+    );
     if truncated {
         text.push_str("… truncated: call get_tree with a deeper root, depth or max_nodes\n");
     }
     Ok(text)
-}
-
-/// Pre-order lines that skip collapsible groups, as `get_tree` renders them.
-fn render(nodes: &[IndexedNode], at: usize, shown: u32, conn: &AppConnection, text: &mut String) {
-    let n = &nodes[at];
-    let next = if tree::collapsible(n) {
-        shown
-    } else {
-        let handle = conn.mint(&n.node, &n.path);
-        text.push_str(&"  ".repeat(shown as usize));
-        text.push_str(&tree::compact_line(&n.node, Some(&handle)));
-        text.push('\n');
-        shown + 1
-    };
-    for &c in &n.children {
-        render(nodes, c, next, conn, text);
-    }
 }
 
 async fn snapshot(

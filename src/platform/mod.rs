@@ -19,7 +19,8 @@ pub fn select(choice: BackendChoice) -> Result<Arc<dyn Backend>, String> {
         BackendChoice::Auto => Ok(auto()),
         BackendChoice::Macos => macos_backend(),
         BackendChoice::Atspi => Err(
-            "the AT-SPI backend is not built into this axgate yet; use --backend demo or auto".into(),
+            "the AT-SPI backend is not built into this axgate yet; use --backend demo or auto"
+                .into(),
         ),
     }
 }

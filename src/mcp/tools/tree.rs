@@ -179,20 +179,18 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     let walked = nodes.len().saturating_sub(skip);
     let mut out_nodes = Vec::new();
     let mut text = String::new();
-    if !nodes.is_empty() {
-        let mut seen = 0;
-        render(
-            &nodes,
-            0,
-            0,
-            skip,
-            &mut seen,
-            &show,
-            &conn,
-            &mut out_nodes,
-            &mut text,
-        );
-    }
+    let mut seen = 0;
+    let keep = |n: &IndexedNode| {
+        seen += 1;
+        seen > skip && show.wants(&n.node)
+    };
+    tree::visit_shown(&nodes, keep, |n, depth| {
+        let handle = conn.mint(&n.node, &n.path);
+        text.push_str(&tree::indent(depth));
+        text.push_str(&tree::compact_line(&n.node, Some(&handle)));
+        text.push('\n');
+        out_nodes.push(NodeOut::new(&n.node, handle, n.path.to_string(), depth));
+    });
     let next_cursor = cut.then(|| {
         Cursor {
             root: walk.root_path.to_string(),
@@ -262,43 +260,6 @@ pub(super) async fn walk(
         cut,
         root_path,
     })
-}
-
-/// Pre-order rendering: skips the first `skip` nodes (a cursor's), collapsible groups and
-/// filtered-out nodes (their children take their place).
-#[allow(clippy::too_many_arguments)]
-fn render(
-    nodes: &[IndexedNode],
-    at: usize,
-    shown_depth: u32,
-    skip: usize,
-    seen: &mut usize,
-    show: &Show,
-    conn: &AppConnection,
-    out: &mut Vec<NodeOut>,
-    text: &mut String,
-) {
-    let n = &nodes[at];
-    *seen += 1;
-    let visible = *seen > skip && !tree::collapsible(n) && show.wants(&n.node);
-    let next_depth = if visible {
-        let handle = conn.mint(&n.node, &n.path);
-        text.push_str(&"  ".repeat(shown_depth as usize));
-        text.push_str(&tree::compact_line(&n.node, Some(&handle)));
-        text.push('\n');
-        out.push(NodeOut::new(
-            &n.node,
-            handle,
-            n.path.to_string(),
-            shown_depth,
-        ));
-        shown_depth + 1
-    } else {
-        shown_depth
-    };
-    for &c in &n.children {
-        render(nodes, c, next_depth, skip, seen, show, conn, out, text);
-    }
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,1 +1,253 @@
-//! The macOS backend (AXUIElement), compiled only for Apple targets.
+//! The macOS backend (AXUIElement), compiled only for Apple targets. A thin adapter from the
+//! [`Backend`] trait to the Accessibility API; every decision that can be tested without a
+//! Mac (role and action tables, value decoding, write plans, budgets, click sequences,
+//! capture arguments) lives in plain-Rust files beside the adapter code.
+//!
+//! Process model: the main thread must run the CFRunLoop (observers and NSWorkspace need
+//! it), so `main` hands its work to [`run_with_main_loop`]. AX queries run on the engine's
+//! per-pid worker threads; AX objects never leave this module (the engine sees `NodeId`s).
+//!
+//! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
+//! (one function per AX call), `snapshot` (the bounded walk), `target` + `actions`
+//! (semantic operations), `windows`, `input` + `typing` (synthetic events), `hit_test`,
+//! `apps` + `launch`, `clipboard`, `observer` + `exits` (change events), `permissions`
+//! (readiness), `screenshot`, `runloop`, `errors`, `process`, `child`. Plain Rust with no
+//! Apple types, ready to move to platform-neutral code: `roles`, `action_names`,
+//! `notifications`, `decode`, `writes`, `budget`, `gestures`, `keystrokes`, `capture`,
+//! `launch_spec`.
+
+mod action_names;
+mod actions;
+mod apps;
+mod attrs;
+mod budget;
+mod capture;
+mod child;
+mod clipboard;
+mod decode;
+mod element;
+mod errors;
+mod exits;
+mod gestures;
+mod handles;
+mod hit_test;
+mod input;
+mod keystrokes;
+mod launch;
+mod launch_spec;
+mod notifications;
+mod observer;
+mod permissions;
+mod process;
+mod roles;
+mod runloop;
+mod screenshot;
+mod snapshot;
+mod target;
+mod typing;
+mod windows;
+mod writes;
+
+use std::sync::Arc;
+
+use crate::ax::backend::{MouseButton, WindowAction};
+use crate::ax::keys::KeyCombo;
+use crate::ax::{
+    AppInfo, AxError, AxValue, Backend, CallCtx, EventSink, NodeId, Pid, ReadinessCheck, Rect,
+    Snapshot, SnapshotRequest, WindowInfo,
+};
+
+pub use runloop::run_with_main_loop;
+
+use element::AxElement;
+use handles::Handles;
+use observer::Observers;
+
+/// The macOS accessibility backend.
+pub struct MacBackend {
+    handles: Arc<Handles>,
+    observers: Observers,
+}
+
+impl MacBackend {
+    /// Sets the process-wide AX messaging timeout and starts with empty handle tables.
+    /// Cheap and infallible; readiness reports missing grants.
+    pub fn new() -> Self {
+        if let Some(system) = AxElement::system_wide() {
+            system.set_timeout(budget::GLOBAL_TIMEOUT);
+        }
+        let handles = Arc::new(Handles::new());
+        MacBackend {
+            observers: Observers::new(Arc::clone(&handles)),
+            handles,
+        }
+    }
+
+    /// Prepares an app the first time a call reaches it (Chromium/Electron accessibility on),
+    /// and keeps it observed.
+    fn touch(&self, pid: Pid, ctx: &mut CallCtx) {
+        if self.handles.first_contact(pid) {
+            actions::enable_manual_accessibility(pid, ctx);
+        }
+        self.observers.ensure(pid, ctx);
+    }
+}
+
+impl Default for MacBackend {
+    fn default() -> Self {
+        MacBackend::new()
+    }
+}
+
+impl Backend for MacBackend {
+    fn name(&self) -> &'static str {
+        "macos"
+    }
+
+    fn readiness(&self) -> Vec<ReadinessCheck> {
+        permissions::readiness()
+    }
+
+    fn set_event_sink(&self, sink: EventSink) {
+        self.observers.set_sink(sink);
+    }
+
+    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+        apps::list_apps(ctx)
+    }
+
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        apps::probe(pid, ctx)
+    }
+
+    fn snapshot(
+        &self,
+        pid: Pid,
+        request: &SnapshotRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Snapshot, AxError> {
+        self.touch(pid, ctx);
+        snapshot::snapshot(&self.handles, pid, request, ctx)
+    }
+
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+        self.touch(pid, ctx);
+        windows::list_windows(&self.handles, pid, ctx)
+    }
+
+    fn perform_action(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        action: &str,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        actions::perform_action(&self.handles, pid, node, action, ctx)
+    }
+
+    fn set_value(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        value: &AxValue,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        actions::set_value(&self.handles, pid, node, value, ctx)
+    }
+
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        actions::focus(&self.handles, pid, node, ctx)
+    }
+
+    fn click_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        button: MouseButton,
+        count: u32,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        input::click_at(pid, point, button, count, ctx)
+    }
+
+    fn element_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        self.touch(pid, ctx);
+        hit_test::element_at(&self.handles, pid, point, ctx)
+    }
+
+    fn screenshot(
+        &self,
+        pid: Pid,
+        region: Option<Rect>,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<u8>, AxError> {
+        screenshot::screenshot(pid, region, ctx)
+    }
+
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        typing::type_text(pid, text, ctx)
+    }
+
+    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+        typing::press_key(pid, combo, ctx)
+    }
+
+    fn scroll(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        delta: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        input::scroll(pid, point, delta, ctx)
+    }
+
+    fn drag(
+        &self,
+        pid: Pid,
+        from: (f64, f64),
+        to: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        input::drag(pid, from, to, ctx)
+    }
+
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        actions::select(&self.handles, pid, node, ctx)
+    }
+
+    fn window_action(
+        &self,
+        pid: Pid,
+        window: NodeId,
+        action: WindowAction,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        windows::window_action(&self.handles, pid, window, action, ctx)
+    }
+
+    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        launch::launch_app(spec, ctx)
+    }
+
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+        launch::quit_app(pid, force, ctx)
+    }
+
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        launch::activate_app(pid, ctx)
+    }
+
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+        clipboard::read_clipboard(ctx)
+    }
+
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        clipboard::write_clipboard(text, ctx)
+    }
+}

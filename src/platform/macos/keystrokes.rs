@@ -1,0 +1,340 @@
+//! Text and key combos as keyboard strokes, as plain data. Typed text becomes one key press
+//! per grapheme cluster carrying its UTF-16 text (at most 20 units per event, surrogate pairs
+//! kept whole), except line breaks and tabs, which need real key codes. A combo's character
+//! key maps to its ANSI-layout virtual key code (shifted characters add shift).
+
+use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
+
+/// The most UTF-16 units one keyboard event may carry.
+pub(super) const MAX_UNITS: usize = 20;
+
+/// One key press.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Stroke {
+    /// A press that types this text (UTF-16), whatever key the layout has for it.
+    Text(Vec<u16>),
+    /// A real key, by virtual key code, with modifiers.
+    Code { code: u16, modifiers: Modifiers },
+}
+
+/// The strokes that type `text`.
+pub(super) fn type_strokes(text: &str) -> Vec<Stroke> {
+    let mut strokes = Vec::new();
+    let mut cluster = String::new();
+    let mut regional = 0;
+    let mut prev: Option<char> = None;
+    for c in text.chars() {
+        if c == '\n' && prev == Some('\r') {
+            prev = Some(c);
+            continue;
+        }
+        let named = match c {
+            '\n' | '\r' => Some(NamedKey::Return),
+            '\t' => Some(NamedKey::Tab),
+            _ => None,
+        };
+        let is_regional = ('\u{1F1E6}'..='\u{1F1FF}').contains(&c);
+        let joins = named.is_none()
+            && !cluster.is_empty()
+            && (prev == Some('\u{200D}') || extends(c) || (is_regional && regional % 2 == 1));
+        if !joins {
+            flush(&mut cluster, &mut strokes);
+            regional = 0;
+        }
+        if let Some(key) = named {
+            strokes.push(Stroke::Code {
+                code: mac_keycode(key),
+                modifiers: Modifiers::default(),
+            });
+        } else {
+            cluster.push(c);
+            if is_regional {
+                regional += 1;
+            }
+        }
+        prev = Some(c);
+    }
+    flush(&mut cluster, &mut strokes);
+    strokes
+}
+
+/// Characters that extend the cluster before them: combining marks, variation selectors,
+/// zero-width joiners, emoji skin-tone modifiers and tag characters.
+fn extends(c: char) -> bool {
+    matches!(
+        u32::from(c),
+        0x0300..=0x036F
+            | 0x1AB0..=0x1AFF
+            | 0x1DC0..=0x1DFF
+            | 0x20D0..=0x20FF
+            | 0x3099..=0x309A
+            | 0xFE00..=0xFE0F
+            | 0xFE20..=0xFE2F
+            | 0x200D
+            | 0x1F3FB..=0x1F3FF
+            | 0xE0020..=0xE007F
+            | 0xE0100..=0xE01EF
+    )
+}
+
+/// Ends a cluster: its text in strokes of at most [`MAX_UNITS`] UTF-16 units, never
+/// splitting a surrogate pair.
+fn flush(cluster: &mut String, strokes: &mut Vec<Stroke>) {
+    let mut units: Vec<u16> = Vec::new();
+    let mut buf = [0u16; 2];
+    for c in cluster.chars() {
+        let encoded = c.encode_utf16(&mut buf);
+        if units.len() + encoded.len() > MAX_UNITS {
+            strokes.push(Stroke::Text(std::mem::take(&mut units)));
+        }
+        units.extend_from_slice(encoded);
+    }
+    if !units.is_empty() {
+        strokes.push(Stroke::Text(units));
+    }
+    cluster.clear();
+}
+
+/// ANSI-layout virtual key codes (`kVK_ANSI_*`, `kVK_Space`) of unshifted characters.
+const ANSI: &[(char, u16)] = &[
+    ('a', 0x00),
+    ('s', 0x01),
+    ('d', 0x02),
+    ('f', 0x03),
+    ('h', 0x04),
+    ('g', 0x05),
+    ('z', 0x06),
+    ('x', 0x07),
+    ('c', 0x08),
+    ('v', 0x09),
+    ('b', 0x0B),
+    ('q', 0x0C),
+    ('w', 0x0D),
+    ('e', 0x0E),
+    ('r', 0x0F),
+    ('y', 0x10),
+    ('t', 0x11),
+    ('1', 0x12),
+    ('2', 0x13),
+    ('3', 0x14),
+    ('4', 0x15),
+    ('6', 0x16),
+    ('5', 0x17),
+    ('=', 0x18),
+    ('9', 0x19),
+    ('7', 0x1A),
+    ('-', 0x1B),
+    ('8', 0x1C),
+    ('0', 0x1D),
+    (']', 0x1E),
+    ('o', 0x1F),
+    ('u', 0x20),
+    ('[', 0x21),
+    ('i', 0x22),
+    ('p', 0x23),
+    ('l', 0x25),
+    ('j', 0x26),
+    ('\'', 0x27),
+    ('k', 0x28),
+    (';', 0x29),
+    ('\\', 0x2A),
+    (',', 0x2B),
+    ('/', 0x2C),
+    ('n', 0x2D),
+    ('m', 0x2E),
+    ('.', 0x2F),
+    (' ', 0x31),
+    ('`', 0x32),
+];
+
+/// Shifted characters of the ANSI layout and the unshifted key they share.
+const SHIFTED: &[(char, char)] = &[
+    ('!', '1'),
+    ('@', '2'),
+    ('#', '3'),
+    ('$', '4'),
+    ('%', '5'),
+    ('^', '6'),
+    ('&', '7'),
+    ('*', '8'),
+    ('(', '9'),
+    (')', '0'),
+    ('_', '-'),
+    ('+', '='),
+    ('{', '['),
+    ('}', ']'),
+    ('|', '\\'),
+    (':', ';'),
+    ('"', '\''),
+    ('<', ','),
+    ('>', '.'),
+    ('?', '/'),
+    ('~', '`'),
+];
+
+/// The key code of a character and whether it needs shift; `None` off the ANSI layout.
+fn ansi_key(c: char) -> Option<(u16, bool)> {
+    let code = |c: char| ANSI.iter().find(|(k, _)| *k == c).map(|&(_, code)| code);
+    if let Some(code) = code(c) {
+        return Some((code, false));
+    }
+    if c.is_ascii_uppercase() {
+        return code(c.to_ascii_lowercase()).map(|code| (code, true));
+    }
+    let (_, base) = SHIFTED.iter().find(|(s, _)| *s == c)?;
+    code(*base).map(|code| (code, true))
+}
+
+/// The stroke for a key combo. A character without a key on the ANSI layout can still be
+/// typed when no modifier other than shift is held; with modifiers it is an error.
+pub(super) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
+    let mut modifiers = combo.modifiers;
+    match combo.key {
+        Key::Named(key) => Ok(Stroke::Code {
+            code: mac_keycode(key),
+            modifiers,
+        }),
+        Key::Char(c) => match ansi_key(c) {
+            Some((code, shift)) => {
+                modifiers.shift |= shift;
+                Ok(Stroke::Code { code, modifiers })
+            }
+            None if !modifiers.cmd && !modifiers.ctrl && !modifiers.opt => {
+                Ok(Stroke::Text(c.encode_utf16(&mut [0u16; 2]).to_vec()))
+            }
+            None => Err(format!(
+                "{combo} has no key on the US (ANSI) layout; press a combo with a letter, \
+                 digit or ASCII punctuation key"
+            )),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(text: &str) -> Vec<String> {
+        type_strokes(text)
+            .into_iter()
+            .map(|s| match s {
+                Stroke::Text(units) => String::from_utf16(&units).unwrap(),
+                Stroke::Code { code, .. } => format!("<{code:#x}>"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_stroke_per_character() {
+        assert_eq!(texts("ab c"), ["a", "b", " ", "c"]);
+        assert!(type_strokes("").is_empty());
+    }
+
+    #[test]
+    fn line_breaks_and_tabs_are_real_keys() {
+        assert_eq!(texts("a\nb"), ["a", "<0x24>", "b"]);
+        assert_eq!(texts("a\r\nb"), ["a", "<0x24>", "b"]);
+        assert_eq!(texts("\t"), ["<0x30>"]);
+    }
+
+    #[test]
+    fn clusters_stay_together() {
+        assert_eq!(texts("e\u{301}x"), ["e\u{301}", "x"]);
+        // Family emoji: joined by ZWJ.
+        let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+        assert_eq!(texts(family), [family]);
+        // Flags are pairs of regional indicators.
+        let flags = "\u{1F1EB}\u{1F1F7}\u{1F1E9}\u{1F1EA}";
+        assert_eq!(texts(flags), ["\u{1F1EB}\u{1F1F7}", "\u{1F1E9}\u{1F1EA}"]);
+        // Skin tone modifier.
+        assert_eq!(texts("\u{1F44D}\u{1F3FD}"), ["\u{1F44D}\u{1F3FD}"]);
+    }
+
+    #[test]
+    fn surrogate_pairs_are_two_units() {
+        let strokes = type_strokes("\u{1F600}");
+        assert_eq!(strokes, [Stroke::Text(vec![0xD83D, 0xDE00])]);
+    }
+
+    #[test]
+    fn long_clusters_are_split_without_breaking_pairs() {
+        let text = format!("a{}", "\u{301}".repeat(30));
+        let strokes = type_strokes(&text);
+        assert_eq!(strokes.len(), 2);
+        for stroke in &strokes {
+            let Stroke::Text(units) = stroke else {
+                panic!("{stroke:?}")
+            };
+            assert!(units.len() <= MAX_UNITS);
+        }
+        let emoji = "\u{1F44D}\u{1F3FD}".to_owned() + &"\u{FE0F}".repeat(19);
+        for stroke in type_strokes(&emoji) {
+            let Stroke::Text(units) = stroke else {
+                panic!()
+            };
+            assert!(String::from_utf16(&units).is_ok(), "split inside a pair");
+        }
+    }
+
+    fn combo(text: &str) -> Result<Stroke, String> {
+        combo_stroke(&KeyCombo::parse(text, &[]).unwrap())
+    }
+
+    #[test]
+    fn combos_use_ansi_codes() {
+        let cmd = Modifiers {
+            cmd: true,
+            ..Modifiers::default()
+        };
+        assert_eq!(
+            combo("cmd+s"),
+            Ok(Stroke::Code {
+                code: 0x01,
+                modifiers: cmd
+            })
+        );
+        let cmd_shift = Modifiers { shift: true, ..cmd };
+        assert_eq!(
+            combo("cmd+S"),
+            Ok(Stroke::Code {
+                code: 0x01,
+                modifiers: cmd_shift
+            })
+        );
+        assert_eq!(
+            combo("cmd+?"),
+            Ok(Stroke::Code {
+                code: 0x2C,
+                modifiers: cmd_shift
+            })
+        );
+        assert_eq!(
+            combo("return"),
+            Ok(Stroke::Code {
+                code: 0x24,
+                modifiers: Modifiers::default()
+            })
+        );
+    }
+
+    #[test]
+    fn characters_off_the_layout() {
+        assert_eq!(combo("é"), Ok(Stroke::Text(vec![0xE9])));
+        assert!(combo("cmd+é").is_err());
+    }
+
+    #[test]
+    fn ansi_table_has_no_duplicate_keys() {
+        for (i, (c, code)) in ANSI.iter().enumerate() {
+            assert!(
+                ANSI[i + 1..]
+                    .iter()
+                    .all(|(d, other)| d != c && other != code),
+                "{c:?}"
+            );
+        }
+        for (shifted, base) in SHIFTED {
+            assert!(ANSI.iter().any(|(c, _)| c == base), "{shifted:?}");
+        }
+    }
+}

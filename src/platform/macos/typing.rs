@@ -1,0 +1,74 @@
+//! Synthetic keyboard input: typed text as one key press per grapheme cluster carrying its
+//! text (`CGEventKeyboardSetUnicodeString`), line breaks and tabs as real keys, and key combos
+//! with their modifier flags stamped on both events. Strokes come from `keystrokes.rs`.
+//! Typed text is never logged.
+
+use std::thread;
+use std::time::Duration;
+
+use core_graphics::event::{CGEvent, CGEventFlags, CGEventTapLocation};
+use core_graphics::event_source::CGEventSource;
+
+use crate::ax::keys::{KeyCombo, Modifiers};
+use crate::ax::{AxError, CallCtx, Pid};
+
+use super::input;
+use super::keystrokes::{self, Stroke};
+
+/// Pause between key events; apps drop keys that arrive faster.
+const KEY_GAP: Duration = Duration::from_millis(12);
+
+/// Types text into the app's focused element.
+pub(super) fn type_text(pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    let strokes = keystrokes::type_strokes(text);
+    let needed = KEY_GAP * 2 * u32::try_from(strokes.len()).unwrap_or(u32::MAX);
+    let source = input::prepare(pid, needed, ctx)?;
+    for stroke in &strokes {
+        press(&source, stroke)?;
+    }
+    Ok(())
+}
+
+/// Presses a key combination.
+pub(super) fn press_key(pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+    let stroke = keystrokes::combo_stroke(combo).map_err(|reason| AxError::InvalidValue {
+        element: "the key combo".to_owned(),
+        reason,
+    })?;
+    let source = input::prepare(pid, KEY_GAP * 2, ctx)?;
+    press(&source, &stroke)
+}
+
+/// One key down/up pair.
+fn press(source: &CGEventSource, stroke: &Stroke) -> Result<(), AxError> {
+    for down in [true, false] {
+        let (code, flags) = match stroke {
+            Stroke::Text(_) => (0, CGEventFlags::CGEventFlagNull),
+            Stroke::Code { code, modifiers } => (*code, flags(*modifiers)),
+        };
+        let event = CGEvent::new_keyboard_event(source.clone(), code, down)
+            .map_err(|()| AxError::Backend("cannot create a keyboard event".to_owned()))?;
+        if let Stroke::Text(units) = stroke {
+            event.set_string_from_utf16_unchecked(units);
+        }
+        event.set_flags(flags);
+        event.post(CGEventTapLocation::HID);
+        thread::sleep(KEY_GAP);
+    }
+    Ok(())
+}
+
+fn flags(modifiers: Modifiers) -> CGEventFlags {
+    let mut flags = CGEventFlags::CGEventFlagNull;
+    for (on, flag) in [
+        (modifiers.cmd, CGEventFlags::CGEventFlagCommand),
+        (modifiers.ctrl, CGEventFlags::CGEventFlagControl),
+        (modifiers.opt, CGEventFlags::CGEventFlagAlternate),
+        (modifiers.shift, CGEventFlags::CGEventFlagShift),
+    ] {
+        if on {
+            flags |= flag;
+        }
+    }
+    flags
+}
