@@ -35,21 +35,39 @@ pub struct SessionState {
     pub connections: Connections,
     /// This session's identity for app leases (random, never the MCP session id).
     pub owner: String,
+    /// Held only for its `Drop`: the session's leases end with it.
+    _leases: LeaseRelease,
     /// Minimum severity this session receives as `notifications/message`.
     log_level: Mutex<u8>,
     /// Resource subscriptions; dropping them stops the session's notification pump.
     pub subscriptions: Subscriptions,
 }
 
-impl Default for SessionState {
-    fn default() -> Self {
+impl SessionState {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        let owner = uuid::Uuid::new_v4().to_string();
         SessionState {
             connections: Connections::default(),
-            owner: uuid::Uuid::new_v4().to_string(),
-            #[allow(deprecated)]
+            _leases: LeaseRelease {
+                engine,
+                owner: owner.clone(),
+            },
+            owner,
             log_level: Mutex::new(severity(LoggingLevel::Info)),
             subscriptions: Subscriptions::default(),
         }
+    }
+}
+
+/// Ends the session's app leases when the session ends (its state is dropped).
+pub struct LeaseRelease {
+    engine: Arc<Engine>,
+    owner: String,
+}
+
+impl Drop for LeaseRelease {
+    fn drop(&mut self) {
+        self.engine.release_all(&self.owner);
     }
 }
 

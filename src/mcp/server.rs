@@ -50,8 +50,8 @@ pub struct AxServer {
 impl AxServer {
     pub fn new(engine: Arc<Engine>) -> Self {
         AxServer {
+            session: Arc::new(SessionState::new(engine.clone())),
             engine,
-            session: Arc::new(SessionState::default()),
         }
     }
 }

@@ -106,7 +106,13 @@ pub fn find_def(name: &str) -> Option<&'static ToolDef> {
 
 /// Runs a tool. Unknown tools are the caller's concern (a JSON-RPC error).
 pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> CallToolResult {
-    dispatch(ctx, name, args).await.unwrap_or_else(tool_error)
+    // `notifications/cancelled` ends any tool promptly; a backend call already running on
+    // its worker finishes there and its result is dropped.
+    let result = tokio::select! {
+        r = dispatch(ctx, name, args) => r,
+        _ = ctx.cancel.cancelled() => Err(crate::ax::AxError::Cancelled.into()),
+    };
+    result.unwrap_or_else(tool_error)
 }
 
 async fn dispatch(

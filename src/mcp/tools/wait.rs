@@ -37,6 +37,21 @@ enum Condition {
     TitleEquals,
 }
 
+impl Condition {
+    fn as_str(self) -> &'static str {
+        match self {
+            Condition::Exists => "exists",
+            Condition::Gone => "gone",
+            Condition::Enabled => "enabled",
+            Condition::Disabled => "disabled",
+            Condition::Focused => "focused",
+            Condition::ValueEquals => "value_equals",
+            Condition::ValueContains => "value_contains",
+            Condition::TitleEquals => "title_equals",
+        }
+    }
+}
+
 /// Which element a wait or assert looks at: a target, or the first match of a query.
 #[derive(Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields)]
@@ -243,9 +258,9 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
             };
             if !ok {
                 return Err(ToolError::Usage(format!(
-                    "timed out after {} ms waiting for {:?}{}: last saw {actual}",
+                    "timed out after {} ms waiting for {}{}: last saw {actual}",
                     timeout.as_millis(),
-                    args.condition,
+                    args.condition.as_str(),
                     args.value
                         .as_deref()
                         .map(|v| format!(" {v:?}"))
