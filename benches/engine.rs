@@ -58,7 +58,7 @@ async fn get_tree_huge(server: &TestServer) {
 async fn find_huge(server: &TestServer) {
     let mut client = server.client();
     client.initialize().await;
-    let args = json!({"app": "Huge", "title": "Open 199.99"});
+    let args = json!({"app": "Huge", "title": "Open 199."});
     let mut times = Vec::new();
     let mut last = serde_json::Value::Null;
     for _ in 0..runs() {

@@ -2,7 +2,7 @@
 //! each with a fingerprint so a stale handle is re-resolved or fails closed. Capped, with
 //! least-recently-used eviction.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::model::{NodeId, RawNode, Role};
 use super::path::ElementPath;
@@ -62,6 +62,8 @@ pub struct HandleTable {
     clock: u64,
     by_handle: HashMap<u64, HandleEntry>,
     by_node: HashMap<NodeId, u64>,
+    /// Last use → handle, oldest first: eviction in O(log n).
+    by_age: BTreeMap<u64, u64>,
 }
 
 impl HandleTable {
@@ -72,6 +74,7 @@ impl HandleTable {
             clock: 0,
             by_handle: HashMap::new(),
             by_node: HashMap::new(),
+            by_age: BTreeMap::new(),
         }
     }
 
@@ -89,6 +92,8 @@ impl HandleTable {
         if let Some(&h) = self.by_node.get(&node.id)
             && let Some(entry) = self.by_handle.get_mut(&h)
         {
+            self.by_age.remove(&entry.last_used);
+            self.by_age.insert(self.clock, h);
             entry.last_used = self.clock;
             entry.fingerprint = Fingerprint::of(node, path);
             return format!("e{h}");
@@ -107,6 +112,7 @@ impl HandleTable {
             },
         );
         self.by_node.insert(node.id, h);
+        self.by_age.insert(self.clock, h);
         format!("e{h}")
     }
 
@@ -115,6 +121,8 @@ impl HandleTable {
         let h = parse_handle(handle)?;
         self.clock += 1;
         let entry = self.by_handle.get_mut(&h)?;
+        self.by_age.remove(&entry.last_used);
+        self.by_age.insert(self.clock, h);
         entry.last_used = self.clock;
         Some(entry.clone())
     }
@@ -132,10 +140,10 @@ impl HandleTable {
     }
 
     fn evict_one(&mut self) {
-        if let Some((&h, entry)) = self.by_handle.iter().min_by_key(|(_, e)| e.last_used) {
-            let node = entry.node;
-            self.by_handle.remove(&h);
-            self.by_node.remove(&node);
+        if let Some((_, h)) = self.by_age.pop_first()
+            && let Some(entry) = self.by_handle.remove(&h)
+        {
+            self.by_node.remove(&entry.node);
         }
     }
 }
