@@ -48,6 +48,8 @@ pub struct ServerConfig {
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: usize,
     pub shutdown_grace: Duration,
+    /// A separate listener for `/metrics` (then absent from the main one).
+    pub metrics_bind: Option<SocketAddr>,
     pub sse_keep_alive: Duration,
     pub sse_retry: Duration,
 }
@@ -140,6 +142,11 @@ pub const KEYS: &[Key] = &[
         name: "server.allowed_origins",
         doc: "Origin header values accepted; scheme://host[:port|:*]. Requests without Origin are allowed.",
         default: "[\"http://localhost:*\", \"http://127.0.0.1:*\", \"http://[::1]:*\"]",
+    },
+    Key {
+        name: "server.metrics_bind",
+        doc: "Serve /metrics on this separate address instead of the main listener (empty: main listener).",
+        default: "\"\"",
     },
     Key {
         name: "server.max_body_bytes",
@@ -324,6 +331,13 @@ impl Layers {
                 allowed_origins: v.list("server.allowed_origins"),
                 max_body_bytes: v.int("server.max_body_bytes", 1024, 1 << 30) as usize,
                 shutdown_grace: Duration::from_secs(v.int("server.shutdown_grace_secs", 0, 3600)),
+                metrics_bind: v.parse("server.metrics_bind", |s| {
+                    if s.is_empty() {
+                        Ok(None)
+                    } else {
+                        s.parse().map(Some).map_err(|e| format!("{e}"))
+                    }
+                }),
                 sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
                 sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
             },

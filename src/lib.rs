@@ -5,6 +5,7 @@ pub mod ax;
 pub mod config;
 pub mod http;
 pub mod mcp;
+pub mod metrics;
 pub mod platform;
 pub mod server;
 pub mod session;

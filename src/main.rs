@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 
 use axgate::ax::{Engine, EngineConfig, WorkerConfig};
 use axgate::config::{Config, Layers, LogFormat};
+use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
 
 #[derive(Parser)]
@@ -101,6 +102,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     runtime.block_on(async move {
         let backend =
             axgate::platform::select(config.backend.choice).map_err(anyhow::Error::msg)?;
+        let metrics = Metrics::new(prometheus::Registry::new())
+            .context("cannot register the metric families")?;
         let engine = Engine::new(
             backend,
             EngineConfig {
@@ -112,9 +115,10 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
                 },
                 handle_cap: config.backend.handle_cap,
             },
+            metrics.engine.clone(),
         );
         if serve {
-            serve_until_signal(config, engine).await
+            serve_until_signal(config, engine, metrics).await
         } else {
             check(engine).await
         }
@@ -137,10 +141,14 @@ async fn check(engine: Arc<Engine>) -> anyhow::Result<i32> {
     Ok(if ready { 0 } else { 1 })
 }
 
-async fn serve_until_signal(config: Config, engine: Arc<Engine>) -> anyhow::Result<i32> {
+async fn serve_until_signal(
+    config: Config,
+    engine: Arc<Engine>,
+    metrics: Metrics,
+) -> anyhow::Result<i32> {
     let bind = config.server.bind;
     let backend = engine.backend_name();
-    let state = AppState::new(config, engine).map_err(|errors| {
+    let state = AppState::new(config, engine, metrics).map_err(|errors| {
         anyhow::anyhow!("invalid configuration:\n  - {}", errors.join("\n  - "))
     })?;
     let listener = tokio::net::TcpListener::bind(bind).await.with_context(|| {

@@ -17,8 +17,10 @@ use tower_http::trace::TraceLayer;
 
 use crate::ax::Engine;
 use crate::config::Config;
+use crate::http::observe::{self, Observed};
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
+use crate::metrics::{Metrics, git_sha};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
 
 /// Everything the server shares between requests.
@@ -28,13 +30,19 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     pub sessions: Arc<AxSessionManager>,
     pub guard: Arc<Guard>,
+    pub metrics: Metrics,
     /// Cancelled at shutdown: ends every SSE stream so connections can drain.
     pub shutdown: CancellationToken,
 }
 
 impl AppState {
-    /// Builds the shared state; `Err` lists every invalid allow-list entry.
-    pub fn new(config: Config, engine: Arc<Engine>) -> Result<AppState, Vec<String>> {
+    /// Builds the shared state; `Err` lists every invalid allow-list entry. `metrics` must
+    /// be the families the engine was built with (`metrics.engine`).
+    pub fn new(
+        config: Config,
+        engine: Arc<Engine>,
+        metrics: Metrics,
+    ) -> Result<AppState, Vec<String>> {
         let guard = Guard::new(&config.server.allowed_hosts, &config.server.allowed_origins)?;
         let registry = Arc::new(SessionRegistry::new(SessionLimits {
             max_sessions: config.sessions.max_sessions,
@@ -49,8 +57,14 @@ impl AppState {
             log,
             registry,
             config.server.sse_retry,
+            metrics.clone(),
         ));
+        metrics
+            .build_info
+            .with_label_values(&[env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()])
+            .set(1);
         Ok(AppState {
+            metrics,
             config: Arc::new(config),
             engine,
             sessions,
@@ -73,22 +87,31 @@ pub fn app(state: &AppState) -> Router {
         .disable_allowed_hosts()
         .disable_allowed_origins();
     let engine = state.engine.clone();
+    let metrics = state.metrics.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(AxServer::new(engine.clone())),
+        move || Ok(AxServer::new(engine.clone(), metrics.clone())),
         state.sessions.clone(),
         mcp_config,
     );
     let intake = Arc::new(Intake {
         registry: state.sessions.registry().clone(),
         max_body_bytes: server.max_body_bytes,
+        metrics: state.metrics.clone(),
     });
     let mcp_routes = Router::new()
         .route_service("/mcp", mcp)
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
         .layer(from_fn_with_state(intake, intake::layer));
-    Router::new()
+    let mut router = Router::new()
         .route("/healthz", get(health::healthz))
-        .merge(mcp_routes)
+        .route("/readyz", get(observe::readyz).with_state(observed(state)))
+        .merge(mcp_routes);
+    if state.config.server.metrics_bind.is_none() {
+        router = router.merge(metrics_routes(state));
+    }
+    router
+        // Counted after the guard has answered, so refused requests are counted too.
+        .layer(from_fn_with_state(state.metrics.clone(), observe::layer))
         // Host/Origin before anything reads the request: a rebinding page gets nothing.
         .layer(from_fn_with_state(state.guard.clone(), guard::layer))
         // Outermost: a request id for every request, on its span and on the response.
@@ -104,13 +127,59 @@ pub fn app(state: &AppState) -> Router {
         .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
 }
 
+fn observed(state: &AppState) -> Arc<Observed> {
+    Arc::new(Observed {
+        metrics: state.metrics.clone(),
+        engine: state.engine.clone(),
+        sessions: state.sessions.clone(),
+    })
+}
+
+/// `/metrics`, on the main router or on its own listener (`server.metrics_bind`).
+pub fn metrics_routes(state: &AppState) -> Router {
+    Router::new().route(
+        "/metrics",
+        get(observe::metrics).with_state(observed(state)),
+    )
+}
+
 /// Serves `listener` until `shutdown` resolves, then drains: SSE streams are closed, and
-/// in-flight requests get `server.shutdown_grace` to finish.
+/// in-flight requests get `server.shutdown_grace` to finish. When `server.metrics_bind` is
+/// set, `/metrics` is served on that address instead.
 pub async fn run(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let metrics_listener = match state.config.server.metrics_bind {
+        Some(addr) => Some(TcpListener::bind(addr).await?),
+        None => None,
+    };
+    serve(listener, metrics_listener, state, shutdown).await
+}
+
+/// [`run`] with an already-bound metrics listener (tests bind port 0).
+pub async fn serve(
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    if let Some(metrics_listener) = metrics_listener {
+        let addr = metrics_listener.local_addr()?;
+        tracing::warn!(%addr, "serving /metrics on its own listener without authentication: read-only data, keep it on a trusted network");
+        let routes =
+            metrics_routes(&state).layer(from_fn_with_state(state.guard.clone(), guard::layer));
+        let token = state.shutdown.clone();
+        tokio::spawn(async move {
+            let served = axum::serve(metrics_listener, routes)
+                .with_graceful_shutdown(async move { token.cancelled().await })
+                .await;
+            if let Err(error) = served {
+                tracing::error!(%error, "the metrics listener failed");
+            }
+        });
+    }
     let router = app(&state);
     let reaper = spawn_reaper(&state);
     // Without TCP_NODELAY an SSE response waits ~44 ms for the client's delayed ACK.

@@ -235,14 +235,14 @@ pub async fn perform_rung(
             let point = frame.center();
             let _input = engine.input_lock().await;
             engine
-                .run(app, stats, move |b, ctx| {
+                .run(app, stats, "click_at", move |b, ctx| {
                     b.click_at(pid, point, button, count, ctx)
                 })
                 .await
         }
         Rung::Select => {
             engine
-                .run(app, stats, move |b, ctx| b.select(pid, node, ctx))
+                .run(app, stats, "select", move |b, ctx| b.select(pid, node, ctx))
                 .await
         }
         Rung::SetValue => {
@@ -252,7 +252,9 @@ pub async fn perform_rung(
                 _ => AxValue::Bool(true),
             };
             engine
-                .run(app, stats, move |b, ctx| b.set_value(pid, node, &next, ctx))
+                .run(app, stats, "set_value", move |b, ctx| {
+                    b.set_value(pid, node, &next, ctx)
+                })
                 .await
         }
     }

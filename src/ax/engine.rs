@@ -11,6 +11,7 @@ use super::backend::{Backend, ChangeEvent, EventSink, ReadinessCheck, Snapshot, 
 use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
 use super::worker::{CallStats, WorkerConfig, WorkerKey, WorkerPool};
+use crate::metrics::EngineMetrics;
 
 /// Engine tuning, from configuration.
 #[derive(Clone, Debug)]
@@ -41,6 +42,7 @@ pub struct Engine {
     /// Synthetic pointer and keyboard input is machine-wide: one input at a time.
     input: tokio::sync::Mutex<()>,
     leases: Mutex<HashMap<Pid, Lease>>,
+    metrics: EngineMetrics,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -62,7 +64,11 @@ pub struct RecentEvent {
 const RECENT_PER_APP: usize = 200;
 
 impl Engine {
-    pub fn new(backend: Arc<dyn Backend>, config: EngineConfig) -> Arc<Engine> {
+    pub fn new(
+        backend: Arc<dyn Backend>,
+        config: EngineConfig,
+        metrics: EngineMetrics,
+    ) -> Arc<Engine> {
         let (events, _) = broadcast::channel(1024);
         let sender = events.clone();
         let recent: Arc<Mutex<HashMap<Pid, VecDeque<RecentEvent>>>> = Arc::default();
@@ -83,7 +89,8 @@ impl Engine {
         });
         backend.set_event_sink(sink);
         Arc::new(Engine {
-            pool: WorkerPool::new(backend.clone(), config.worker.clone()),
+            pool: WorkerPool::new(backend.clone(), config.worker.clone(), metrics.clone()),
+            metrics,
             backend,
             config,
             events,
@@ -173,7 +180,13 @@ impl Engine {
     }
 
     /// Runs any backend operation on the app's worker with the call deadline.
-    pub async fn run<T, F>(&self, app: &AppInfo, stats: &CallStats, f: F) -> Result<T, AxError>
+    pub async fn run<T, F>(
+        &self,
+        app: &AppInfo,
+        stats: &CallStats,
+        op: &'static str,
+        f: F,
+    ) -> Result<T, AxError>
     where
         T: Send + 'static,
         F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError>
@@ -184,6 +197,7 @@ impl Engine {
             .call(
                 WorkerKey::App(app.pid),
                 &app.name,
+                op,
                 self.deadline(),
                 stats,
                 f,
@@ -196,6 +210,7 @@ impl Engine {
         &self,
         deadline: Instant,
         stats: &CallStats,
+        op: &'static str,
         f: F,
     ) -> Result<T, AxError>
     where
@@ -205,7 +220,7 @@ impl Engine {
             + 'static,
     {
         self.pool
-            .call(WorkerKey::Global, "backend", deadline, stats, f)
+            .call(WorkerKey::Global, "backend", op, deadline, stats, f)
             .await
     }
 
@@ -217,6 +232,7 @@ impl Engine {
             .call(
                 WorkerKey::Global,
                 "backend",
+                "readiness",
                 self.deadline(),
                 &stats,
                 |b, _| Ok(b.readiness()),
@@ -250,6 +266,7 @@ impl Engine {
             .call(
                 WorkerKey::Global,
                 "backend",
+                "list_apps",
                 self.deadline(),
                 stats,
                 |b, ctx| b.list_apps(ctx),
@@ -272,15 +289,21 @@ impl Engine {
         stats: &CallStats,
     ) -> Result<Snapshot, AxError> {
         let pid = app.pid;
-        self.pool
+        let snapshot = self
+            .pool
             .call(
                 WorkerKey::App(pid),
                 &app.name,
+                "snapshot",
                 deadline,
                 stats,
                 move |b, ctx| b.snapshot(pid, &request, ctx),
             )
-            .await
+            .await?;
+        self.metrics
+            .nodes_walked
+            .inc_by(snapshot.nodes.len() as u64);
+        Ok(snapshot)
     }
 
     pub async fn list_windows(
@@ -293,6 +316,7 @@ impl Engine {
             .call(
                 WorkerKey::App(pid),
                 &app.name,
+                "list_windows",
                 self.deadline(),
                 stats,
                 move |b, ctx| b.list_windows(pid, ctx),
@@ -313,6 +337,7 @@ impl Engine {
             .call(
                 WorkerKey::App(pid),
                 &app.name,
+                "perform_action",
                 self.deadline(),
                 stats,
                 move |b, ctx| b.perform_action(pid, node, &action, ctx),

@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 use super::backend::{Backend, CallCtx};
 use super::error::AxError;
 use super::model::Pid;
+use crate::metrics::EngineMetrics;
 
 /// Tuning for the worker pool.
 #[derive(Clone, Debug)]
@@ -90,24 +91,28 @@ pub struct WorkerPool {
     backend: Arc<dyn Backend>,
     config: WorkerConfig,
     workers: Mutex<HashMap<WorkerKey, Arc<Worker>>>,
+    metrics: EngineMetrics,
 }
 
 impl WorkerPool {
-    pub fn new(backend: Arc<dyn Backend>, config: WorkerConfig) -> Self {
+    pub fn new(backend: Arc<dyn Backend>, config: WorkerConfig, metrics: EngineMetrics) -> Self {
         WorkerPool {
             backend,
             config,
             workers: Mutex::new(HashMap::new()),
+            metrics,
         }
     }
 
     /// Runs `f` on the worker for `key` and waits for it until `deadline`.
     ///
-    /// `label` names the app in error messages.
+    /// `label` names the app in error messages; `op` names the operation in metrics.
+    #[allow(clippy::too_many_arguments)]
     pub async fn call<T, F>(
         &self,
         key: WorkerKey,
         label: &str,
+        op: &'static str,
         deadline: Instant,
         stats: &CallStats,
         f: F,
@@ -126,7 +131,12 @@ impl WorkerPool {
             });
         }
         let started = Instant::now();
-        let rx = submit(&worker, deadline, f);
+        let rx = submit(&worker, deadline, &self.metrics, f);
+        let _timer = self
+            .metrics
+            .backend_call_duration
+            .with_label_values(&[op])
+            .start_timer();
         // The backend stops at the deadline itself (and reports what it got); the caller
         // gives it a little grace to hand that back before declaring a timeout.
         let outcome = tokio::time::timeout_at((deadline + REPLY_GRACE).into(), rx).await;
@@ -203,7 +213,7 @@ impl WorkerPool {
             health.last_probe = Some(Instant::now());
             drop(health);
             let deadline = Instant::now() + self.config.probe_timeout;
-            let rx = submit(worker, deadline, move |backend, ctx| {
+            let rx = submit(worker, deadline, &self.metrics, move |backend, ctx| {
                 backend.probe(pid, ctx)
             });
             let worker = worker.clone();
@@ -227,7 +237,7 @@ impl WorkerPool {
 
 type Reply<T> = oneshot::Receiver<(Result<T, AxError>, u64)>;
 
-fn submit<T, F>(worker: &Worker, deadline: Instant, f: F) -> Reply<T>
+fn submit<T, F>(worker: &Worker, deadline: Instant, metrics: &EngineMetrics, f: F) -> Reply<T>
 where
     T: Send + 'static,
     F: FnOnce(&dyn Backend, &mut CallCtx) -> Result<T, AxError> + Send + 'static,
@@ -235,7 +245,12 @@ where
     let (tx, rx) = oneshot::channel();
     let queued = worker.queued.clone();
     queued.fetch_add(1, Ordering::Relaxed);
+    let depth = metrics.worker_queue_depth.clone();
+    let wait = metrics.worker_queue_wait.clone();
+    depth.inc();
+    let submitted = Instant::now();
     let job: Job = Box::new(move |backend| {
+        wait.observe(submitted.elapsed().as_secs_f64());
         let mut ctx = CallCtx::new(deadline);
         // A job whose caller already gave up is not worth running.
         let result = if ctx.expired() || tx.is_closed() {
@@ -244,11 +259,13 @@ where
             f(backend, &mut ctx)
         };
         queued.fetch_sub(1, Ordering::Relaxed);
+        depth.dec();
         let _ = tx.send((result, ctx.round_trips()));
     });
     if worker.tx.send(job).is_err() {
         // The thread is gone; the receiver sees a closed channel.
         worker.queued.fetch_sub(1, Ordering::Relaxed);
+        metrics.worker_queue_depth.dec();
     }
     rx
 }

@@ -19,6 +19,7 @@ use http::{HeaderValue, Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
+use crate::metrics::{Metrics, mcp_method_label};
 use crate::session::SessionRegistry;
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
@@ -29,6 +30,7 @@ const META_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 pub struct Intake {
     pub registry: Arc<SessionRegistry>,
     pub max_body_bytes: usize,
+    pub metrics: Metrics,
 }
 
 /// A JSON-RPC error response with an HTTP status.
@@ -188,6 +190,13 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     };
     let id = object.get("id").cloned();
     let method = object.get("method").and_then(Value::as_str).unwrap_or("");
+    if !method.is_empty() {
+        intake
+            .metrics
+            .mcp_requests
+            .with_label_values(&[mcp_method_label(method)])
+            .inc();
+    }
     let meta_version = object
         .get("params")
         .and_then(|p| p.get("_meta"))

@@ -28,6 +28,7 @@ use super::context::{SessionState, ToolCtx};
 use super::tools;
 use super::{completions, prompts, resources};
 use crate::ax::{CallStats, Engine};
+use crate::metrics::Metrics;
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -45,13 +46,15 @@ pub fn supports(version: &str) -> bool {
 pub struct AxServer {
     engine: Arc<Engine>,
     session: Arc<SessionState>,
+    metrics: Metrics,
 }
 
 impl AxServer {
-    pub fn new(engine: Arc<Engine>) -> Self {
+    pub fn new(engine: Arc<Engine>, metrics: Metrics) -> Self {
         AxServer {
             session: Arc::new(SessionState::new(engine.clone())),
             engine,
+            metrics,
         }
     }
 }
@@ -217,16 +220,31 @@ impl ServerHandler for AxServer {
             cancel: context.ct.clone(),
             progress: context.meta.get_progress_token(),
         };
+        let request_id = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("x-request-id"))
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-")
+            .to_owned();
         let started = Instant::now();
-        let result = tools::call(&ctx, def.name, args).await;
+        let (result, outcome) = tools::call(&ctx, def.name, args).await;
         let elapsed = started.elapsed();
-        let outcome = if result.is_error == Some(true) {
-            "tool_error"
-        } else {
-            "ok"
-        };
+        self.metrics
+            .tool_calls
+            .with_label_values(&[def.name, outcome])
+            .inc();
+        self.metrics
+            .tool_duration
+            .with_label_values(&[def.name])
+            .observe(elapsed.as_secs_f64());
+        self.metrics
+            .backend_round_trips
+            .with_label_values(&[def.name])
+            .observe(ctx.stats.round_trips() as f64);
         // Tool, app, outcome and timing only: never UI text, values or typed text.
         tracing::info!(
+            request_id = %request_id,
             tool = def.name,
             app = %app,
             outcome,

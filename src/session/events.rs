@@ -83,6 +83,7 @@ pub struct EventLogStats {
 pub struct EventLog {
     limits: EventLimits,
     state: Mutex<State>,
+    open_tails: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Where a tail starts reading.
@@ -104,6 +105,7 @@ impl EventLog {
                 next_stream: 1,
                 ..State::default()
             }),
+            open_tails: Arc::default(),
         })
     }
 
@@ -157,6 +159,8 @@ impl EventLog {
                 None => (None, 0, None),
             }
         };
+        self.open_tails
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let tail = Tail {
             log: self.clone(),
             stream,
@@ -206,6 +210,19 @@ impl EventLog {
                 state.by_rmcp_id.remove(&log.rmcp_id);
             }
         }
+    }
+
+    /// SSE streams currently being served from the log.
+    pub fn open_tails(&self) -> usize {
+        self.open_tails.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Events of `stream` after `seq` that the log still holds (what a resume replays).
+    pub fn count_after(&self, stream: u64, seq: u64) -> usize {
+        self.lock()
+            .streams
+            .get(&stream)
+            .map_or(0, |s| s.events.iter().filter(|(n, _)| *n > seq).count())
     }
 
     pub fn stats(&self) -> EventLogStats {
@@ -322,6 +339,14 @@ struct Tail {
     generation: u64,
     cursor: Option<u64>,
     rx: Option<watch::Receiver<u64>>,
+}
+
+impl Drop for Tail {
+    fn drop(&mut self) {
+        self.log
+            .open_tails
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Tail {

@@ -23,6 +23,7 @@ use rmcp::transport::streamable_http_server::session::{
 
 use super::events::{EventLog, EventRef, From};
 use super::registry::SessionRegistry;
+use crate::metrics::Metrics;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -42,11 +43,17 @@ pub struct AxSessionManager {
     inner: LocalSessionManager,
     log: Arc<EventLog>,
     registry: Arc<SessionRegistry>,
+    metrics: Metrics,
 }
 
 impl AxSessionManager {
     /// `sse_retry` is the reconnect hint of the priming event that opens every stream.
-    pub fn new(log: Arc<EventLog>, registry: Arc<SessionRegistry>, sse_retry: Duration) -> Self {
+    pub fn new(
+        log: Arc<EventLog>,
+        registry: Arc<SessionRegistry>,
+        sse_retry: Duration,
+        metrics: Metrics,
+    ) -> Self {
         let mut config = SessionConfig::default();
         // Idle expiry is ours (the registry's reaper), so one clock decides.
         config.keep_alive = None;
@@ -58,6 +65,7 @@ impl AxSessionManager {
             inner: inner.with_event_store(store),
             log,
             registry,
+            metrics,
         }
     }
 
@@ -74,6 +82,10 @@ impl AxSessionManager {
         let idle = self.registry.idle();
         for id in &idle {
             tracing::info!(session = %short(id), "session expired after idling");
+            self.metrics
+                .session_evictions
+                .with_label_values(&["idle"])
+                .inc();
             let _ = self.close_session(&SessionId::from(id.clone())).await;
         }
         self.log.sweep();
@@ -204,6 +216,8 @@ impl SessionManager for AxSessionManager {
             tracing::warn!(session = %short(id), "resume with an event id of no stream of this session");
             return Err(SessionError::ForeignEvent(last_event_id));
         };
+        let replayed = self.log.count_after(event.stream, event.seq);
+        self.metrics.events_replayed.inc_by(replayed as u64);
         Ok(self.log.tail(event.stream, From::After(event.seq)))
     }
 

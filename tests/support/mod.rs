@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use axgate::ax::{Engine, EngineConfig, WorkerConfig};
 use axgate::config::{Config, Layers};
+use axgate::metrics::Metrics;
 use axgate::platform::demo::{DemoBackend, DemoOptions};
 use axgate::server::{self, AppState};
 use serde_json::{Value, json};
@@ -44,6 +45,7 @@ impl TestServer {
     }
 
     pub async fn with_backend(config: Config, demo: Arc<DemoBackend>) -> TestServer {
+        let metrics = Metrics::new(prometheus::Registry::new()).expect("metric families");
         let engine = Engine::new(
             demo.clone(),
             EngineConfig {
@@ -55,8 +57,9 @@ impl TestServer {
                 },
                 handle_cap: config.backend.handle_cap,
             },
+            metrics.engine.clone(),
         );
-        let state = AppState::new(config, engine).expect("valid allow-lists");
+        let state = AppState::new(config, engine, metrics).expect("valid allow-lists");
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");

@@ -214,7 +214,7 @@ pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     let (pid, id) = (app.pid, located.element.node.id);
     let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
         ctx.engine
-            .run(&app, &ctx.stats, move |b, c| b.focus(pid, id, c))
+            .run(&app, &ctx.stats, "focus", move |b, c| b.focus(pid, id, c))
     })
     .await?;
     Ok(acted(ctx, &located, "focus", changes, None).await)

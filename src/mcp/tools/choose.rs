@@ -122,7 +122,7 @@ pub(super) async fn select_option(
                     .await
             } else {
                 ctx.engine
-                    .run(&app, &ctx.stats, move |b, c| b.select(pid, id, c))
+                    .run(&app, &ctx.stats, "select", move |b, c| b.select(pid, id, c))
                     .await
             }
         },

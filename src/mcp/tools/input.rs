@@ -103,7 +103,7 @@ async fn write_value(
     let (pid, id) = (app.pid, located.element.node.id);
     Ok(
         act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
-            ctx.engine.run(&app, &ctx.stats, move |b, c| {
+            ctx.engine.run(&app, &ctx.stats, "set_value", move |b, c| {
                 b.set_value(pid, id, &value, c)
             })
         })
@@ -176,7 +176,9 @@ pub(super) async fn type_text(
             let _input = ctx.engine.input_lock().await;
             let text = text.clone();
             ctx.engine
-                .run(&app, &ctx.stats, move |b, c| b.type_text(pid, &text, c))
+                .run(&app, &ctx.stats, "type_text", move |b, c| {
+                    b.type_text(pid, &text, c)
+                })
                 .await
         },
     )
@@ -192,7 +194,7 @@ async fn focused_or(ctx: &ToolCtx, app: &str, target: Option<&str>) -> Result<Lo
             let app = located.conn.app.clone();
             let (pid, id) = (app.pid, located.element.node.id);
             ctx.engine
-                .run(&app, &ctx.stats, move |b, c| b.focus(pid, id, c))
+                .run(&app, &ctx.stats, "focus", move |b, c| b.focus(pid, id, c))
                 .await?;
         }
         return Ok(located);
@@ -216,7 +218,9 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
     let pid = app.pid;
     let _input = ctx.engine.input_lock().await;
     ctx.engine
-        .run(&app, &ctx.stats, move |b, c| b.press_key(pid, &combo, c))
+        .run(&app, &ctx.stats, "press_key", move |b, c| {
+            b.press_key(pid, &combo, c)
+        })
         .await?;
     Ok(())
 }
@@ -333,7 +337,9 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
         || async {
             let _input = ctx.engine.input_lock().await;
             ctx.engine
-                .run(&app, &ctx.stats, move |b, c| b.scroll(pid, point, delta, c))
+                .run(&app, &ctx.stats, "scroll", move |b, c| {
+                    b.scroll(pid, point, delta, c)
+                })
                 .await
         },
     )
@@ -406,7 +412,9 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
         || async {
             let _input = ctx.engine.input_lock().await;
             ctx.engine
-                .run(&app, &ctx.stats, move |b, c| b.drag(pid, from, to, c))
+                .run(&app, &ctx.stats, "drag", move |b, c| {
+                    b.drag(pid, from, to, c)
+                })
                 .await
         },
     )

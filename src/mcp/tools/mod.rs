@@ -105,14 +105,22 @@ pub fn find_def(name: &str) -> Option<&'static ToolDef> {
 }
 
 /// Runs a tool. Unknown tools are the caller's concern (a JSON-RPC error).
-pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> CallToolResult {
+/// Runs a tool; returns its result and the outcome class (`ok`, `tool_error`, `timeout`).
+pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResult, &'static str) {
     // `notifications/cancelled` ends any tool promptly; a backend call already running on
     // its worker finishes there and its result is dropped.
     let result = tokio::select! {
         r = dispatch(ctx, name, args) => r,
         _ = ctx.cancel.cancelled() => Err(crate::ax::AxError::Cancelled.into()),
     };
-    result.unwrap_or_else(tool_error)
+    match result {
+        Ok(r) if r.is_error == Some(true) => (r, "tool_error"),
+        Ok(r) => (r, "ok"),
+        Err(e) => {
+            let outcome = e.outcome();
+            (tool_error(e), outcome)
+        }
+    }
 }
 
 async fn dispatch(

@@ -203,7 +203,7 @@ pub(super) async fn element_at(
     let point = (args.x, args.y);
     let hit: Option<NodeId> = ctx
         .engine
-        .run(&conn.app, &ctx.stats, move |b, c| {
+        .run(&conn.app, &ctx.stats, "element_at", move |b, c| {
             b.element_at(pid, point, c)
         })
         .await?;

@@ -56,7 +56,7 @@ pub(super) async fn launch_app(
     ctx.report_progress(0.0, Some(2.0), "launching").await;
     let app: AppInfo = ctx
         .engine
-        .run_global(started + timeout, &ctx.stats, move |b, c| {
+        .run_global(started + timeout, &ctx.stats, "launch_app", move |b, c| {
             b.launch_app(&spec, c)
         })
         .await?;
@@ -149,7 +149,9 @@ pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     ctx.engine.check_write(&app, &ctx.session.owner)?;
     let (pid, force) = (app.pid, args.force);
     ctx.engine
-        .run(&app, &ctx.stats, move |b, c| b.quit_app(pid, force, c))
+        .run(&app, &ctx.stats, "quit_app", move |b, c| {
+            b.quit_app(pid, force, c)
+        })
         .await?;
     let started = Instant::now();
     loop {
@@ -212,7 +214,9 @@ pub(super) async fn activate_app(
     ctx.engine.check_write(&app, &ctx.session.owner)?;
     let pid = app.pid;
     ctx.engine
-        .run(&app, &ctx.stats, move |b, c| b.activate_app(pid, c))
+        .run(&app, &ctx.stats, "activate_app", move |b, c| {
+            b.activate_app(pid, c)
+        })
         .await?;
     let now = ctx.engine.resolve_app(&pid.to_string(), &ctx.stats).await?;
     if !now.frontmost {
@@ -305,9 +309,10 @@ pub(super) async fn window_action(
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
     let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
-        ctx.engine.run(&app, &ctx.stats, move |b, c| {
-            b.window_action(pid, id, action, c)
-        })
+        ctx.engine
+            .run(&app, &ctx.stats, "window_action", move |b, c| {
+                b.window_action(pid, id, action, c)
+            })
     })
     .await?;
     Ok(acted(ctx, &located, "window_action", changes, None).await)
@@ -335,9 +340,12 @@ pub(super) static READ_CLIPBOARD: ToolDef = ToolDef {
 pub(super) async fn read_clipboard(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
     let text = ctx
         .engine
-        .run_global(ctx.engine.deadline(), &ctx.stats, |b, c| {
-            b.read_clipboard(c)
-        })
+        .run_global(
+            ctx.engine.deadline(),
+            &ctx.stats,
+            "read_clipboard",
+            |b, c| b.read_clipboard(c),
+        )
         .await?;
     Ok(structured(text.clone(), &ClipboardOut { text }))
 }
@@ -368,10 +376,15 @@ pub(super) async fn write_clipboard(
     let written = text.clone();
     let read = ctx
         .engine
-        .run_global(ctx.engine.deadline(), &ctx.stats, move |b, c| {
-            b.write_clipboard(&written, c)?;
-            b.read_clipboard(c)
-        })
+        .run_global(
+            ctx.engine.deadline(),
+            &ctx.stats,
+            "write_clipboard",
+            move |b, c| {
+                b.write_clipboard(&written, c)?;
+                b.read_clipboard(c)
+            },
+        )
         .await?;
     if read != text {
         return Err(AxError::Unsupported("the clipboard did not keep the text".into()).into());
@@ -444,7 +457,9 @@ pub(super) async fn screenshot(
     let pid = app.pid;
     let png = ctx
         .engine
-        .run(&app, &ctx.stats, move |b, c| b.screenshot(pid, region, c))
+        .run(&app, &ctx.stats, "screenshot", move |b, c| {
+            b.screenshot(pid, region, c)
+        })
         .await?;
     let data = base64::engine::general_purpose::STANDARD.encode(&png);
     let summary = format!("screenshot of {} ({} bytes PNG)", app.name, png.len());

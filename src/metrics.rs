@@ -1,0 +1,292 @@
+//! Prometheus metrics: typed metric families registered into a `prometheus::Registry` passed
+//! in at start-up (no globals). Label values are bounded: route templates, MCP method names
+//! from a fixed list, tool names, outcome classes, check names — never raw paths, app text
+//! or user ids.
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
+};
+
+/// Latency buckets in seconds, from sub-millisecond IPC to slow app launches.
+const LATENCY: &[f64] = &[
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+];
+const TRIPS: &[f64] = &[
+    1.0, 2.0, 5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 1000.0, 5000.0, 20000.0,
+];
+
+/// Metrics of the accessibility engine and its workers.
+#[derive(Clone)]
+pub struct EngineMetrics {
+    pub backend_call_duration: HistogramVec,
+    pub nodes_walked: IntCounter,
+    pub worker_queue_depth: IntGauge,
+    pub worker_queue_wait: Histogram,
+}
+
+/// Every metric family of the server.
+#[derive(Clone)]
+pub struct Metrics {
+    pub registry: Registry,
+    pub http_requests: IntCounterVec,
+    pub http_duration: HistogramVec,
+    pub mcp_requests: IntCounterVec,
+    pub tool_calls: IntCounterVec,
+    pub tool_duration: HistogramVec,
+    pub backend_round_trips: HistogramVec,
+    pub sessions_active: IntGauge,
+    pub sse_streams_open: IntGauge,
+    pub events_replayed: IntCounter,
+    pub session_evictions: IntCounterVec,
+    pub auth_failures: IntCounterVec,
+    pub rate_limited: IntCounterVec,
+    pub audit_write_duration: Histogram,
+    pub audit_failures: IntCounter,
+    pub readiness: IntGaugeVec,
+    pub build_info: IntGaugeVec,
+    pub engine: EngineMetrics,
+}
+
+/// MCP methods counted by name; anything else is `other` (bounded labels).
+const MCP_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "notifications/progress",
+];
+
+/// The bounded label for an MCP method.
+pub fn mcp_method_label(method: &str) -> &'static str {
+    MCP_METHODS
+        .iter()
+        .copied()
+        .find(|m| *m == method)
+        .unwrap_or("other")
+}
+
+fn histogram(
+    registry: &Registry,
+    name: &str,
+    help: &str,
+    labels: &[&str],
+    buckets: &[f64],
+) -> prometheus::Result<HistogramVec> {
+    let h = HistogramVec::new(
+        HistogramOpts::new(name, help).buckets(buckets.to_vec()),
+        labels,
+    )?;
+    registry.register(Box::new(h.clone()))?;
+    Ok(h)
+}
+
+fn counter(
+    registry: &Registry,
+    name: &str,
+    help: &str,
+    labels: &[&str],
+) -> prometheus::Result<IntCounterVec> {
+    let c = IntCounterVec::new(Opts::new(name, help), labels)?;
+    registry.register(Box::new(c.clone()))?;
+    Ok(c)
+}
+
+impl Metrics {
+    /// Registers every family into `registry`.
+    pub fn new(registry: Registry) -> prometheus::Result<Metrics> {
+        let r = &registry;
+        let plain_counter = |name: &str, help: &str| -> prometheus::Result<IntCounter> {
+            let c = IntCounter::new(name, help)?;
+            r.register(Box::new(c.clone()))?;
+            Ok(c)
+        };
+        let gauge = |name: &str, help: &str| -> prometheus::Result<IntGauge> {
+            let g = IntGauge::new(name, help)?;
+            r.register(Box::new(g.clone()))?;
+            Ok(g)
+        };
+        let engine = EngineMetrics {
+            backend_call_duration: histogram(
+                r,
+                "axgate_backend_call_duration_seconds",
+                "Backend (accessibility API) call latency by operation.",
+                &["op"],
+                LATENCY,
+            )?,
+            nodes_walked: plain_counter(
+                "axgate_nodes_walked_total",
+                "Elements read from backends by tree walks.",
+            )?,
+            worker_queue_depth: gauge(
+                "axgate_worker_queue_depth",
+                "Backend jobs queued or running on AX worker threads.",
+            )?,
+            worker_queue_wait: {
+                let h = Histogram::with_opts(
+                    HistogramOpts::new(
+                        "axgate_worker_queue_wait_seconds",
+                        "Time a backend job waited for its AX worker thread.",
+                    )
+                    .buckets(LATENCY.to_vec()),
+                )?;
+                r.register(Box::new(h.clone()))?;
+                h
+            },
+        };
+        let audit_write_duration = {
+            let h = Histogram::with_opts(
+                HistogramOpts::new(
+                    "axgate_audit_write_duration_seconds",
+                    "Time to append and fsync one audit line.",
+                )
+                .buckets(LATENCY.to_vec()),
+            )?;
+            r.register(Box::new(h.clone()))?;
+            h
+        };
+        let readiness = IntGaugeVec::new(
+            Opts::new(
+                "axgate_readiness",
+                "1 when a readiness check passes, 0 when it fails.",
+            ),
+            &["check"],
+        )?;
+        r.register(Box::new(readiness.clone()))?;
+        let build_info = IntGaugeVec::new(
+            Opts::new("axgate_build_info", "Build information; always 1."),
+            &["version", "git_sha", "backend"],
+        )?;
+        r.register(Box::new(build_info.clone()))?;
+        Ok(Metrics {
+            http_requests: counter(
+                r,
+                "axgate_http_requests_total",
+                "HTTP requests by route template, method and status.",
+                &["route", "method", "status"],
+            )?,
+            http_duration: histogram(
+                r,
+                "axgate_http_request_duration_seconds",
+                "HTTP request latency (time to response headers) by route template.",
+                &["route", "method"],
+                LATENCY,
+            )?,
+            mcp_requests: counter(
+                r,
+                "axgate_mcp_requests_total",
+                "MCP messages received by method.",
+                &["method"],
+            )?,
+            tool_calls: counter(
+                r,
+                "axgate_tool_calls_total",
+                "Tool calls by tool and outcome (ok, tool_error, denied, timeout).",
+                &["tool", "outcome"],
+            )?,
+            tool_duration: histogram(
+                r,
+                "axgate_tool_call_duration_seconds",
+                "Tool call latency by tool.",
+                &["tool"],
+                LATENCY,
+            )?,
+            backend_round_trips: histogram(
+                r,
+                "axgate_backend_round_trips",
+                "Backend round trips spent by one tool call.",
+                &["tool"],
+                TRIPS,
+            )?,
+            sessions_active: gauge("axgate_sessions_active", "Live MCP sessions.")?,
+            sse_streams_open: gauge("axgate_sse_streams_open", "Open SSE streams.")?,
+            events_replayed: plain_counter(
+                "axgate_events_replayed_total",
+                "SSE events replayed after Last-Event-ID.",
+            )?,
+            session_evictions: counter(
+                r,
+                "axgate_session_evictions_total",
+                "Sessions ended by the server, by reason.",
+                &["reason"],
+            )?,
+            auth_failures: counter(
+                r,
+                "axgate_auth_failures_total",
+                "Refused credentials by reason.",
+                &["reason"],
+            )?,
+            rate_limited: counter(
+                r,
+                "axgate_rate_limited_total",
+                "Calls refused by a rate limit, by kind.",
+                &["kind"],
+            )?,
+            audit_write_duration,
+            audit_failures: plain_counter(
+                "axgate_audit_failures_total",
+                "Audit lines that could not be written.",
+            )?,
+            readiness,
+            build_info,
+            engine,
+            registry,
+        })
+    }
+
+    /// The Prometheus text exposition of every family.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        let encoder = TextEncoder::new();
+        if let Err(error) = encoder.encode(&self.registry.gather(), &mut buf) {
+            tracing::error!(%error, "cannot encode metrics");
+        }
+        String::from_utf8(buf).unwrap_or_default()
+    }
+}
+
+/// The git commit the binary was built from, when the build could tell.
+pub fn git_sha() -> &'static str {
+    option_env!("AXGATE_GIT_SHA").unwrap_or("unknown")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_register_once_and_render() {
+        let m = Metrics::new(Registry::new()).expect("register");
+        m.tool_calls.with_label_values(&["get_tree", "ok"]).inc();
+        m.build_info
+            .with_label_values(&["0.1.0", "abc", "demo"])
+            .set(1);
+        let text = m.render();
+        assert!(
+            text.contains("axgate_tool_calls_total{outcome=\"ok\",tool=\"get_tree\"} 1"),
+            "{text}"
+        );
+        assert!(text.contains("axgate_build_info{"), "{text}");
+        assert!(
+            Metrics::new(m.registry.clone()).is_err(),
+            "a second registration is refused"
+        );
+    }
+
+    #[test]
+    fn unknown_methods_are_bounded() {
+        assert_eq!(mcp_method_label("tools/call"), "tools/call");
+        assert_eq!(mcp_method_label("x/../../etc"), "other");
+    }
+}
