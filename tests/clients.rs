@@ -97,8 +97,16 @@ async fn drive_the_form(name: &str, program: &Path, script: PathBuf) {
     require(&script, "the client script");
     let server = TestServer::start().await;
     let run = run_script(program, &[script], &server.url).await;
+    let missing_sdk = ["ModuleNotFoundError", "ERR_MODULE_NOT_FOUND"]
+        .iter()
+        .any(|m| run.stderr.contains(m));
+    let hint = if missing_sdk {
+        " (the SDK is not installed: run scripts/test-env first)"
+    } else {
+        ""
+    };
     let report = format!(
-        "{name} client: {} after {:.1} s\n--- stdout ---\n{}\n--- stderr ---\n{}",
+        "{name} client: {}{hint} after {:.1} s\n--- stdout ---\n{}\n--- stderr ---\n{}",
         run.status,
         run.took.as_secs_f64(),
         run.stdout,

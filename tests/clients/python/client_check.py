@@ -23,6 +23,7 @@ import sys
 import time
 import traceback
 import warnings
+from importlib.metadata import version
 from typing import Any
 
 import httpx2
@@ -35,6 +36,7 @@ CHECK_BOX = "window[0]/check_box[0]"
 TITLE = "Subscribe"
 # Each tools/call makes the server log one `tool_call` record at info level (src/mcp/server.rs).
 LOG_WAIT_S = 10.0
+OVERALL_S = 90.0
 FRESH_HINT = (
     " (the demo desktop is shared by every session of a server: run this against a fresh one)"
 )
@@ -90,7 +92,7 @@ def text_of(result: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in (result.content or []))
 
 
-async def run(url: str, complaints: SdkComplaints) -> None:
+async def run(url: str) -> None:
     log_records: list[dict[str, Any]] = []
     http_seen: dict[str, Any] = {"delete_status": None, "session_id": None}
 
@@ -226,8 +228,6 @@ def first_check_failure(e: BaseException) -> CheckFailed | None:
 
 
 def mcp_version() -> str:
-    from importlib.metadata import version
-
     return version(mcp.__name__)
 
 
@@ -239,7 +239,10 @@ def main() -> int:
     complaints = SdkComplaints()
     logging.getLogger().addHandler(complaints)
     try:
-        asyncio.run(asyncio.wait_for(run(url, complaints), timeout=90))
+        asyncio.run(asyncio.wait_for(run(url), timeout=OVERALL_S))
+    except TimeoutError:
+        print(f"FAIL gave up after {OVERALL_S:.0f} s", flush=True)
+        return 1
     except BaseException as e:  # noqa: BLE001 - report anything the SDK raised, with its cause
         failed = first_check_failure(e)
         if failed is None:
