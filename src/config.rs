@@ -6,11 +6,13 @@
 //! Each key has one name: `server.bind` in the file, `AXGATE_SERVER_BIND` in the
 //! environment. Lists are TOML arrays in the file and comma-separated in the environment.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use crate::http::auth::Scope;
 
 /// Which backend to serve.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -78,6 +80,51 @@ pub struct LogConfig {
     pub level: String,
 }
 
+/// The audit trail (`crate::audit`).
+#[derive(Clone, Debug)]
+pub struct AuditConfig {
+    /// The current file of the trail; `None`: auditing is off.
+    pub path: Option<PathBuf>,
+    /// Size past which the current file is rotated to `<path>.<N>`.
+    pub max_file_bytes: u64,
+}
+
+/// A static bearer token of `[auth] tokens`; only its SHA-256 is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticTokenConfig {
+    pub name: String,
+    pub sha256: [u8; 32],
+    pub scopes: BTreeSet<Scope>,
+}
+
+/// OAuth 2.1 JWT access tokens from one issuer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JwtConfig {
+    /// Compared exactly with the `iss` claim; listed in the resource metadata.
+    pub issuer: String,
+    pub jwks_uri: String,
+    /// This server's resource URI, which `aud` must include (RFC 8707).
+    pub audience: String,
+    pub leeway: Duration,
+    /// Least time between two JWKS fetches (an unknown `kid` asks for one).
+    pub jwks_refresh_min: Duration,
+}
+
+/// Authentication (`crate::http::auth`): off when there are no tokens and no issuer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuthConfig {
+    pub tokens: Vec<StaticTokenConfig>,
+    pub jwt: Option<JwtConfig>,
+    /// `auth.audience` when set (also without an issuer): the `resource` of the metadata.
+    pub resource: Option<String>,
+}
+
+impl AuthConfig {
+    pub fn enabled(&self) -> bool {
+        !self.tokens.is_empty() || self.jwt.is_some()
+    }
+}
+
 /// The validated configuration.
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -85,6 +132,8 @@ pub struct Config {
     pub sessions: SessionsConfig,
     pub backend: BackendConfig,
     pub log: LogConfig,
+    pub audit: AuditConfig,
+    pub auth: AuthConfig,
 }
 
 /// Where a raw value came from, for error messages.
@@ -227,6 +276,46 @@ pub const KEYS: &[Key] = &[
         name: "log.level",
         doc: "A tracing filter such as info or axgate=debug.",
         default: "\"info\"",
+    },
+    Key {
+        name: "audit.path",
+        doc: "File of the audit trail (one hash-chained JSON line per mutating or denied tool call); empty: no audit.",
+        default: "\"\"",
+    },
+    Key {
+        name: "audit.max_file_bytes",
+        doc: "Size past which the audit file is renamed to <path>.<N> and a new one started.",
+        default: "67108864",
+    },
+    Key {
+        name: "auth.tokens",
+        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array.",
+        default: "[]",
+    },
+    Key {
+        name: "auth.issuer",
+        doc: "OAuth issuer whose JWT access tokens are accepted (exact `iss`); empty: no JWTs.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.jwks_uri",
+        doc: "The issuer's JWK set; https (http only on loopback). Required with auth.issuer.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.audience",
+        doc: "This server's resource URI (RFC 8707), which a JWT's aud must include. Required with auth.issuer.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.leeway_secs",
+        doc: "Clock skew allowed on a JWT's exp and nbf.",
+        default: "30",
+    },
+    Key {
+        name: "auth.jwks_refresh_min_secs",
+        doc: "Least time between two JWKS fetches; a token with an unknown kid asks for one.",
+        default: "30",
     },
 ];
 
@@ -385,6 +474,17 @@ impl Layers {
                         .map_err(|e| e.to_string())
                 }),
             },
+            audit: AuditConfig {
+                path: v.parse("audit.path", |s| match s {
+                    "" => Ok(None),
+                    _ if s.ends_with('/') || Path::new(s).is_dir() => {
+                        Err("expected a file path, found a directory".into())
+                    }
+                    _ => Ok(Some(PathBuf::from(s))),
+                }),
+                max_file_bytes: v.int("audit.max_file_bytes", 4096, 1 << 40),
+            },
+            auth: v.auth(),
         };
         if v.errors.is_empty() {
             Ok(config)
@@ -499,6 +599,206 @@ impl Validator<'_> {
     }
 }
 
+/// The `[auth]` section.
+impl Validator<'_> {
+    fn auth(&mut self) -> AuthConfig {
+        let tokens = self.tokens("auth.tokens");
+        let url = |loopback_http_only: bool| {
+            move |s: &str| -> Result<Option<String>, String> {
+                if s.is_empty() {
+                    Ok(None)
+                } else {
+                    check_url(s, loopback_http_only).map(|()| Some(s.to_owned()))
+                }
+            }
+        };
+        let errors_before = self.errors.len();
+        let issuer = self.parse("auth.issuer", url(true));
+        let jwks_uri = self.parse("auth.jwks_uri", url(true));
+        let audience = self.parse("auth.audience", url(false));
+        // An invalid URL is already reported; do not also call it missing.
+        let urls_valid = self.errors.len() == errors_before;
+        let leeway = Duration::from_secs(self.int("auth.leeway_secs", 0, 600));
+        let jwks_refresh_min =
+            Duration::from_secs(self.int("auth.jwks_refresh_min_secs", 1, 86_400));
+        let jwt = match (issuer, jwks_uri, audience.clone()) {
+            (Some(issuer), Some(jwks_uri), Some(audience)) => Some(JwtConfig {
+                issuer,
+                jwks_uri,
+                audience,
+                leeway,
+                jwks_refresh_min,
+            }),
+            _ if !urls_valid => None,
+            (Some(_), jwks_uri, audience) => {
+                for (key, value) in [("auth.jwks_uri", jwks_uri), ("auth.audience", audience)] {
+                    if value.is_none() {
+                        self.errors
+                            .push(format!("{key} is required when auth.issuer is set"));
+                    }
+                }
+                None
+            }
+            (None, Some(_), _) => {
+                self.errors.push(
+                    "auth.jwks_uri is set but auth.issuer is not: set both to accept JWTs".into(),
+                );
+                None
+            }
+            (None, None, _) => None,
+        };
+        AuthConfig {
+            tokens,
+            jwt,
+            resource: audience,
+        }
+    }
+
+    /// `auth.tokens`: a TOML array of tables in the file; inline TOML or JSON in the environment.
+    fn tokens(&mut self, name: &'static str) -> Vec<StaticTokenConfig> {
+        let (value, src) = match self.raw(name) {
+            (Raw::Toml(value), src) => (value, src),
+            (Raw::Text(text), src) => match inline_list(&text) {
+                Ok(value) => (value, src),
+                Err(why) => return self.fail(name, &src, why),
+            },
+        };
+        let items = match value {
+            toml::Value::Array(items) => items,
+            other => {
+                let why =
+                    format!("expected a list of {{ name, sha256, scopes }} tables, found {other}");
+                return self.fail(name, &src, why);
+            }
+        };
+        let mut out: Vec<StaticTokenConfig> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match token_entry(item) {
+                Ok(token) if out.iter().any(|t| t.name == token.name) => {
+                    let why = format!("entry {}: the name {:?} is used twice", i + 1, token.name);
+                    self.fail::<()>(name, &src, why);
+                }
+                Ok(token) if out.iter().any(|t| t.sha256 == token.sha256) => {
+                    let why = format!("entry {}: the same sha256 is listed twice", i + 1);
+                    self.fail::<()>(name, &src, why);
+                }
+                Ok(token) => out.push(token),
+                Err(whys) => {
+                    for why in whys {
+                        self.fail::<()>(name, &src, format!("entry {}: {why}", i + 1));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An environment value of `auth.tokens`: `[{ name = "ci", … }]` or `[{"name": "ci", …}]`.
+fn inline_list(text: &str) -> Result<toml::Value, String> {
+    if let Some(value) = toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+    {
+        return Ok(value);
+    }
+    serde_json::from_str::<toml::Value>(text).map_err(|e| {
+        format!("expected an inline TOML or JSON list of {{ name, sha256, scopes }} tables ({e})")
+    })
+}
+
+/// One `{ name, sha256, scopes }` table; every problem of it.
+fn token_entry(item: &toml::Value) -> Result<StaticTokenConfig, Vec<String>> {
+    let Some(table) = item.as_table() else {
+        return Err(vec![format!(
+            "expected a {{ name, sha256, scopes }} table, found {item}"
+        )]);
+    };
+    let mut errors = Vec::new();
+    for key in table.keys() {
+        if !matches!(key.as_str(), "name" | "sha256" | "scopes") {
+            errors.push(format!(
+                "unknown field `{key}` (expected name, sha256, scopes)"
+            ));
+        }
+    }
+    let name = match table.get("name").and_then(toml::Value::as_str) {
+        Some(n) => match crate::http::auth::tokens::check_name(n) {
+            Ok(()) => n.to_owned(),
+            Err(why) => {
+                errors.push(why);
+                String::new()
+            }
+        },
+        None => {
+            errors.push("`name` (a string) is missing".into());
+            String::new()
+        }
+    };
+    let sha256 = match table.get("sha256").and_then(toml::Value::as_str) {
+        Some(hex) => crate::http::auth::tokens::parse_sha256(hex).unwrap_or_else(|why| {
+            errors.push(why);
+            [0; 32]
+        }),
+        None => {
+            errors.push("`sha256` (64 hex digits) is missing".into());
+            [0; 32]
+        }
+    };
+    let mut scopes = BTreeSet::new();
+    match table.get("scopes").and_then(toml::Value::as_array) {
+        Some(items) => {
+            for item in items {
+                match item.as_str().map(str::parse::<Scope>) {
+                    Some(Ok(scope)) => {
+                        scopes.insert(scope);
+                    }
+                    Some(Err(why)) => errors.push(format!("scopes: {why}")),
+                    None => errors.push(format!("scopes: expected strings, found {item}")),
+                }
+            }
+            if items.is_empty() {
+                errors.push("`scopes` is empty; give at least axgate:read".into());
+            }
+        }
+        None => errors.push("`scopes` (a list such as [\"axgate:read\"]) is missing".into()),
+    }
+    if errors.is_empty() {
+        Ok(StaticTokenConfig {
+            name,
+            sha256,
+            scopes,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// An absolute http(s) URL without a fragment; with `loopback_http_only`, plain http only
+/// for a loopback host.
+fn check_url(text: &str, loopback_http_only: bool) -> Result<(), String> {
+    if text.contains('#') {
+        return Err("a URL here must not have a #fragment".into());
+    }
+    let uri: http::Uri = text.parse().map_err(|e| format!("not a URL: {e}"))?;
+    let host = uri.host().unwrap_or_default();
+    if host.is_empty() {
+        return Err("expected an absolute URL such as https://host/path".into());
+    }
+    let loopback = host == "localhost"
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match uri.scheme_str() {
+        Some("https") => Ok(()),
+        Some("http") if !loopback_http_only || loopback => Ok(()),
+        Some("http") => Err("must be https (plain http only for a loopback host)".into()),
+        _ => Err("expected an https URL".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,5 +876,109 @@ mod tests {
         let mut layers = Layers::default();
         layers.toml_text(text, "example");
         layers.build().expect("the example is valid");
+    }
+
+    #[test]
+    fn auth_section() {
+        let hash = "ab".repeat(32);
+        let mut layers = Layers::default();
+        layers.toml_text(
+            &format!(
+                "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:read\", \"axgate:act\"] }}]\n\
+                 issuer = \"https://login.example.com\"\njwks_uri = \"https://login.example.com/jwks\"\n\
+                 audience = \"https://mac-17.ci.example:8741/mcp\"\n"
+            ),
+            "f.toml",
+        );
+        let auth = layers.build().expect("valid").auth;
+        assert!(auth.enabled());
+        assert_eq!(auth.tokens[0].name, "ci");
+        assert_eq!(auth.tokens[0].sha256, [0xab; 32]);
+        assert_eq!(auth.tokens[0].scopes.len(), 2);
+        let jwt = auth.jwt.expect("jwt");
+        assert_eq!(jwt.leeway, Duration::from_secs(30));
+        assert_eq!(jwt.jwks_refresh_min, Duration::from_secs(30));
+        assert!(!Layers::default().build().expect("defaults").auth.enabled());
+
+        // The environment takes the list as inline TOML or as JSON.
+        for text in [
+            format!("[{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]"),
+            format!("[{{\"name\": \"a\", \"sha256\": \"{hash}\", \"scopes\": [\"axgate:read\"]}}]"),
+        ] {
+            let mut layers = Layers::default();
+            layers.env(env(&[("AXGATE_AUTH_TOKENS", &text)]));
+            let auth = layers.build().expect(&text).auth;
+            assert_eq!(auth.tokens.len(), 1, "{text}");
+        }
+    }
+
+    #[test]
+    fn every_bad_auth_value_is_reported_at_once() {
+        let mut layers = Layers::default();
+        layers.toml_text(
+            "[auth]\ntokens = [{ name = \"a b\", sha256 = \"12\", scopes = [\"axgate:write\"], extra = 1 },\n\
+             { sha256 = \"00\" }, \"loose\"]\n\
+             issuer = \"http://idp.example.com\"\njwks_uri = \"ftp://x/jwks\"\n\
+             audience = \"https://h/mcp#frag\"\nleeway_secs = -1\n",
+            "f.toml",
+        );
+        layers.env(env(&[("AXGATE_AUTH_JWKS_REFRESH_MIN_SECS", "0")]));
+        let err = layers.build().expect_err("invalid").to_string();
+        for needle in [
+            "entry 1: token name \"a b\"",
+            "entry 1: `sha256` must be 64 hex digits",
+            "entry 1: scopes: unknown scope \"axgate:write\"",
+            "entry 1: unknown field `extra`",
+            "entry 2: `name` (a string) is missing",
+            "entry 2: `scopes`",
+            "entry 3: expected a { name, sha256, scopes } table",
+            "auth.issuer",
+            "plain http only for a loopback host",
+            "auth.jwks_uri",
+            "auth.audience",
+            "#fragment",
+            "auth.leeway_secs",
+            "auth.jwks_refresh_min_secs",
+        ] {
+            assert!(err.contains(needle), "missing {needle} in:\n{err}");
+        }
+        assert!(!err.contains("is required when"), "{err}");
+        assert!(!err.contains("is set but"), "{err}");
+
+        let mut layers = Layers::default();
+        let hash = "cd".repeat(32);
+        layers.toml_text(
+            &format!(
+                "[auth]\ntokens = [{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }},\n\
+                 {{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]\n\
+                 issuer = \"http://127.0.0.1:9/\"\n"
+            ),
+            "f.toml",
+        );
+        layers.env(env(&[("AXGATE_AUTH_TOKENS", "{not a list")]));
+        let err = layers.build().expect_err("invalid").to_string();
+        for needle in [
+            "auth.tokens (from $AXGATE_AUTH_TOKENS): expected an inline TOML or JSON list",
+            "auth.jwks_uri is required when auth.issuer is set",
+            "auth.audience is required when auth.issuer is set",
+        ] {
+            assert!(err.contains(needle), "missing {needle} in:\n{err}");
+        }
+        let mut layers = Layers::default();
+        layers.toml_text(
+            &format!(
+                "[auth]\ntokens = [{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }},\n\
+                 {{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]\n\
+                 jwks_uri = \"https://x/jwks\"\n"
+            ),
+            "f.toml",
+        );
+        let err = layers.build().expect_err("invalid").to_string();
+        for needle in [
+            "the name \"a\" is used twice",
+            "auth.jwks_uri is set but auth.issuer is not",
+        ] {
+            assert!(err.contains(needle), "missing {needle} in:\n{err}");
+        }
     }
 }

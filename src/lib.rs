@@ -1,6 +1,7 @@
 //! axgate: one process per desktop that serves MCP over Streamable HTTP and drives the
 //! machine's applications through the platform accessibility API.
 
+pub mod audit;
 pub mod ax;
 pub mod config;
 pub mod http;

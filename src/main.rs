@@ -1,5 +1,6 @@
 //! The `axgate` command line: `serve` runs the MCP server, `check` prints the backend's
-//! readiness. The only place that uses `anyhow`.
+//! readiness, `audit verify` checks an audit trail, `token new` mints a static bearer token.
+//! The only place that uses `anyhow`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,8 +9,9 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
+use axgate::audit::{self, Audit, AuditEvent, Outcome};
 use axgate::ax::{Engine, EngineConfig, WorkerConfig};
-use axgate::config::{Config, Layers, LogFormat};
+use axgate::config::{AuditConfig, Config, Layers, LogFormat};
 use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
 
@@ -30,6 +32,57 @@ enum Command {
     Serve(Common),
     /// Print the backend's readiness checks; exit non-zero when it cannot serve.
     Check(Common),
+    /// Work with the audit trail.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+    /// Static bearer tokens for `[auth] tokens`.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Print a fresh random token (first line) and the config entry holding its SHA-256.
+    /// The token is shown once and stored nowhere; nothing is logged.
+    New {
+        /// The principal's name, shown in logs (letters, digits, '.', '_', '-').
+        #[arg(long)]
+        name: String,
+        /// Comma-separated scopes: axgate:read, axgate:act, axgate:admin.
+        #[arg(long, value_delimiter = ',', default_value = "axgate:read,axgate:act")]
+        scopes: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum AuditCommand {
+    /// Check the hash chain of audit files.
+    ///
+    /// Give the files oldest first (rotated files <path>.1, <path>.2, …, then <path>), or
+    /// --trail <path>. Exit 0 when intact, 1 at the first break (printed with its file and
+    /// line), 2 when a file cannot be read. A torn last line (a crash mid-write) is a break
+    /// until axgate reopens the trail, which cuts it away.
+    Verify {
+        /// The files, in chain order.
+        #[arg(value_name = "FILE", required_unless_present = "trail")]
+        files: Vec<PathBuf>,
+        /// Check every file of the trail whose current file is PATH, in order.
+        #[arg(long, value_name = "PATH", conflicts_with = "files")]
+        trail: Option<PathBuf>,
+        /// Accept a first line that chains from an earlier file that is not given.
+        #[arg(long)]
+        partial: bool,
+    },
+    /// Test helper: record COUNT events, printing "acked <i>" once each is durable.
+    #[command(hide = true)]
+    Stress {
+        #[arg(long)]
+        path: PathBuf,
+        #[arg(long)]
+        count: u64,
+        #[arg(long, default_value_t = 64 << 20)]
+        max_file_bytes: u64,
+    },
 }
 
 /// Options shared by the commands. Each can also come from the config file
@@ -91,6 +144,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
     let (common, serve) = match &cli.command {
         Command::Serve(c) => (c, true),
         Command::Check(c) => (c, false),
+        Command::Audit(command) => return audit_command(command),
+        Command::Token(command) => return token_command(command),
     };
     let config = common.config()?;
     init_logging(&config);
@@ -123,6 +178,66 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             check(engine).await
         }
     })
+}
+
+fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
+    match command {
+        AuditCommand::Verify {
+            files,
+            trail,
+            partial,
+        } => {
+            let files = match trail {
+                Some(path) => audit::trail_files(path)
+                    .with_context(|| format!("cannot list the files of {}", path.display()))?,
+                None => files.clone(),
+            };
+            anyhow::ensure!(!files.is_empty(), "no audit files found");
+            let options = audit::verify::VerifyOptions { partial: *partial };
+            let report = audit::verify::verify(&files, options)?;
+            print!("{report}");
+            Ok(if report.intact() { 0 } else { 1 })
+        }
+        AuditCommand::Stress {
+            path,
+            count,
+            max_file_bytes,
+        } => {
+            use std::io::Write as _;
+            let config = AuditConfig {
+                path: Some(path.clone()),
+                max_file_bytes: *max_file_bytes,
+            };
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .build()
+                .context("cannot start the async runtime")?;
+            runtime.block_on(async {
+                let audit = Audit::open(&config, None)?.context("no audit path")?;
+                let mut stdout = std::io::stdout().lock();
+                for i in 0..*count {
+                    let mut event = AuditEvent::new("stress", Outcome::Ok);
+                    event.target = Some(format!("stress/{i}"));
+                    audit.record(event).await?;
+                    writeln!(stdout, "acked {i}")?;
+                    stdout.flush()?;
+                }
+                Ok(0)
+            })
+        }
+    }
+}
+
+fn token_command(command: &TokenCommand) -> anyhow::Result<i32> {
+    use axgate::http::auth::{Scope, tokens};
+    let TokenCommand::New { name, scopes } = command;
+    tokens::check_name(name).map_err(anyhow::Error::msg)?;
+    let scopes = scopes
+        .iter()
+        .map(|s| s.parse::<Scope>())
+        .collect::<Result<_, _>>()?;
+    let token = tokens::generate().context("cannot read the OS random number generator")?;
+    print!("{}", tokens::new_token_output(&token, name, &scopes));
+    Ok(0)
 }
 
 async fn check(engine: Arc<Engine>) -> anyhow::Result<i32> {

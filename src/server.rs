@@ -15,8 +15,10 @@ use tokio_util::sync::CancellationToken;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
 
+use crate::audit::Audit;
 use crate::ax::Engine;
 use crate::config::Config;
+use crate::http::auth::{self, Auth};
 use crate::http::observe::{self, Observed};
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
@@ -30,20 +32,32 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     pub sessions: Arc<AxSessionManager>,
     pub guard: Arc<Guard>,
+    /// `None` when `[auth]` configures no credentials (then only loopback may listen).
+    pub auth: Option<Arc<Auth>>,
     pub metrics: Metrics,
+    /// The durable audit trail; `None` when `audit.path` is empty.
+    pub audit: Option<Audit>,
     /// Cancelled at shutdown: ends every SSE stream so connections can drain.
     pub shutdown: CancellationToken,
 }
 
 impl AppState {
-    /// Builds the shared state; `Err` lists every invalid allow-list entry. `metrics` must
-    /// be the families the engine was built with (`metrics.engine`).
+    /// Builds the shared state; `Err` lists every invalid allow-list entry, and refuses a
+    /// non-loopback `server.bind` without auth. `metrics` must be the families the engine
+    /// was built with (`metrics.engine`).
     pub fn new(
         config: Config,
         engine: Arc<Engine>,
         metrics: Metrics,
     ) -> Result<AppState, Vec<String>> {
         let guard = Guard::new(&config.server.allowed_hosts, &config.server.allowed_origins)?;
+        auth::posture::check_exposure(config.server.bind, config.auth.enabled())
+            .map_err(|e| vec![e])?;
+        let auth = Auth::new(&config.auth, &metrics)
+            .map_err(|e| vec![e])?
+            .map(Arc::new);
+        let audit = Audit::open(&config.audit, Some(metrics.clone()))
+            .map_err(|e| vec![format!("audit.path: {e}")])?;
         let registry = Arc::new(SessionRegistry::new(SessionLimits {
             max_sessions: config.sessions.max_sessions,
             idle_timeout: config.sessions.idle_timeout,
@@ -69,6 +83,8 @@ impl AppState {
             engine,
             sessions,
             guard: Arc::new(guard),
+            auth,
+            audit,
             shutdown: CancellationToken::new(),
         })
     }
@@ -88,8 +104,15 @@ pub fn app(state: &AppState) -> Router {
         .disable_allowed_origins();
     let engine = state.engine.clone();
     let metrics = state.metrics.clone();
+    let audit = state.audit.clone();
     let mcp = StreamableHttpService::new(
-        move || Ok(AxServer::new(engine.clone(), metrics.clone())),
+        move || {
+            Ok(AxServer::new(
+                engine.clone(),
+                metrics.clone(),
+                audit.clone(),
+            ))
+        },
         state.sessions.clone(),
         mcp_config,
     );
@@ -108,6 +131,14 @@ pub fn app(state: &AppState) -> Router {
         .merge(mcp_routes);
     if state.config.server.metrics_bind.is_none() {
         router = router.merge(metrics_routes(state));
+    }
+    if let Some(auth) = &state.auth {
+        router = router
+            .merge(auth::metadata::routes(auth.clone()))
+            // After the Host/Origin guard (a rebinding page never gets to present a token)
+            // and inside the HTTP metrics (refusals are counted); before intake and rmcp, so
+            // nothing reads an MCP body or session for an unauthenticated caller.
+            .layer(from_fn_with_state(auth.clone(), auth::middleware::layer));
     }
     router
         // Counted after the guard has answered, so refused requests are counted too.
@@ -167,9 +198,16 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     if let Some(metrics_listener) = metrics_listener {
         let addr = metrics_listener.local_addr()?;
-        tracing::warn!(%addr, "serving /metrics on its own listener without authentication: read-only data, keep it on a trusted network");
-        let routes =
-            metrics_routes(&state).layer(from_fn_with_state(state.guard.clone(), guard::layer));
+        let mut routes = metrics_routes(&state);
+        match &state.auth {
+            Some(auth) => {
+                routes = routes.layer(from_fn_with_state(auth.clone(), auth::middleware::layer));
+            }
+            None => {
+                tracing::warn!(%addr, "serving /metrics on its own listener without authentication: read-only data, keep it on a trusted network")
+            }
+        }
+        let routes = routes.layer(from_fn_with_state(state.guard.clone(), guard::layer));
         let token = state.shutdown.clone();
         tokio::spawn(async move {
             let served = axum::serve(metrics_listener, routes)

@@ -132,11 +132,14 @@ where
     let deadline = Instant::now() + wait;
     let mut delay = Duration::from_millis(5);
     loop {
-        let after = picture(engine, app, scope, stats).await?;
+        let after = match after_act(picture(engine, app, scope, stats).await)? {
+            Some(after) => after,
+            None => return Ok(diff(&before, &Picture::default())),
+        };
         let changes = diff(&before, &after);
         if !changes.is_empty() {
             settle(&mut events, app.pid).await;
-            let after = picture(engine, app, scope, stats).await?;
+            let after = after_act(picture(engine, app, scope, stats).await)?.unwrap_or_default();
             return Ok(diff(&before, &after));
         }
         let now = Instant::now();
@@ -145,6 +148,18 @@ where
         }
         next_event(&mut events, app.pid, delay.min(deadline - now)).await;
         delay = (delay * 2).min(Duration::from_millis(100));
+    }
+}
+
+/// A picture taken after the act ran. The act already happened, so an app that exited or a
+/// scope that vanished is its effect (everything was removed), not a failure to report.
+fn after_act(picture: Result<Picture, AxError>) -> Result<Option<Picture>, AxError> {
+    match picture {
+        Ok(p) => Ok(Some(p)),
+        Err(AxError::AppExited { .. } | AxError::AppNotFound { .. } | AxError::Stale { .. }) => {
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 
@@ -213,6 +228,47 @@ pub fn ladder(element: &Resolved) -> Vec<Rung> {
     rungs
 }
 
+/// Checks that a pointer click at `point` lands on the element (or inside it), not on
+/// something painted over it or on what shows where a hidden element would be.
+async fn ensure_on_top(
+    engine: &Engine,
+    app: &AppInfo,
+    element: &Resolved,
+    point: (f64, f64),
+    stats: &CallStats,
+) -> Result<(), AxError> {
+    let pid = app.pid;
+    let target = element.node.id;
+    let hit = engine
+        .run(app, stats, "element_at", move |b, ctx| {
+            b.element_at(pid, point, ctx)
+        })
+        .await?;
+    let Some(hit) = hit else {
+        return Err(AxError::Unsupported(
+            "nothing of the app is at the element's centre".into(),
+        ));
+    };
+    if hit == target {
+        return Ok(());
+    }
+    let request = SnapshotRequest {
+        root: Some(target),
+        max_depth: 8,
+        max_nodes: 500,
+    };
+    let inside = engine
+        .snapshot(app, request, engine.deadline(), stats)
+        .await?;
+    if inside.nodes.iter().any(|n| n.id == hit) {
+        Ok(())
+    } else {
+        Err(AxError::Unsupported(
+            "another element is at the element's centre (hidden, covered or scrolled away); a pointer click would hit that one".into(),
+        ))
+    }
+}
+
 /// Performs one rung on an element.
 pub async fn perform_rung(
     engine: &Engine,
@@ -233,6 +289,7 @@ pub async fn perform_rung(
                 .frame
                 .ok_or_else(|| AxError::Unsupported("the element has no frame to click".into()))?;
             let point = frame.center();
+            ensure_on_top(engine, app, element, point, stats).await?;
             let _input = engine.input_lock().await;
             engine
                 .run(app, stats, "click_at", move |b, ctx| {

@@ -98,8 +98,9 @@ pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
 }
 
 /// Visits `nodes` (an indexed snapshot) in pre-order, calling `emit` with the depth at which
-/// each shown node renders. A node is shown when it is not a collapsible group and `keep`
-/// accepts it; hidden nodes' children take their place one level up.
+/// each shown node renders. `keep` is asked about every node in pre-order; a node is shown
+/// when `keep` accepts it and it is not a collapsible group. Hidden nodes' children take their
+/// place one level up.
 pub fn visit_shown(
     nodes: &[IndexedNode],
     mut keep: impl FnMut(&IndexedNode) -> bool,
@@ -112,7 +113,9 @@ pub fn visit_shown(
     };
     while let Some((at, depth)) = stack.pop() {
         let n = &nodes[at];
-        let shown = !collapsible(n) && keep(n);
+        // `keep` sees every node in pre-order (cursors count them all), collapsed or not.
+        let kept = keep(n);
+        let shown = kept && !collapsible(n);
         if shown {
             emit(n, depth);
         }

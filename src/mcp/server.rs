@@ -27,6 +27,7 @@ use serde_json::json;
 use super::context::{SessionState, ToolCtx};
 use super::tools;
 use super::{completions, prompts, resources};
+use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
 use crate::ax::{CallStats, Engine};
 use crate::metrics::Metrics;
 
@@ -47,15 +48,53 @@ pub struct AxServer {
     engine: Arc<Engine>,
     session: Arc<SessionState>,
     metrics: Metrics,
+    audit: Option<Audit>,
 }
 
 impl AxServer {
-    pub fn new(engine: Arc<Engine>, metrics: Metrics) -> Self {
+    pub fn new(engine: Arc<Engine>, metrics: Metrics, audit: Option<Audit>) -> Self {
         AxServer {
             session: Arc::new(SessionState::new(engine.clone())),
             engine,
             metrics,
+            audit,
         }
+    }
+
+    /// Writes the audit line of a mutating call; the caller returns its result only after.
+    #[allow(clippy::too_many_arguments)]
+    async fn audit(
+        &self,
+        tool: &str,
+        app: &str,
+        session: Option<&str>,
+        redacted: (Option<String>, serde_json::Map<String, serde_json::Value>),
+        outcome: &str,
+        elapsed: std::time::Duration,
+        result: &rmcp::model::CallToolResult,
+    ) -> Result<(), String> {
+        let Some(audit) = &self.audit else {
+            return Ok(());
+        };
+        let outcome = match outcome {
+            "ok" => Outcome::Ok,
+            "timeout" => Outcome::Timeout,
+            "denied" => Outcome::Denied,
+            _ => Outcome::ToolError,
+        };
+        let mut event = AuditEvent::new(tool, outcome);
+        event.app = (app != "-").then(|| app.to_owned());
+        event.session = session.map(session_tag);
+        event.target = redacted.0;
+        event.redacted = redacted.1;
+        event.duration = elapsed;
+        event.rung = result
+            .structured_content
+            .as_ref()
+            .and_then(|v| v.get("rung"))
+            .and_then(|v| v.as_str())
+            .map(str::to_owned);
+        audit.record(event).await.map_err(|e| e.to_string())
     }
 }
 
@@ -227,8 +266,16 @@ impl ServerHandler for AxServer {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("-")
             .to_owned();
+        let session = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        // Mutating calls are audited; their arguments are redacted before anything else.
+        let redacted = (def.effect == tools::Effect::Act).then(|| redact_args(def.name, &args));
         let started = Instant::now();
-        let (result, outcome) = tools::call(&ctx, def.name, args).await;
+        let (mut result, outcome) = tools::call(&ctx, def.name, args).await;
         let elapsed = started.elapsed();
         self.metrics
             .tool_calls
@@ -269,6 +316,28 @@ impl ServerHandler for AxServer {
             }),
         )
         .await;
+        if let Some(redacted) = redacted {
+            let written = self
+                .audit(
+                    def.name,
+                    &app,
+                    session.as_deref(),
+                    redacted,
+                    outcome,
+                    elapsed,
+                    &result,
+                )
+                .await;
+            if let Err(error) = written {
+                tracing::error!(tool = def.name, %error, "audit line not written");
+                result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    format!(
+                        "{} ran, but its audit line could not be written ({error}); stop and check the audit trail before acting again",
+                        def.name
+                    ),
+                )]);
+            }
+        }
         Ok(result.into())
     }
 }

@@ -7,22 +7,31 @@ use std::sync::Arc;
 use crate::ax::Backend;
 use crate::config::BackendChoice;
 
+#[cfg(target_os = "linux")]
+pub mod atspi;
 pub mod demo;
 #[cfg(target_os = "macos")]
 pub mod macos;
 
-/// Creates the backend `choice` names. `auto` is macos on macOS, otherwise demo (the AT-SPI
-/// probe joins it when that backend lands).
+/// Creates the backend `choice` names. `auto` is macos on macOS; on Linux atspi when an
+/// accessibility bus is reachable (`org.a11y.Bus` has an owner), else demo; otherwise demo.
 pub fn select(choice: BackendChoice) -> Result<Arc<dyn Backend>, String> {
     match choice {
         BackendChoice::Demo => Ok(Arc::new(demo::DemoBackend::new())),
         BackendChoice::Auto => Ok(auto()),
         BackendChoice::Macos => macos_backend(),
-        BackendChoice::Atspi => Err(
-            "the AT-SPI backend is not built into this axgate yet; use --backend demo or auto"
-                .into(),
-        ),
+        BackendChoice::Atspi => atspi_backend(),
     }
+}
+
+#[cfg(target_os = "linux")]
+fn atspi_backend() -> Result<Arc<dyn Backend>, String> {
+    Ok(Arc::new(atspi::AtspiBackend::new()?))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn atspi_backend() -> Result<Arc<dyn Backend>, String> {
+    Err("the atspi backend runs only on Linux; use --backend demo or auto".into())
 }
 
 #[cfg(target_os = "macos")]
@@ -30,7 +39,17 @@ fn auto() -> Arc<dyn Backend> {
     Arc::new(macos::MacBackend::new())
 }
 
-#[cfg(not(target_os = "macos"))]
+#[cfg(target_os = "linux")]
+fn auto() -> Arc<dyn Backend> {
+    if atspi::bus_available()
+        && let Ok(backend) = atspi::AtspiBackend::new()
+    {
+        return Arc::new(backend);
+    }
+    Arc::new(demo::DemoBackend::new())
+}
+
+#[cfg(not(any(target_os = "macos", target_os = "linux")))]
 fn auto() -> Arc<dyn Backend> {
     Arc::new(demo::DemoBackend::new())
 }

@@ -176,7 +176,9 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
                 return Ok(acted(ctx, &located, "click", changes, Some(rung)).await);
             }
             Ok(_) => tried.push(format!("{} (no effect)", rung.as_str())),
-            Err(e) if e.is_timeout() => return Err(e.into()),
+            Err(e) if e.is_timeout() || matches!(e, AxError::AppExited { .. }) => {
+                return Err(e.into());
+            }
             Err(e) => tried.push(format!("{} ({})", rung.as_str(), e.kind())),
         }
     }

@@ -76,7 +76,10 @@ pub(super) async fn set_value(
             &ctx.stats,
         )
         .await?;
-    if !matches(&value, after.node.value.as_ref()) {
+    // A secure field cannot be read back (backends mask it): its write cannot be verified,
+    // and the result says so (`verified` is false unless something else visibly changed).
+    let unverifiable = after.node.states.secure;
+    if !unverifiable && !matches(&value, after.node.value.as_ref()) {
         let secure = after.node.states.secure;
         let show = |v: Option<&AxValue>| match (secure, v) {
             (true, _) => "•••".to_owned(),

@@ -204,12 +204,39 @@ pub fn parse_args<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError>
 
 /// The input schema of an argument type.
 pub fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_type::<T>()
+    portable(rmcp::handler::server::common::schema_for_type::<T>())
 }
 
 /// The output schema of a result type.
 pub fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    rmcp::handler::server::common::schema_for_output::<T>()
+    portable(rmcp::handler::server::common::schema_for_output::<T>())
+}
+
+/// Drops the Rust-specific integer `format`s (`uint32`, `uint`, `double`, …) that schemars
+/// emits: JSON Schema validators in clients do not know them and warn on every listing.
+/// `minimum: 0` already says what `uint` meant.
+fn portable(schema: Arc<JsonObject>) -> Arc<JsonObject> {
+    fn strip(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                let rust_format = map.get("format").and_then(Value::as_str).is_some_and(|f| {
+                    f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float"
+                });
+                if rust_format {
+                    map.remove("format");
+                }
+                map.values_mut().for_each(strip);
+            }
+            Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut value = Value::Object((*schema).clone());
+    strip(&mut value);
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => schema,
+    }
 }
 
 /// A successful result: compact text for models plus `structuredContent`.

@@ -9,7 +9,8 @@ use super::tree::AppTree;
 /// models the one batched attribute fetch per element a real backend makes. The walk stops,
 /// marking the snapshot truncated, at the node budget or the deadline; descending stops at
 /// `max_depth` (not a truncation: `child_count` still says what lies below). Everything in a
-/// minimized window reports itself invisible.
+/// minimized window, or under any invisible ancestor (a hidden panel, a closed menu), reports
+/// itself invisible.
 pub(super) fn snapshot(
     tree: &AppTree,
     request: &SnapshotRequest,
@@ -22,7 +23,8 @@ pub(super) fn snapshot(
     let mut snap = Snapshot::default();
     let hidden_root = tree
         .window_of(root)
-        .is_some_and(|w| tree.get(w).is_some_and(|n| n.extra.minimized));
+        .is_some_and(|w| tree.get(w).is_some_and(|n| n.extra.minimized))
+        || hidden_ancestor(tree, root);
     let mut stack = vec![(root, 0u32, None, hidden_root)];
     while let Some((id, depth, parent, hidden)) = stack.pop() {
         if snap.nodes.len() >= request.max_nodes || ctx.expired() {
@@ -38,7 +40,7 @@ pub(super) fn snapshot(
         raw.parent = parent;
         raw.states.visible &= !hidden;
         snap.nodes.push(raw);
-        let hide = hidden || node.extra.minimized;
+        let hide = hidden || node.extra.minimized || !node.states.visible;
         if depth < request.max_depth {
             for child in node.children.iter().rev() {
                 stack.push((*child, depth + 1, Some(index), hide));
@@ -46,6 +48,21 @@ pub(super) fn snapshot(
         }
     }
     Ok(snap)
+}
+
+/// Whether any ancestor of `id` is invisible.
+fn hidden_ancestor(tree: &AppTree, id: crate::ax::NodeId) -> bool {
+    let mut cursor = tree.get(id).and_then(|n| n.parent);
+    while let Some(p) = cursor {
+        let Some(node) = tree.get(p) else {
+            return false;
+        };
+        if !node.states.visible {
+            return true;
+        }
+        cursor = node.parent;
+    }
+    false
 }
 
 /// The app's top-level windows, dialogs and sheets, in tree order.

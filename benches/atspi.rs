@@ -1,0 +1,130 @@
+//! Benchmark of whole-tree reads over AT-SPI: axgate's `get_tree` (all nodes, through MCP)
+//! against a pyatspi recursive walk of the same app reading the same attributes (role, name,
+//! states, frame), on gtk3-widget-factory and on a generated app of about 2,000 widgets
+//! (`tests/desktop/apps/rows.py 400`). Reports time ratio, round trips per node and nodes/s.
+//! Needs the headless desktop:
+//!
+//! ```text
+//! tests/desktop/session.sh -- cargo bench --bench atspi
+//! ```
+
+#[cfg(target_os = "linux")]
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+#[cfg(target_os = "linux")]
+#[path = "../tests/desktop/harness.rs"]
+mod harness;
+
+#[cfg(target_os = "linux")]
+fn main() {
+    linux::main();
+}
+
+#[cfg(not(target_os = "linux"))]
+fn main() {
+    eprintln!("the AT-SPI benchmark runs on Linux only");
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use super::harness::{App, AtspiServer, pyatspi_walk, require_desktop};
+
+    const RUNS: usize = 5;
+
+    fn median(mut xs: Vec<f64>) -> f64 {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    }
+
+    struct Figures {
+        app: String,
+        py_nodes: usize,
+        py_secs: f64,
+        ax_nodes: usize,
+        ax_secs: f64,
+        trips_per_node: f64,
+    }
+
+    async fn measure(server: &AtspiServer, name: &str) -> Figures {
+        // The baseline first.
+        let mut py = Vec::new();
+        let mut py_nodes = 0;
+        for _ in 0..3 {
+            let walk = pyatspi_walk(name);
+            py_nodes = walk["nodes"].as_array().map_or(0, Vec::len);
+            py.push(walk["seconds"].as_f64().unwrap_or(f64::NAN));
+        }
+        let mut c = server.session().await;
+        let args = json!({"app": name, "depth": 64, "max_nodes": 20000});
+        // Warm-up: resolves the app and opens the connection.
+        c.call("get_tree", args.clone()).await;
+        let mut times = Vec::new();
+        let mut trips = Vec::new();
+        let mut nodes = 0;
+        for _ in 0..RUNS {
+            let started = Instant::now();
+            let result = c.call("get_tree", args.clone()).await;
+            times.push(started.elapsed().as_secs_f64());
+            let out = &result["structuredContent"];
+            assert_ne!(result["isError"], true, "{result}");
+            nodes = out["walked"].as_u64().unwrap_or(0) as usize;
+            trips.push(out["round_trips"].as_f64().unwrap_or(f64::NAN) / nodes.max(1) as f64);
+        }
+        Figures {
+            app: name.to_owned(),
+            py_nodes,
+            py_secs: median(py),
+            ax_nodes: nodes,
+            ax_secs: median(times),
+            trips_per_node: median(trips),
+        }
+    }
+
+    fn report(f: &Figures) {
+        println!(
+            "{:<22} pyatspi {:>5} nodes {:>8.1} ms ({:>7.0} nodes/s) | axgate {:>5} nodes {:>7.1} ms ({:>7.0} nodes/s), {:.3} round trips/node | {:.1}x faster",
+            f.app,
+            f.py_nodes,
+            f.py_secs * 1e3,
+            f.py_nodes as f64 / f.py_secs,
+            f.ax_nodes,
+            f.ax_secs * 1e3,
+            f.ax_nodes as f64 / f.ax_secs,
+            f.trips_per_node,
+            f.py_secs / f.ax_secs,
+        );
+    }
+
+    pub(super) fn main() {
+        require_desktop();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        rt.block_on(async {
+            let server = AtspiServer::start("[backend]\ncall_timeout_ms = 60000\n").await;
+            let factory = App::program("gtk3-widget-factory", "gtk3-widget-factory");
+            std::thread::sleep(Duration::from_millis(500));
+            let f1 = measure(&server, "gtk3-widget-factory").await;
+            drop(factory);
+            let rows = App::start("rows.py", &["400"], "axgate-rows");
+            let f2 = measure(&server, "axgate-rows").await;
+            drop(rows);
+            println!("\nAT-SPI whole-tree read, median of {RUNS} (pyatspi: of 3)");
+            report(&f1);
+            report(&f2);
+            let ratio = f2.py_secs / f2.ax_secs;
+            println!(
+                "targets on the 2,000-widget app: >= 3x faster: {} ({ratio:.1}x); <= 1.2 round trips/node: {} ({:.3})",
+                if ratio >= 3.0 { "met" } else { "MISSED" },
+                if f2.trips_per_node <= 1.2 { "met" } else { "MISSED" },
+                f2.trips_per_node
+            );
+        });
+    }
+}

@@ -1,0 +1,168 @@
+//! The auth layer. Runs on every route after the Host/Origin guard:
+//! 1. any `access_token` query parameter → 400 (tokens never belong in URLs), on every route;
+//! 2. `/healthz`, `/readyz` and the metadata documents pass without credentials;
+//! 3. everything else (`/mcp`, `/metrics`, unknown paths) needs a valid bearer token whose
+//!    principal holds `axgate:read` → else 401 / 403 with a `WWW-Authenticate` challenge;
+//! 4. the `Principal` goes into the request extensions and the `Authorization` header is
+//!    removed, so what runs behind (rmcp, tools) knows who called but never holds the token.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+use http::HeaderMap;
+use http::header::AUTHORIZATION;
+
+use super::Auth;
+use super::failure::{Failure, Reason};
+use super::metadata::{MCP_PATH, ROOT_PATH};
+use super::principal::Scope;
+
+/// Paths served without credentials.
+pub const PUBLIC_PATHS: [&str; 4] = ["/healthz", "/readyz", ROOT_PATH, MCP_PATH];
+
+/// The scope every authenticated route needs. Per-tool checks (`required_scope`) are the MCP
+/// layer's.
+pub const ROUTE_SCOPE: Scope = Scope::Read;
+
+pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Next) -> Response {
+    if query_has_token(request.uri().query()) {
+        let failure = Failure::bad_request(
+            Reason::QueryToken,
+            "access tokens in the URL query are refused (URLs end up in logs and histories); \
+             send Authorization: Bearer <token> instead",
+        );
+        return refuse(&auth, failure, request.headers());
+    }
+    if PUBLIC_PATHS.contains(&request.uri().path()) {
+        return next.run(request).await;
+    }
+    match auth.authenticate(request.headers()).await {
+        Ok(principal) if principal.allows(ROUTE_SCOPE) => {
+            tracing::debug!(principal = %principal.name, kind = ?principal.kind, "authenticated");
+            request.headers_mut().remove(AUTHORIZATION);
+            request.extensions_mut().insert(principal);
+            next.run(request).await
+        }
+        Ok(principal) => {
+            tracing::warn!(principal = %principal.name, needed = %ROUTE_SCOPE, "request refused: insufficient scope");
+            auth.count(Reason::InsufficientScope);
+            Failure::insufficient(ROUTE_SCOPE).response(&auth.metadata_url(request.headers()))
+        }
+        Err(failure) => refuse(&auth, failure, request.headers()),
+    }
+}
+
+/// Counts, logs (reason and description only, never the token) and answers a refusal.
+fn refuse(auth: &Auth, failure: Failure, headers: &HeaderMap) -> Response {
+    auth.count(failure.reason);
+    let reason = failure.reason.label();
+    if failure.reason == Reason::Missing {
+        tracing::debug!(reason, "request refused: no credentials");
+    } else {
+        tracing::warn!(reason, detail = %failure.detail, "request refused");
+    }
+    failure.response(&auth.metadata_url(headers))
+}
+
+/// Whether the query has an `access_token` parameter (name percent-decoded, any case).
+pub fn query_has_token(query: Option<&str>) -> bool {
+    query.is_some_and(|q| {
+        q.split(['&', ';']).any(|pair| {
+            let name = pair.split('=').next().unwrap_or("");
+            percent_decode(name).eq_ignore_ascii_case("access_token")
+        })
+    })
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                    continue;
+                }
+                _ => out.push(b'%'),
+            },
+            b'+' => out.push(b' '),
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{AuthConfig, StaticTokenConfig};
+    use crate::http::auth::principal::Principal;
+    use crate::http::auth::tokens::sha256;
+    use crate::metrics::Metrics;
+    use axum::Router;
+    use axum::body::Body;
+    use axum::routing::get;
+    use tower::ServiceExt as _;
+
+    #[tokio::test]
+    async fn handlers_get_the_principal_and_never_the_token() {
+        let config = AuthConfig {
+            tokens: vec![StaticTokenConfig {
+                name: "ci".into(),
+                sha256: sha256("axg_t"),
+                scopes: [Scope::Read].into_iter().collect(),
+            }],
+            ..AuthConfig::default()
+        };
+        let metrics = Metrics::new(prometheus::Registry::new()).expect("metrics");
+        let auth = Arc::new(Auth::new(&config, &metrics).expect("auth").expect("on"));
+        let app = Router::new()
+            .route(
+                "/mcp",
+                get(|request: Request| async move {
+                    let who = request
+                        .extensions()
+                        .get::<Principal>()
+                        .map(|p| p.name.clone());
+                    let token = request.headers().contains_key(AUTHORIZATION);
+                    format!("{who:?} {token}")
+                }),
+            )
+            .layer(axum::middleware::from_fn_with_state(auth, layer));
+        let request = http::Request::get("/mcp")
+            .header(AUTHORIZATION, "Bearer axg_t")
+            .body(Body::empty())
+            .expect("request");
+        let response = app.oneshot(request).await.expect("response");
+        assert_eq!(response.status(), 200);
+        let body = axum::body::to_bytes(response.into_body(), 1024)
+            .await
+            .expect("body");
+        assert_eq!(&body[..], b"Some(\"ci\") false");
+    }
+
+    #[test]
+    fn query_tokens_are_found() {
+        for q in [
+            "access_token=x",
+            "a=1&access_token=x",
+            "access_token",
+            "ACCESS_TOKEN=x",
+            "access%5Ftoken=x",
+            "a=1;access_token=",
+        ] {
+            assert!(query_has_token(Some(q)), "{q}");
+        }
+        for q in ["", "token=x", "a=access_token", "access_tokens=1", "x%5=1"] {
+            assert!(!query_has_token(Some(q)), "{q}");
+        }
+        assert!(!query_has_token(None));
+    }
+}

@@ -1,0 +1,188 @@
+//! Authentication and authorization of the HTTP surface: axgate is an OAuth 2.1 resource
+//! server (MCP authorization, RFC 9728, RFC 8707, RFC 6750) that also accepts static bearer
+//! tokens.
+//!
+//! - [`principal`]: `Principal` (name, scopes, kind) and `Scope` (`axgate:read|act|admin`);
+//! - [`tokens`]: static tokens, stored as SHA-256, compared in constant time, minted by
+//!   `axgate token new`;
+//! - [`jwt`] and [`jwks`]: JWT access tokens checked against the issuer's cached JWKS;
+//! - [`middleware`]: the layer on every route but `/healthz`, `/readyz` and the metadata
+//!   documents — 401/400/403 with challenges, `Principal` into the request extensions;
+//! - [`metadata`]: the Protected Resource Metadata documents;
+//! - [`failure`]: refusals, their challenges and their bounded metric reasons;
+//! - [`posture`]: refusing to listen beyond loopback without authentication.
+//!
+//! Auth is on when `[auth]` configures at least one static token or an issuer. A token is
+//! never logged, never stored (only hashes), and never passed on: the `Authorization` header
+//! is removed once checked, so nothing behind the layer (rmcp, tools) sees it.
+
+pub mod failure;
+pub mod jwks;
+pub mod jwt;
+pub mod metadata;
+pub mod middleware;
+pub mod posture;
+pub mod principal;
+pub mod tokens;
+
+use http::HeaderMap;
+use http::header::AUTHORIZATION;
+use prometheus::IntCounterVec;
+
+pub use failure::{Failure, Reason};
+pub use principal::{Principal, PrincipalKind, Scope, required_scope};
+
+use crate::config::AuthConfig;
+use crate::metrics::Metrics;
+use jwt::{JwtVerifier, looks_like_jwt};
+use tokens::StaticTokens;
+
+/// Longest bearer token considered; longer is malformed.
+const MAX_TOKEN_BYTES: usize = 16 * 1024;
+
+/// The credentials axgate accepts and where refusals are counted.
+pub struct Auth {
+    statics: StaticTokens,
+    jwt: Option<JwtVerifier>,
+    resource: Option<String>,
+    failures: IntCounterVec,
+}
+
+impl Auth {
+    /// `None` when the configuration turns auth off (no tokens, no issuer).
+    pub fn new(config: &AuthConfig, metrics: &Metrics) -> Result<Option<Auth>, String> {
+        if !config.enabled() {
+            return Ok(None);
+        }
+        let jwt = config.jwt.as_ref().map(JwtVerifier::new).transpose()?;
+        Ok(Some(Auth {
+            statics: StaticTokens::new(&config.tokens),
+            jwt,
+            resource: config.resource.clone(),
+            failures: metrics.auth_failures.clone(),
+        }))
+    }
+
+    /// The issuer whose JWTs are accepted, if any.
+    pub fn issuer(&self) -> Option<&str> {
+        self.jwt.as_ref().map(JwtVerifier::issuer)
+    }
+
+    /// This server's resource URI: `auth.audience`, else derived from the request's Host.
+    pub fn resource(&self, headers: &HeaderMap) -> String {
+        match &self.resource {
+            Some(resource) => resource.clone(),
+            None => metadata::derived_resource(headers),
+        }
+    }
+
+    /// The URL of the metadata document, for `resource_metadata` in challenges.
+    pub fn metadata_url(&self, headers: &HeaderMap) -> String {
+        metadata::metadata_url(&self.resource(headers))
+    }
+
+    /// Who sent the request, from its `Authorization: Bearer` header.
+    pub async fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Failure> {
+        let token = bearer(headers)?;
+        if let Some(principal) = self.statics.find(token) {
+            return Ok(principal);
+        }
+        match &self.jwt {
+            Some(jwt) if looks_like_jwt(token) => jwt.verify(token).await,
+            _ => Err(Failure::invalid_token(
+                Reason::UnknownToken,
+                "the token is not one this server accepts",
+            )),
+        }
+    }
+
+    /// Counts a refusal.
+    pub fn count(&self, reason: Reason) {
+        self.failures.with_label_values(&[reason.label()]).inc();
+    }
+}
+
+/// The token of the one `Authorization: Bearer <token>` header.
+fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
+    let mut values = headers.get_all(AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Err(Failure::missing());
+    };
+    if values.next().is_some() {
+        return Err(Failure::bad_request(
+            Reason::Malformed,
+            "send exactly one Authorization header",
+        ));
+    }
+    let text = value.to_str().map_err(|_| {
+        Failure::bad_request(Reason::Malformed, "the Authorization header is not ASCII")
+    })?;
+    let text = text.trim();
+    let (scheme, token) = text.split_once(' ').unwrap_or((text, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return Err(Failure::other_scheme());
+    }
+    let token = token.trim();
+    if token.is_empty() || token.len() > MAX_TOKEN_BYTES || !is_token68(token) {
+        return Err(Failure::bad_request(
+            Reason::Malformed,
+            "the bearer token is empty, too long, or has characters a token cannot have",
+        ));
+    }
+    Ok(token)
+}
+
+/// RFC 7235 token68: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+fn is_token68(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(values: &[&str]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append(AUTHORIZATION, v.parse().expect("header value"));
+        }
+        h
+    }
+
+    #[test]
+    fn bearer_header_parsing() {
+        let reason = |v: &[&str]| {
+            bearer(&headers(v))
+                .map(str::to_owned)
+                .map_err(|f| (f.reason, f.status()))
+        };
+        assert_eq!(reason(&["Bearer axg_abc"]).ok().as_deref(), Some("axg_abc"));
+        assert_eq!(reason(&["bearer  a.b.c "]).ok().as_deref(), Some("a.b.c"));
+        assert_eq!(reason(&["BEARER x=="]).ok().as_deref(), Some("x=="));
+        assert_eq!(
+            reason(&[]),
+            Err((Reason::Missing, http::StatusCode::UNAUTHORIZED))
+        );
+        assert_eq!(
+            reason(&["Basic dXNlcjpwYXNz"]),
+            Err((Reason::Malformed, http::StatusCode::UNAUTHORIZED))
+        );
+        for bad in [
+            &["Bearer"][..],
+            &["Bearer "],
+            &["Bearer a b"],
+            &["Bearer =="],
+            &["Bearer a", "Bearer b"],
+        ] {
+            assert_eq!(
+                reason(bad),
+                Err((Reason::Malformed, http::StatusCode::BAD_REQUEST)),
+                "{bad:?}"
+            );
+        }
+    }
+}

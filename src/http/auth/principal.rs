@@ -1,0 +1,151 @@
+//! Who is calling: the [`Principal`] an authenticated request carries in its extensions, and
+//! the [`Scope`]s that decide what it may do.
+//!
+//! Scopes are ordered: `axgate:admin` includes `axgate:act`, which includes `axgate:read`
+//! ([`Principal::allows`]); a token only needs the highest scope it is meant to use.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::str::FromStr;
+
+/// One permission of axgate's OAuth scope vocabulary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// Read trees, values, screenshots, resources; reach `/mcp` and `/metrics` at all.
+    Read,
+    /// Act on apps: press, type, set values, launch and quit (includes `Read`).
+    Act,
+    /// Operate the server itself (includes `Act` and `Read`).
+    Admin,
+}
+
+/// Every scope, lowest first.
+pub const ALL_SCOPES: [Scope; 3] = [Scope::Read, Scope::Act, Scope::Admin];
+
+impl Scope {
+    /// The wire name, e.g. `axgate:read`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Read => "axgate:read",
+            Scope::Act => "axgate:act",
+            Scope::Admin => "axgate:admin",
+        }
+    }
+
+    /// `Some` for an axgate scope name; other names (an issuer's own scopes) are `None`.
+    pub fn parse(text: &str) -> Option<Scope> {
+        ALL_SCOPES.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// Whether holding `self` grants `needed` (admin ⊇ act ⊇ read).
+    pub fn grants(self, needed: Scope) -> bool {
+        self >= needed
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of [`Scope::from_str`]: names the valid scopes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown scope {0:?}; expected axgate:read, axgate:act or axgate:admin")]
+pub struct UnknownScope(pub String);
+
+impl FromStr for Scope {
+    type Err = UnknownScope;
+
+    fn from_str(text: &str) -> Result<Scope, UnknownScope> {
+        Scope::parse(text.trim()).ok_or_else(|| UnknownScope(text.trim().to_owned()))
+    }
+}
+
+/// Space-separated scope names, as in the `scope` claim and `WWW-Authenticate`.
+pub fn format_scopes<'a>(scopes: impl IntoIterator<Item = &'a Scope>) -> String {
+    scopes
+        .into_iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The scope a tool call needs: `axgate:read` for read-only tools, `axgate:act` otherwise.
+/// For the MCP layer's per-tool checks; the HTTP layer only requires `axgate:read`.
+pub fn required_scope(tool_read_only: bool) -> Scope {
+    if tool_read_only {
+        Scope::Read
+    } else {
+        Scope::Act
+    }
+}
+
+/// How a principal proved who it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrincipalKind {
+    /// A static bearer token from `[auth] tokens`.
+    Static,
+    /// A JWT access token from the configured OAuth issuer.
+    Jwt,
+}
+
+/// An authenticated caller. The auth middleware inserts it into the request's extensions;
+/// rmcp copies the request's `http::request::Parts` (extensions included) into every MCP
+/// request's extensions, so a handler reads it with
+/// `ctx.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>())`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal {
+    /// The static token's configured name, or the JWT's `sub` (else `client_id`).
+    pub name: String,
+    /// The axgate scopes granted (other scopes in a JWT are ignored).
+    pub scopes: BTreeSet<Scope>,
+    pub kind: PrincipalKind,
+}
+
+impl Principal {
+    /// Whether any granted scope includes `needed`.
+    pub fn allows(&self, needed: Scope) -> bool {
+        self.scopes.iter().any(|s| s.grants(needed))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_round_trip_and_order() {
+        for s in ALL_SCOPES {
+            assert_eq!(s.as_str().parse::<Scope>(), Ok(s));
+            assert_eq!(Scope::parse(&s.to_string()), Some(s));
+        }
+        assert!(" axgate:act ".parse::<Scope>().is_ok());
+        let err = "axgate:write".parse::<Scope>().unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("axgate:read, axgate:act or axgate:admin")
+        );
+        assert_eq!(Scope::parse("openid"), None);
+        assert_eq!(
+            format_scopes(&[Scope::Read, Scope::Act]),
+            "axgate:read axgate:act"
+        );
+    }
+
+    #[test]
+    fn higher_scopes_include_lower_ones() {
+        let p = |scopes: &[Scope]| Principal {
+            name: "t".into(),
+            scopes: scopes.iter().copied().collect(),
+            kind: PrincipalKind::Static,
+        };
+        assert!(p(&[Scope::Admin]).allows(Scope::Read));
+        assert!(p(&[Scope::Act]).allows(Scope::Read));
+        assert!(!p(&[Scope::Read]).allows(Scope::Act));
+        assert!(!p(&[Scope::Act]).allows(Scope::Admin));
+        assert!(!p(&[]).allows(Scope::Read));
+        assert_eq!(required_scope(true), Scope::Read);
+        assert_eq!(required_scope(false), Scope::Act);
+    }
+}

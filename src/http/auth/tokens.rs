@@ -1,0 +1,211 @@
+//! Static bearer tokens: configured as SHA-256 hashes (`[auth] tokens`), looked up in constant
+//! time, and minted by `axgate token new` (256 bits from the OS CSPRNG, URL-safe base64 with
+//! an `axg_` prefix). A token itself is never stored, logged or passed on.
+
+use std::collections::BTreeSet;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use sha2::{Digest, Sha256};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+
+use super::principal::{Principal, PrincipalKind, Scope, format_scopes};
+use crate::config::StaticTokenConfig;
+
+/// The prefix of tokens minted by `axgate token new` (lets secret scanners find leaks).
+pub const PREFIX: &str = "axg_";
+
+/// The configured static tokens.
+pub struct StaticTokens {
+    entries: Vec<StaticTokenConfig>,
+}
+
+impl StaticTokens {
+    pub fn new(entries: &[StaticTokenConfig]) -> StaticTokens {
+        StaticTokens {
+            entries: entries.to_vec(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The principal of `token`, if it is a configured one. Hashes the token, then compares
+    /// the digest with *every* configured hash in constant time, so the time taken does not
+    /// depend on which entry (or how much of one) matched.
+    pub fn find(&self, token: &str) -> Option<Principal> {
+        let digest = sha256(token);
+        let mut found = Choice::from(0);
+        let mut index = 0u32;
+        for (i, entry) in self.entries.iter().enumerate() {
+            let hit = entry.sha256.ct_eq(&digest);
+            index.conditional_assign(&(i as u32), hit);
+            found |= hit;
+        }
+        if !bool::from(found) {
+            return None;
+        }
+        let entry = &self.entries[index as usize];
+        Some(Principal {
+            name: entry.name.clone(),
+            scopes: entry.scopes.clone(),
+            kind: PrincipalKind::Static,
+        })
+    }
+}
+
+/// SHA-256 of the token's UTF-8 bytes.
+pub fn sha256(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+/// Lowercase hex of a digest.
+pub fn hex(digest: &[u8; 32]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// 64 hex digits → the digest.
+pub fn parse_sha256(text: &str) -> Result<[u8; 32], String> {
+    let bytes = text.as_bytes();
+    let digit = |c: u8| (c as char).to_digit(16);
+    if bytes.len() != 64 || !bytes.iter().all(|c| digit(*c).is_some()) {
+        return Err("`sha256` must be 64 hex digits (the SHA-256 of the token)".into());
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        let (hi, lo) = (digit(pair[0]).unwrap_or(0), digit(pair[1]).unwrap_or(0));
+        out[i] = (hi * 16 + lo) as u8;
+    }
+    Ok(out)
+}
+
+/// A token name: 1–64 of `A-Z a-z 0-9 . _ -` (it appears in logs and in config lines).
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "token name {name:?} must be 1-64 characters of letters, digits, '.', '_' or '-'"
+        ))
+    }
+}
+
+/// A fresh token: `axg_` + 32 random bytes from the OS CSPRNG, URL-safe base64.
+pub fn generate() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes)))
+}
+
+/// The `[auth] tokens` entry for a token, as one TOML inline table.
+pub fn config_entry(name: &str, digest: &[u8; 32], scopes: &BTreeSet<Scope>) -> String {
+    let scopes = format_scopes(scopes)
+        .split(' ')
+        .map(|s| format!("{s:?}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "{{ name = {name:?}, sha256 = \"{}\", scopes = [{scopes}] }}",
+        hex(digest)
+    )
+}
+
+/// What `axgate token new` prints on stdout: the token alone on the first line, then a config
+/// snippet to paste (which is also a valid config file by itself).
+pub fn new_token_output(token: &str, name: &str, scopes: &BTreeSet<Scope>) -> String {
+    let entry = config_entry(name, &sha256(token), scopes);
+    format!(
+        "{token}\n\
+         # Paste into the config file; if [auth] tokens already exists, add the entry to its list.\n\
+         # Only the SHA-256 is stored: the token above is not kept anywhere and cannot be shown again.\n\
+         [auth]\n\
+         tokens = [{entry}]\n"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, token: &str, scopes: &[Scope]) -> StaticTokenConfig {
+        StaticTokenConfig {
+            name: name.into(),
+            sha256: sha256(token),
+            scopes: scopes.iter().copied().collect(),
+        }
+    }
+
+    #[test]
+    fn finds_only_configured_tokens() {
+        let tokens = StaticTokens::new(&[
+            entry("a", "axg_aaa", &[Scope::Read]),
+            entry("b", "axg_bbb", &[Scope::Read, Scope::Act]),
+        ]);
+        let b = tokens.find("axg_bbb").expect("b");
+        assert_eq!(b.name, "b");
+        assert_eq!(b.kind, PrincipalKind::Static);
+        assert!(b.scopes.contains(&Scope::Act));
+        assert_eq!(tokens.find("axg_aaa").expect("a").name, "a");
+        for wrong in ["", "axg_bb", "axg_bbbb", "AXG_BBB", "axg_ccc"] {
+            assert!(tokens.find(wrong).is_none(), "{wrong}");
+        }
+        assert!(StaticTokens::new(&[]).find("axg_aaa").is_none());
+    }
+
+    #[test]
+    fn generated_tokens_are_fresh_and_long() {
+        let a = generate().expect("rng");
+        let b = generate().expect("rng");
+        assert_ne!(a, b);
+        let body = a.strip_prefix(PREFIX).expect("prefix");
+        assert_eq!(URL_SAFE_NO_PAD.decode(body).expect("base64").len(), 32);
+    }
+
+    #[test]
+    fn hashes_round_trip_through_hex() {
+        let d = sha256("axg_x");
+        assert_eq!(parse_sha256(&hex(&d)), Ok(d));
+        assert_eq!(parse_sha256(&hex(&d).to_uppercase()), Ok(d));
+        assert!(parse_sha256("abc").is_err());
+        assert!(parse_sha256(&"g".repeat(64)).is_err());
+        // The SHA-256 of the empty string, as any tool prints it.
+        assert_eq!(
+            hex(&sha256("")),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn names() {
+        assert!(check_name("ci-runner_2.mac").is_ok());
+        for bad in ["", "a b", "x\"y", &"n".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn printed_entry_is_toml() {
+        let scopes = [Scope::Read, Scope::Act].into_iter().collect();
+        let out = new_token_output("axg_t", "ci", &scopes);
+        let (token, snippet) = out.split_once('\n').expect("two parts");
+        assert_eq!(token, "axg_t");
+        let table: toml::Table = snippet.parse().expect("toml");
+        let entry = &table["auth"]["tokens"][0];
+        assert_eq!(entry["name"].as_str(), Some("ci"));
+        assert_eq!(
+            entry["sha256"].as_str(),
+            Some(hex(&sha256("axg_t")).as_str())
+        );
+        assert_eq!(
+            entry["scopes"].as_array().map(Vec::len),
+            Some(2),
+            "{snippet}"
+        );
+    }
+}

@@ -1,0 +1,120 @@
+//! Starting and stopping apps. `launch_app` runs the command (no shell) with accessibility
+//! on (`NO_AT_BRIDGE` removed) and waits until an app with the child's pid — or, when the
+//! child handed over to an already running instance and exited, the program's name — is on
+//! the AT-SPI desktop. `quit_app` asks the app's windows to close (`WM_DELETE_WINDOW`, as a
+//! window manager would), or kills it with `force`; the engine verifies the exit. Launched
+//! children are reaped by a small thread each, so they never linger as zombies.
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::ax::{AppInfo, AxError, CallCtx, Pid};
+
+use super::Core;
+use super::command;
+use super::x11::Display;
+
+/// How often the desktop is checked while an app starts.
+const POLL: Duration = Duration::from_millis(50);
+
+pub(super) fn launch_app(core: &Core, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    let words =
+        command::split(spec).map_err(|e| AxError::Unsupported(format!("cannot launch: {e}")))?;
+    let mut child = Command::new(&words[0])
+        .args(&words[1..])
+        .env_remove("NO_AT_BRIDGE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| AxError::Unsupported(format!("cannot start {:?}: {e}", words[0])))?;
+    let pid = child.id();
+    let name = command::program_name(&words[0]).to_owned();
+    let mut exited = None;
+    loop {
+        let apps = core.list(ctx)?;
+        if let Some(app) = apps.iter().find(|a| a.pid == pid) {
+            reap(child);
+            return Ok(app.info(core.apps.frontmost()));
+        }
+        if exited.is_none()
+            && let Ok(Some(status)) = child.try_wait()
+        {
+            exited = Some(status);
+        }
+        if let Some(status) = exited {
+            if let Some(app) = apps.iter().find(|a| a.name == name) {
+                return Ok(app.info(core.apps.frontmost()));
+            }
+            if !status.success() {
+                return Err(AxError::Unsupported(format!(
+                    "{name} exited ({status}) before it showed up on the accessibility bus"
+                )));
+            }
+        }
+        if ctx.remaining() < POLL {
+            if exited.is_none() {
+                reap(child);
+            }
+            return Err(AxError::Timeout {
+                app: format!("{name} (pid {pid}) to appear on the AT-SPI desktop"),
+                after: ctx.remaining(),
+            });
+        }
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Waits for a launched child in the background, so it does not stay a zombie.
+fn reap(mut child: std::process::Child) {
+    let _ = std::thread::Builder::new()
+        .name("axgate-atspi-reaper".into())
+        .spawn(move || {
+            let _ = child.wait();
+        });
+}
+
+pub(super) fn quit_app(
+    core: &Core,
+    pid: Pid,
+    force: bool,
+    ctx: &mut CallCtx,
+) -> Result<(), AxError> {
+    let (_conn, app) = core.app(pid, ctx)?;
+    if force {
+        return signal(pid, "KILL");
+    }
+    let display = Display::open()?;
+    let windows: Vec<_> = display
+        .top_windows()?
+        .into_iter()
+        .filter(|w| w.pid == Some(pid))
+        .collect();
+    if windows.is_empty() {
+        // Nothing to close: ask the process itself.
+        return signal(pid, "TERM");
+    }
+    for w in windows {
+        display.close(w.id)?;
+    }
+    let _ = app;
+    Ok(())
+}
+
+/// Sends a signal with `kill(1)` (this crate has no unsafe code for `kill(2)`).
+fn signal(pid: Pid, name: &str) -> Result<(), AxError> {
+    let status = Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| AxError::Backend(format!("cannot run kill: {e}")))?;
+    if status.success() || super::apps::process_gone(pid) {
+        Ok(())
+    } else {
+        Err(AxError::Backend(format!(
+            "kill -{name} {pid} failed ({status})"
+        )))
+    }
+}
