@@ -1,0 +1,59 @@
+"""Shared helpers of the GTK3 test apps: one line per observed change on stdout, and a tiny
+command channel on stdin (one command per line) so tests can make an app change by itself
+or stop answering:
+
+    freeze SECONDS   block the main loop (the app stops answering AT-SPI calls)
+    label TEXT       set the app's status label (a change the app makes by itself)
+    quit             leave the main loop
+"""
+
+import sys
+import time
+
+from gi.repository import GLib, Gtk
+
+
+def say(line):
+    """Prints one change line and flushes, so tests see it at once."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def name(widget, text):
+    """Sets a widget's accessible name."""
+    widget.get_accessible().set_name(text)
+    return widget
+
+
+def listen(status_label=None, extra=None):
+    """Reads commands from stdin inside the GTK main loop."""
+
+    def on_input(channel, _condition):
+        line = channel.readline()
+        if not line:
+            return False
+        words = line.strip().split(" ", 1)
+        cmd, arg = words[0], (words[1] if len(words) > 1 else "")
+        if cmd == "freeze":
+            say("freeze-start")
+            time.sleep(float(arg or "5"))
+            say("freeze-end")
+        elif cmd == "label" and status_label is not None:
+            status_label.set_text(arg)
+        elif cmd == "quit":
+            Gtk.main_quit()
+        elif extra is not None:
+            extra(cmd, arg)
+        return True
+
+    channel = GLib.IOChannel.unix_new(sys.stdin.fileno())
+    GLib.io_add_watch(channel, GLib.PRIORITY_DEFAULT, GLib.IOCondition.IN | GLib.IOCondition.HUP, on_input)
+
+
+def run(window):
+    """Shows the window, reports readiness and runs the main loop."""
+    window.connect("delete-event", lambda *_: say("close-requested") or False)
+    window.connect("destroy", lambda *_: (say("closed"), Gtk.main_quit()))
+    window.show_all()
+    GLib.idle_add(lambda: say("ready") and False)
+    Gtk.main()

@@ -1,0 +1,50 @@
+#!/usr/bin/python3
+"""A list with many rows: `rows.py [ROWS]` (default 50). Each row of the GtkListBox holds a
+label, a button and a check button; every tenth row an entry too. With 400 rows the app has
+about 2,000 accessible widgets (the benchmark's generated app). Prints selected=ROW,
+pressed=ROW and checked=ROW:STATE."""
+
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib  # noqa: E402
+
+GLib.set_prgname(os.environ.get("TEST_APP_NAME", "axgate-rows"))
+from gi.repository import Gtk  # noqa: E402
+
+import common  # noqa: E402
+from common import name, say  # noqa: E402
+
+rows = int(sys.argv[1]) if len(sys.argv) > 1 else 50
+win = Gtk.Window(title="Rows")
+win.set_default_size(520, 700)
+scroller = Gtk.ScrolledWindow()
+listbox = name(Gtk.ListBox(), "Items")
+listbox.connect("row-selected", lambda _l, r: r is not None and say("selected=%d" % r.get_index()))
+for i in range(rows):
+    line = Gtk.Box(spacing=6)
+    line.add(Gtk.Label(label="Item %d" % i))
+    button = Gtk.Button(label="Open %d" % i)
+    button.connect("clicked", lambda _b, i=i: say("pressed=%d" % i))
+    line.add(button)
+    check = Gtk.CheckButton(label="Done %d" % i)
+    check.connect("toggled", lambda c, i=i: say("checked=%d:%s" % (i, c.get_active())))
+    line.add(check)
+    if i % 10 == 0:
+        line.add(name(Gtk.Entry(), "Note %d" % i))
+    listbox.add(line)
+scroller.add(listbox)
+status = Gtk.Label(label="%d rows" % rows)
+box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
+box.pack_start(scroller, True, True, 0)
+box.pack_start(status, False, False, 0)
+win.add(box)
+
+common.listen(status)
+common.run(win)
