@@ -1125,3 +1125,36 @@ async fn missing_paths_and_ambiguous_apps_say_what_exists() {
         .count();
     assert_eq!(huge, 1);
 }
+
+/// `notifications/cancelled` ends a running `wait_for` at once instead of at its timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancellation_stops_a_running_wait_promptly() {
+    let server = TestServer::start().await;
+    let mut c = server.client();
+    c.initialize().await;
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 77, "method": "tools/call",
+        "params": {"name": "wait_for", "arguments": {
+            "app": "Form", "target": "window[0]/static_text[0]",
+            "condition": "value_equals", "value": "never", "timeout_ms": 60000
+        }}
+    });
+    let started = std::time::Instant::now();
+    let pending = c.post(&body).send();
+    let waiting = tokio::spawn(async move { pending.await.unwrap().text().await });
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let cancel = serde_json::json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 77, "reason": "test"}
+    });
+    assert_eq!(c.post(&cancel).send().await.unwrap().status(), 202);
+    let ended = tokio::time::timeout(std::time::Duration::from_secs(20), waiting).await;
+    assert!(
+        ended.is_ok(),
+        "the wait kept running after its cancellation"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "ended by its timeout, not the cancellation"
+    );
+}

@@ -67,6 +67,8 @@ struct StreamLog {
 #[derive(Default)]
 struct State {
     next_stream: u64,
+    /// (session, JSON-RPC request id) → the request's stream, to end it on cancellation.
+    requests: HashMap<(String, String), u64>,
     by_rmcp_id: HashMap<String, u64>,
     streams: HashMap<u64, StreamLog>,
     dropped: u64,
@@ -121,6 +123,30 @@ impl EventLog {
         let log = state.streams.get_mut(&r.stream)?;
         log.session = Some(session.to_owned());
         Some(r.stream)
+    }
+
+    /// Remembers which stream answers a request, so a cancellation can end it.
+    pub fn register_request(&self, session: &str, request_id: &str, stream: u64) {
+        let mut state = self.lock();
+        state
+            .requests
+            .insert((session.to_owned(), request_id.to_owned()), stream);
+    }
+
+    /// Ends the stream of a cancelled request: a cancelled request gets no response, so
+    /// its stream would otherwise stay open.
+    pub fn finish_request(&self, session: &str, request_id: &str) {
+        let mut state = self.lock();
+        let Some(stream) = state
+            .requests
+            .remove(&(session.to_owned(), request_id.to_owned()))
+        else {
+            return;
+        };
+        if let Some(log) = state.streams.get_mut(&stream) {
+            log.finished_at.get_or_insert_with(Instant::now);
+            let _ = log.changed.send(log.consumer);
+        }
     }
 
     /// The stream number of the session's standalone (GET) stream, created if needed.
@@ -192,6 +218,7 @@ impl EventLog {
         if let Some(n) = state.by_rmcp_id.remove(&common) {
             state.streams.remove(&n);
         }
+        state.requests.retain(|(s, _), _| s != session);
     }
 
     /// Drops finished streams older than the TTL, and unbound streams that never got a
@@ -245,7 +272,8 @@ impl EventLog {
         let id = EventRef { stream: n, seq }.format();
         let mut stored = event.clone();
         stored.event_id = Some(id.clone());
-        if ends_request(&stored) && !log.rmcp_id.ends_with(":common") {
+        let ended = ends_request(&stored) && !log.rmcp_id.ends_with(":common");
+        if ended {
             log.finished_at = Some(Instant::now());
         }
         log.events.push_back((seq, stored));
@@ -257,6 +285,9 @@ impl EventLog {
         let session = log.session.clone();
         let _ = log.changed.send(log.consumer);
         state.dropped += dropped;
+        if ended {
+            state.requests.retain(|_, stream| *stream != n);
+        }
         if let Some(session) = session {
             enforce_session_cap(&mut state, &session, self.limits.per_session);
         }

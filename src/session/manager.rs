@@ -105,6 +105,22 @@ pub fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
 }
 
+/// A request id as text (numbers and strings alike), for the request → stream map.
+fn request_id_text(id: &rmcp::model::RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+/// The request id a `notifications/cancelled` names.
+fn cancelled_request(message: &ClientJsonRpcMessage) -> Option<String> {
+    let value = serde_json::to_value(message).ok()?;
+    if value.get("method")?.as_str()? != "notifications/cancelled" {
+        return None;
+    }
+    let id: rmcp::model::RequestId =
+        serde_json::from_value(value.pointer("/params/requestId")?.clone()).ok()?;
+    Some(request_id_text(&id))
+}
+
 fn negotiated_version(response: &ServerJsonRpcMessage) -> Option<String> {
     let value = serde_json::to_value(response).ok()?;
     value
@@ -167,6 +183,10 @@ impl SessionManager for AxSessionManager {
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.registry.touch(id);
+        let request_id = match &message {
+            ClientJsonRpcMessage::Request(r) => Some(request_id_text(&r.id)),
+            _ => None,
+        };
         let mut inner = Box::pin(self.inner.create_stream(id, message).await?);
         // The worker stores a priming event before it handles the request; its id names the
         // stream, which is bound to this session before any id reaches the client.
@@ -181,6 +201,9 @@ impl SessionManager for AxSessionManager {
         // Delivery is from the log; rmcp's channel is closed so nothing is sent twice.
         drop(inner);
         let stream = stream.ok_or(SessionError::NoPriming)?;
+        if let Some(request_id) = request_id {
+            self.log.register_request(id, &request_id, stream);
+        }
         Ok(self.log.tail(stream, From::Start))
     }
 
@@ -190,6 +213,9 @@ impl SessionManager for AxSessionManager {
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
         self.registry.touch(id);
+        if let Some(cancelled) = cancelled_request(&message) {
+            self.log.finish_request(id, &cancelled);
+        }
         Ok(self.inner.accept_message(id, message).await?)
     }
 
