@@ -8,27 +8,7 @@ mod support;
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
-use support::{Client, TestServer, text_of};
-
-async fn session(server: &TestServer) -> Client {
-    let mut c = server.client();
-    c.initialize().await;
-    c
-}
-
-/// One data-driven check: a call, whether it errs, and text its first block must contain.
-async fn check(c: &mut Client, tool: &str, args: Value, is_error: bool, expect: &[&str]) -> Value {
-    let result = c.call(tool, args.clone()).await;
-    assert_eq!(result["isError"], is_error, "{tool} {args}: {result}");
-    let text = text_of(&result);
-    for needle in expect {
-        assert!(
-            text.contains(needle),
-            "{tool} {args}: {needle:?} not in {text:?}"
-        );
-    }
-    result
-}
+use support::{TestServer, check, session, text_of};
 
 fn nodes(result: &Value) -> Vec<Value> {
     result["structuredContent"]["nodes"]

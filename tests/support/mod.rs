@@ -241,3 +241,30 @@ pub fn text_of(result: &Value) -> String {
         .unwrap_or_default()
         .to_owned()
 }
+
+/// A client with an initialised session.
+pub async fn session(server: &TestServer) -> Client {
+    let mut c = server.client();
+    c.initialize().await;
+    c
+}
+
+/// One data-driven check: a call, whether it errs, and text its first block must contain.
+pub async fn check(
+    c: &mut Client,
+    tool: &str,
+    args: Value,
+    is_error: bool,
+    expect: &[&str],
+) -> Value {
+    let result = c.call(tool, args.clone()).await;
+    assert_eq!(result["isError"], is_error, "{tool} {args}: {result}");
+    let text = text_of(&result);
+    for needle in expect {
+        assert!(
+            text.contains(needle),
+            "{tool} {args}: {needle:?} not in {text:?}"
+        );
+    }
+    result
+}
