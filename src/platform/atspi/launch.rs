@@ -2,7 +2,8 @@
 //! on (`NO_AT_BRIDGE` removed) and waits until an app with the child's pid — or, when the
 //! child handed over to an already running instance and exited, the program's name — is on
 //! the AT-SPI desktop. `quit_app` asks the app's windows to close (`WM_DELETE_WINDOW`, as a
-//! window manager would), or kills it with `force`; the engine verifies the exit. Launched
+//! window manager would; again, then SIGTERM, if the app shows no reaction at all), or kills
+//! it with `force`; the engine verifies the exit. Launched
 //! children are reaped by a small thread each, so they never linger as zombies.
 
 use std::process::{Command, Stdio};
@@ -80,26 +81,52 @@ pub(super) fn quit_app(
     force: bool,
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
-    let (_conn, app) = core.app(pid, ctx)?;
+    let _known = core.app(pid, ctx)?;
     if force {
         return signal(pid, "KILL");
     }
     let display = Display::open()?;
-    let windows: Vec<_> = display
-        .top_windows()?
-        .into_iter()
-        .filter(|w| w.pid == Some(pid))
-        .collect();
-    if windows.is_empty() {
+    let mine = |d: &Display| -> Result<Vec<u32>, AxError> {
+        Ok(d.top_windows()?
+            .into_iter()
+            .filter(|w| w.pid == Some(pid))
+            .map(|w| w.id)
+            .collect())
+    };
+    let before = mine(&display)?;
+    if before.is_empty() {
         // Nothing to close: ask the process itself.
         return signal(pid, "TERM");
     }
-    for w in windows {
-        display.close(w.id)?;
+    for &w in &before {
+        display.close(w)?;
     }
-    let _ = app;
-    Ok(())
+    // GTK now and then drops a delete request; an app that reacted in no way (no window
+    // closed, none opened — a "save changes?" dialog would be one) is asked again, then
+    // sent SIGTERM.
+    for round in 1..=QUIT_ROUNDS {
+        std::thread::sleep(POLL);
+        if super::apps::process_gone(pid) {
+            return Ok(());
+        }
+        let now = mine(&display)?;
+        if now != before {
+            return Ok(());
+        }
+        if round == QUIT_ROUNDS / 2 {
+            for &w in &before {
+                display.close(w)?;
+            }
+        }
+        if ctx.remaining() < POLL * 2 {
+            break;
+        }
+    }
+    signal(pid, "TERM")
 }
+
+/// Polls (of [`POLL`]) `quit_app` waits for an app to react to a close request.
+const QUIT_ROUNDS: u32 = 30;
 
 /// Sends a signal with `kill(1)` (this crate has no unsafe code for `kill(2)`).
 fn signal(pid: Pid, name: &str) -> Result<(), AxError> {

@@ -1,17 +1,28 @@
-//! Bounded snapshots. Deep reads take the app's whole tree in one `Cache.GetItems` call,
-//! add the children of `manages-descendants` containers (which the cache omits) by direct
-//! calls, bounded, and then fetch each node's extras concurrently. Shallow reads (depth 0 or
-//! 1: path resolution, single elements) and subtrees the cache does not hold use direct
-//! calls, level by level, so they stay cheap on big apps.
+//! Bounded snapshots. Deep reads take the app's whole tree in one `Cache.GetItems` call, then
+//! check it where it cannot be trusted and fetch per-node extras concurrently:
+//!
+//! - GTK builds its cache only once some client registered an event listener (the backend
+//!   registers its events when it connects); until then a read walks by direct calls.
+//! - The cache omits children of `manages-descendants` containers (list boxes, tree views),
+//!   reports `-1` children for menus, and keeps objects whose parent no longer lists them.
+//!   Wherever a node's child count disagrees with the children the cache lists, its live
+//!   `GetChildren` decides (one call), and missing objects are read directly (bounded by the
+//!   node budget and [`MANAGED_EACH`] per container), level by level.
+//! - Extras are one call each, only where they mean something: frames of showing nodes,
+//!   values of Value/editable-text nodes, action lists GTK does not fix by role
+//!   (`action_names::gtk_actions`).
+//!
+//! Shallow reads (depth 0 or 1: path resolution, single elements) use direct calls, so they
+//! stay cheap on big apps.
+
+use std::collections::{HashMap, HashSet};
+
+use futures::StreamExt;
 
 use crate::ax::{AxError, AxValue, RawNode, Role, Snapshot, SnapshotRequest};
 
 use super::action_names;
 use super::apps::AppEntry;
-use std::collections::{HashMap, HashSet};
-
-use futures::StreamExt;
-
 use super::assemble::{Item, Walk, gaps, preorder};
 use super::dbus::{ACCESSIBLE, Calls};
 use super::ids::{Ids, ObjRef};
@@ -19,8 +30,9 @@ use super::read::{self, Extras};
 use super::roles;
 use super::states::{self, bit, has};
 
-/// Children read per `manages-descendants` container (table cells of a tree view).
-pub(super) const MANAGED_EACH: usize = 200;
+/// Children read per `manages-descendants` container (rows of a list box, cells of a tree
+/// view) at most; the snapshot's node budget bounds them too.
+pub(super) const MANAGED_EACH: usize = 5_000;
 /// Objects read directly to fill the cache's gaps in one snapshot, at least.
 pub(super) const MANAGED_TOTAL: usize = 1_000;
 /// Rounds of gap filling (each can reveal gaps one level deeper).
@@ -120,6 +132,7 @@ async fn cached(
         let lists: Vec<Vec<String>> = futures::stream::iter(holes.iter())
             .map(|(path, children, managed, _)| {
                 let obj = ObjRef::new(&app.bus, path);
+                let each = MANAGED_EACH.min(budget);
                 async move {
                     let count = match usize::try_from(*children) {
                         Ok(n) => n,
@@ -130,11 +143,10 @@ async fn cached(
                             .map_or(0, |n| n.max(0) as usize),
                         Err(_) => UNKNOWN_COUNT_LIMIT,
                     };
-                    if *managed && count > MANAGED_EACH {
-                        read::children_by_index(calls, &obj, MANAGED_EACH).await
+                    if *managed && count > each {
+                        read::children_by_index(calls, &obj, each).await
                     } else {
-                        let limit = if *managed { MANAGED_EACH } else { count };
-                        read::children(calls, &obj, limit).await.unwrap_or_default()
+                        read::children(calls, &obj, count).await.unwrap_or_default()
                     }
                 }
             })
@@ -142,7 +154,7 @@ async fn cached(
             .collect()
             .await;
         let mut missing = Vec::new();
-        for ((path, _, managed, depth), list) in holes.into_iter().zip(lists) {
+        for ((path, _, _, depth), list) in holes.into_iter().zip(lists) {
             // The live list decides who the children are and in which order.
             for it in items.iter_mut() {
                 if it.path == path && it.children < 0 {
@@ -159,11 +171,7 @@ async fn cached(
                     }
                     None if budget > 0 => {
                         budget -= 1;
-                        let below = if managed {
-                            0
-                        } else {
-                            max_depth.saturating_sub(depth + 1)
-                        };
+                        let below = max_depth.saturating_sub(depth + 1);
                         missing.push((child, path.clone(), i as i32, below));
                     }
                     None => {}
@@ -227,18 +235,31 @@ async fn direct_items(
     let mut level = vec![0usize];
     let mut truncated = false;
     for _ in 0..max_depth {
+        // Every child list of the level at once, then cut to the node budget in order.
+        let parents: Vec<usize> = level
+            .iter()
+            .copied()
+            .filter(|&at| items[at].children != 0)
+            .collect();
+        let lists: Vec<Vec<String>> = futures::stream::iter(parents.iter())
+            .map(|&at| {
+                let obj = ObjRef::new(&app.bus, &items[at].path);
+                async move {
+                    read::children(calls, &obj, usize::MAX)
+                        .await
+                        .unwrap_or_default()
+                }
+            })
+            .buffered(read::CONCURRENCY)
+            .collect()
+            .await;
         let mut wanted = Vec::new();
-        for &at in &level {
+        for (&at, kids) in parents.iter().zip(lists) {
             let left = max_nodes.saturating_sub(items.len() + wanted.len());
-            if left == 0 {
-                truncated |= items[at].children > 0;
-                continue;
-            }
-            let obj = ObjRef::new(&app.bus, &items[at].path);
-            let kids = read::children(calls, &obj, left).await.unwrap_or_default();
-            truncated |= (kids.len() as i32) < items[at].children && kids.len() == left;
+            truncated |= kids.len() > left;
             wanted.extend(
                 kids.into_iter()
+                    .take(left)
                     .enumerate()
                     .map(|(i, p)| (p, Some(items[at].path.clone()), i as i32)),
             );

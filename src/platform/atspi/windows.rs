@@ -97,7 +97,7 @@ pub(super) fn window_action(
     };
     match action {
         WindowAction::Focus => display.raise(x.id),
-        WindowAction::Close => display.close(x.id),
+        WindowAction::Close => close(&display, pid, x.id),
         WindowAction::Move { x: nx, y: ny } => display.configure(
             x.id,
             &ConfigureWindowAux::new()
@@ -116,4 +116,21 @@ pub(super) fn window_action(
                 .to_owned(),
         )),
     }
+}
+
+/// Sends `WM_DELETE_WINDOW`, and once more if the window is still mapped after a moment
+/// (GTK now and then drops the first).
+fn close(display: &Display, pid: Pid, window: u32) -> Result<(), AxError> {
+    display.close(window)?;
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(25));
+        let mapped = display
+            .top_windows()?
+            .iter()
+            .any(|w| w.id == window && w.pid == Some(pid));
+        if !mapped {
+            return Ok(());
+        }
+    }
+    display.close(window)
 }
