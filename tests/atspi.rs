@@ -1,5 +1,3 @@
-//! Parked copy of the AT-SPI integration suite (tests/atspi.rs) while it is not yet run by
-//! CI under tests/desktop/session.sh; move it back to tests/atspi.rs to run it.
 //! The Linux AT-SPI backend against real GTK3 apps, through axgate's MCP interface. These
 //! tests need the headless desktop of `tests/desktop/session.sh` and fail (never skip)
 //! without it:

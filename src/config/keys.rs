@@ -1,0 +1,147 @@
+//! The table of configuration keys: name, meaning and default of each.
+
+use super::Key;
+
+/// The table of keys; `config/axgate.example.toml` documents the same list (a test checks).
+pub const KEYS: &[Key] = &[
+    Key {
+        name: "server.bind",
+        doc: "Address and port of the MCP listener.",
+        default: "\"127.0.0.1:8741\"",
+    },
+    Key {
+        name: "server.allowed_hosts",
+        doc: "Host header values accepted (DNS-rebinding guard); host or host:port.",
+        default: "[\"localhost\", \"127.0.0.1\", \"[::1]\"]",
+    },
+    Key {
+        name: "server.allowed_origins",
+        doc: "Origin header values accepted; scheme://host[:port|:*]. Requests without Origin are allowed.",
+        default: "[\"http://localhost:*\", \"http://127.0.0.1:*\", \"http://[::1]:*\"]",
+    },
+    Key {
+        name: "server.metrics_bind",
+        doc: "Serve /metrics on this separate address instead of the main listener (empty: main listener).",
+        default: "\"\"",
+    },
+    Key {
+        name: "server.max_body_bytes",
+        doc: "Largest accepted request body; larger gets 413.",
+        default: "1048576",
+    },
+    Key {
+        name: "server.shutdown_grace_secs",
+        doc: "How long shutdown waits for requests to finish.",
+        default: "10",
+    },
+    Key {
+        name: "server.sse_keep_alive_secs",
+        doc: "Interval of SSE keep-alive comments.",
+        default: "15",
+    },
+    Key {
+        name: "server.sse_retry_ms",
+        doc: "Reconnect hint sent in every stream's priming event.",
+        default: "1000",
+    },
+    Key {
+        name: "sessions.max",
+        doc: "Most live sessions; beyond it initialize gets 503 with Retry-After.",
+        default: "64",
+    },
+    Key {
+        name: "sessions.idle_timeout_secs",
+        doc: "A session with no request for this long is ended.",
+        default: "1800",
+    },
+    Key {
+        name: "sessions.max_events_per_stream",
+        doc: "Events kept for replay per SSE stream.",
+        default: "512",
+    },
+    Key {
+        name: "sessions.max_events_per_session",
+        doc: "Events kept for replay per session, all streams.",
+        default: "4096",
+    },
+    Key {
+        name: "sessions.finished_stream_ttl_secs",
+        doc: "How long a finished response stream stays resumable.",
+        default: "300",
+    },
+    Key {
+        name: "backend.kind",
+        doc: "auto, demo, atspi or macos. auto: macos on macOS; atspi when an AT-SPI bus is reachable; else demo.",
+        default: "\"auto\"",
+    },
+    Key {
+        name: "backend.call_timeout_ms",
+        doc: "Deadline of one backend call.",
+        default: "5000",
+    },
+    Key {
+        name: "backend.unresponsive_after",
+        doc: "Consecutive timeouts that mark an app unresponsive.",
+        default: "2",
+    },
+    Key {
+        name: "backend.probe_interval_ms",
+        doc: "How often an unresponsive app is probed.",
+        default: "2000",
+    },
+    Key {
+        name: "backend.handle_cap",
+        doc: "Element handles kept per app connection (least recently used evicted).",
+        default: "5000",
+    },
+    Key {
+        name: "log.format",
+        doc: "human or json.",
+        default: "\"human\"",
+    },
+    Key {
+        name: "log.level",
+        doc: "A tracing filter such as info or axgate=debug.",
+        default: "\"info\"",
+    },
+    Key {
+        name: "audit.path",
+        doc: "File of the audit trail (one hash-chained JSON line per mutating or denied tool call); empty: no audit.",
+        default: "\"\"",
+    },
+    Key {
+        name: "audit.max_file_bytes",
+        doc: "Size past which the audit file is renamed to <path>.<N> and a new one started.",
+        default: "67108864",
+    },
+    Key {
+        name: "auth.tokens",
+        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array.",
+        default: "[]",
+    },
+    Key {
+        name: "auth.issuer",
+        doc: "OAuth issuer whose JWT access tokens are accepted (exact `iss`); empty: no JWTs.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.jwks_uri",
+        doc: "The issuer's JWK set; https (http only on loopback). Required with auth.issuer.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.audience",
+        doc: "This server's resource URI (RFC 8707), which a JWT's aud must include. Required with auth.issuer.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.leeway_secs",
+        doc: "Clock skew allowed on a JWT's exp and nbf.",
+        default: "30",
+    },
+    Key {
+        name: "auth.jwks_refresh_min_secs",
+        doc: "Least time between two JWKS fetches; a token with an unknown kid asks for one.",
+        default: "30",
+    },
+];

@@ -1,0 +1,362 @@
+//! Configuration in stages: raw values from the TOML file, `AXGATE_*` environment variables
+//! and command-line flags (flags > env > file > defaults) are gathered per key, then every
+//! key is validated and *all* bad values are reported at once, then small typed structs
+//! are handed to each module.
+//!
+//! Each key has one name: `server.bind` in the file, `AXGATE_SERVER_BIND` in the
+//! environment. Lists are TOML arrays in the file and comma-separated in the environment.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::http::auth::Scope;
+
+mod keys;
+#[cfg(test)]
+mod tests;
+mod validate;
+
+pub use keys::KEYS;
+use validate::Validator;
+
+/// Which backend to serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    #[default]
+    Auto,
+    Demo,
+    Atspi,
+    Macos,
+}
+
+impl BackendChoice {
+    pub fn parse(text: &str) -> Option<BackendChoice> {
+        match text {
+            "auto" => Some(BackendChoice::Auto),
+            "demo" => Some(BackendChoice::Demo),
+            "atspi" => Some(BackendChoice::Atspi),
+            "macos" => Some(BackendChoice::Macos),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LogFormat {
+    #[default]
+    Human,
+    Json,
+}
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub bind: SocketAddr,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: usize,
+    pub shutdown_grace: Duration,
+    /// A separate listener for `/metrics` (then absent from the main one).
+    pub metrics_bind: Option<SocketAddr>,
+    pub sse_keep_alive: Duration,
+    pub sse_retry: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct SessionsConfig {
+    pub max_sessions: usize,
+    pub idle_timeout: Duration,
+    pub max_events_per_stream: usize,
+    pub max_events_per_session: usize,
+    pub finished_stream_ttl: Duration,
+}
+
+#[derive(Clone, Debug)]
+pub struct BackendConfig {
+    pub choice: BackendChoice,
+    pub call_timeout: Duration,
+    pub unresponsive_after: u32,
+    pub probe_interval: Duration,
+    pub handle_cap: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct LogConfig {
+    pub format: LogFormat,
+    pub level: String,
+}
+
+/// The audit trail (`crate::audit`).
+#[derive(Clone, Debug)]
+pub struct AuditConfig {
+    /// The current file of the trail; `None`: auditing is off.
+    pub path: Option<PathBuf>,
+    /// Size past which the current file is rotated to `<path>.<N>`.
+    pub max_file_bytes: u64,
+}
+
+/// A static bearer token of `[auth] tokens`; only its SHA-256 is known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaticTokenConfig {
+    pub name: String,
+    pub sha256: [u8; 32],
+    pub scopes: BTreeSet<Scope>,
+}
+
+/// OAuth 2.1 JWT access tokens from one issuer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JwtConfig {
+    /// Compared exactly with the `iss` claim; listed in the resource metadata.
+    pub issuer: String,
+    pub jwks_uri: String,
+    /// This server's resource URI, which `aud` must include (RFC 8707).
+    pub audience: String,
+    pub leeway: Duration,
+    /// Least time between two JWKS fetches (an unknown `kid` asks for one).
+    pub jwks_refresh_min: Duration,
+}
+
+/// Authentication (`crate::http::auth`): off when there are no tokens and no issuer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AuthConfig {
+    pub tokens: Vec<StaticTokenConfig>,
+    pub jwt: Option<JwtConfig>,
+    /// `auth.audience` when set (also without an issuer): the `resource` of the metadata.
+    pub resource: Option<String>,
+}
+
+impl AuthConfig {
+    pub fn enabled(&self) -> bool {
+        !self.tokens.is_empty() || self.jwt.is_some()
+    }
+}
+
+/// The validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub server: ServerConfig,
+    pub sessions: SessionsConfig,
+    pub backend: BackendConfig,
+    pub log: LogConfig,
+    pub audit: AuditConfig,
+    pub auth: AuthConfig,
+}
+
+/// Where a raw value came from, for error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    Default,
+    File(String),
+    Env(String),
+    Flag,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("the default"),
+            Source::File(path) => write!(f, "{path}"),
+            Source::Env(var) => write!(f, "${var}"),
+            Source::Flag => f.write_str("the command line"),
+        }
+    }
+}
+
+/// A raw value before validation.
+#[derive(Clone, Debug)]
+pub enum Raw {
+    Text(String),
+    Toml(toml::Value),
+}
+
+/// Every bad value found, reported together.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid configuration:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+pub struct ConfigErrors(pub Vec<String>);
+
+/// One configuration key: its name, what it means and its default (TOML syntax).
+pub struct Key {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub default: &'static str,
+}
+/// The environment variable of a key: `server.bind` → `AXGATE_SERVER_BIND`.
+pub fn env_name(key: &str) -> String {
+    format!("AXGATE_{}", key.replace('.', "_").to_uppercase())
+}
+
+/// Raw values gathered from the layers, highest precedence last written.
+#[derive(Default)]
+pub struct Layers {
+    values: BTreeMap<&'static str, (Raw, Source)>,
+    errors: Vec<String>,
+}
+
+impl Layers {
+    /// Reads a TOML file; unknown keys are errors.
+    pub fn file(&mut self, path: &Path) {
+        let shown = path.display().to_string();
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) => {
+                self.errors
+                    .push(format!("cannot read config file {shown}: {e}"));
+                return;
+            }
+        };
+        self.toml_text(&text, &shown);
+    }
+
+    pub fn toml_text(&mut self, text: &str, shown: &str) {
+        let table: toml::Table = match text.parse() {
+            Ok(t) => t,
+            Err(e) => {
+                self.errors.push(format!("{shown} is not valid TOML: {e}"));
+                return;
+            }
+        };
+        for (section, value) in table {
+            let Some(inner) = value.as_table() else {
+                self.errors
+                    .push(format!("{shown}: `{section}` must be a [section]"));
+                continue;
+            };
+            for (name, value) in inner {
+                let full = format!("{section}.{name}");
+                match key(&full) {
+                    Some(k) => {
+                        self.values.insert(
+                            k.name,
+                            (Raw::Toml(value.clone()), Source::File(shown.into())),
+                        );
+                    }
+                    None => self.errors.push(format!("{shown}: unknown key `{full}`")),
+                }
+            }
+        }
+    }
+
+    /// Reads `AXGATE_*` variables from `vars`; unknown `AXGATE_` names are errors.
+    pub fn env(&mut self, vars: impl IntoIterator<Item = (String, String)>) {
+        for (var, value) in vars {
+            if !var.starts_with("AXGATE_") {
+                continue;
+            }
+            match KEYS.iter().find(|k| env_name(k.name) == var) {
+                Some(k) => {
+                    self.values
+                        .insert(k.name, (Raw::Text(value), Source::Env(var)));
+                }
+                None => self
+                    .errors
+                    .push(format!("unknown environment variable ${var}")),
+            }
+        }
+    }
+
+    /// A value given by a command-line flag.
+    pub fn flag(&mut self, name: &str, value: String) {
+        match key(name) {
+            Some(k) => {
+                self.values.insert(k.name, (Raw::Text(value), Source::Flag));
+            }
+            None => self.errors.push(format!("unknown key `{name}`")),
+        }
+    }
+
+    /// Validates every key and builds the typed configuration.
+    pub fn build(mut self) -> Result<Config, ConfigErrors> {
+        let mut v = Validator {
+            layers: &self.values,
+            errors: std::mem::take(&mut self.errors),
+        };
+        let config = Config {
+            server: ServerConfig {
+                bind: v
+                    .parse("server.bind", |s| {
+                        s.parse().map(Some).map_err(|e| format!("{e}"))
+                    })
+                    .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8741))),
+                allowed_hosts: v.list("server.allowed_hosts"),
+                allowed_origins: v.list("server.allowed_origins"),
+                max_body_bytes: v.int("server.max_body_bytes", 1024, 1 << 30) as usize,
+                shutdown_grace: Duration::from_secs(v.int("server.shutdown_grace_secs", 0, 3600)),
+                metrics_bind: v.parse("server.metrics_bind", |s| {
+                    if s.is_empty() {
+                        Ok(None)
+                    } else {
+                        s.parse().map(Some).map_err(|e| format!("{e}"))
+                    }
+                }),
+                sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
+                sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
+            },
+            sessions: SessionsConfig {
+                max_sessions: v.int("sessions.max", 1, 100_000) as usize,
+                idle_timeout: Duration::from_secs(v.int(
+                    "sessions.idle_timeout_secs",
+                    1,
+                    7 * 86_400,
+                )),
+                max_events_per_stream: v.int("sessions.max_events_per_stream", 4, 1_000_000)
+                    as usize,
+                max_events_per_session: v.int("sessions.max_events_per_session", 4, 10_000_000)
+                    as usize,
+                finished_stream_ttl: Duration::from_secs(v.int(
+                    "sessions.finished_stream_ttl_secs",
+                    1,
+                    86_400,
+                )),
+            },
+            backend: BackendConfig {
+                choice: v.parse("backend.kind", |s| {
+                    BackendChoice::parse(s)
+                        .ok_or_else(|| "expected auto, demo, atspi or macos".into())
+                }),
+                call_timeout: Duration::from_millis(v.int("backend.call_timeout_ms", 10, 600_000)),
+                unresponsive_after: v.int("backend.unresponsive_after", 1, 100) as u32,
+                probe_interval: Duration::from_millis(v.int(
+                    "backend.probe_interval_ms",
+                    10,
+                    600_000,
+                )),
+                handle_cap: v.int("backend.handle_cap", 16, 10_000_000) as usize,
+            },
+            log: LogConfig {
+                format: v.parse("log.format", |s| match s {
+                    "human" => Ok(LogFormat::Human),
+                    "json" => Ok(LogFormat::Json),
+                    _ => Err("expected human or json".into()),
+                }),
+                level: v.parse("log.level", |s| {
+                    tracing_subscriber::EnvFilter::builder()
+                        .parse(s)
+                        .map(|_| s.to_owned())
+                        .map_err(|e| e.to_string())
+                }),
+            },
+            audit: AuditConfig {
+                path: v.parse("audit.path", |s| match s {
+                    "" => Ok(None),
+                    _ if s.ends_with('/') || Path::new(s).is_dir() => {
+                        Err("expected a file path, found a directory".into())
+                    }
+                    _ => Ok(Some(PathBuf::from(s))),
+                }),
+                max_file_bytes: v.int("audit.max_file_bytes", 4096, 1 << 40),
+            },
+            auth: v.auth(),
+        };
+        if v.errors.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigErrors(v.errors))
+        }
+    }
+}
+
+fn key(name: &str) -> Option<&'static Key> {
+    KEYS.iter().find(|k| k.name == name)
+}

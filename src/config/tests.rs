@@ -1,0 +1,182 @@
+//! Tests of configuration layering and validation.
+
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn defaults_are_valid() {
+    let config = Layers::default().build().expect("defaults");
+    assert_eq!(config.server.bind.to_string(), "127.0.0.1:8741");
+    assert_eq!(config.backend.choice, BackendChoice::Auto);
+    assert!(
+        config
+            .server
+            .allowed_hosts
+            .contains(&"localhost".to_owned())
+    );
+}
+
+#[test]
+fn flags_beat_env_beat_file() {
+    let mut layers = Layers::default();
+    layers.toml_text(
+        "[server]\nbind = \"127.0.0.1:1\"\n[sessions]\nmax = 3\n",
+        "file.toml",
+    );
+    layers.env(env(&[
+        ("AXGATE_SERVER_BIND", "127.0.0.1:2"),
+        ("AXGATE_SESSIONS_MAX", "5"),
+    ]));
+    layers.flag("server.bind", "127.0.0.1:3".into());
+    let config = layers.build().expect("valid");
+    assert_eq!(config.server.bind.port(), 3);
+    assert_eq!(config.sessions.max_sessions, 5);
+}
+
+#[test]
+fn every_bad_value_is_reported_at_once() {
+    let mut layers = Layers::default();
+    layers.toml_text(
+        "[server]\nbind = \"nowhere\"\nmax_body_bytes = \"big\"\nbogus = 1\n",
+        "f.toml",
+    );
+    layers.env(env(&[
+        ("AXGATE_BACKEND_KIND", "windows"),
+        ("AXGATE_NOPE", "1"),
+    ]));
+    layers.flag("log.format", "xml".into());
+    let err = layers.build().expect_err("invalid").to_string();
+    for needle in [
+        "server.bind",
+        "max_body_bytes",
+        "unknown key `server.bogus`",
+        "backend.kind",
+        "$AXGATE_NOPE",
+        "log.format",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+}
+
+#[test]
+fn example_file_documents_every_key_and_parses() {
+    let text = include_str!("../../config/axgate.example.toml");
+    for k in KEYS {
+        let (section, name) = k.name.split_once('.').expect("dotted");
+        assert!(text.contains(&format!("[{section}]")), "section {section}");
+        assert!(text.contains(&format!("{name} =")), "key {}", k.name);
+    }
+    let mut layers = Layers::default();
+    layers.toml_text(text, "example");
+    layers.build().expect("the example is valid");
+}
+
+#[test]
+fn auth_section() {
+    let hash = "ab".repeat(32);
+    let mut layers = Layers::default();
+    layers.toml_text(
+        &format!(
+            "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:read\", \"axgate:act\"] }}]\n\
+             issuer = \"https://login.example.com\"\njwks_uri = \"https://login.example.com/jwks\"\n\
+             audience = \"https://mac-17.ci.example:8741/mcp\"\n"
+        ),
+        "f.toml",
+    );
+    let auth = layers.build().expect("valid").auth;
+    assert!(auth.enabled());
+    assert_eq!(auth.tokens[0].name, "ci");
+    assert_eq!(auth.tokens[0].sha256, [0xab; 32]);
+    assert_eq!(auth.tokens[0].scopes.len(), 2);
+    let jwt = auth.jwt.expect("jwt");
+    assert_eq!(jwt.leeway, Duration::from_secs(30));
+    assert_eq!(jwt.jwks_refresh_min, Duration::from_secs(30));
+    assert!(!Layers::default().build().expect("defaults").auth.enabled());
+
+    // The environment takes the list as inline TOML or as JSON.
+    for text in [
+        format!("[{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]"),
+        format!("[{{\"name\": \"a\", \"sha256\": \"{hash}\", \"scopes\": [\"axgate:read\"]}}]"),
+    ] {
+        let mut layers = Layers::default();
+        layers.env(env(&[("AXGATE_AUTH_TOKENS", &text)]));
+        let auth = layers.build().expect(&text).auth;
+        assert_eq!(auth.tokens.len(), 1, "{text}");
+    }
+}
+
+#[test]
+fn every_bad_auth_value_is_reported_at_once() {
+    let mut layers = Layers::default();
+    layers.toml_text(
+        "[auth]\ntokens = [{ name = \"a b\", sha256 = \"12\", scopes = [\"axgate:write\"], extra = 1 },\n\
+         { sha256 = \"00\" }, \"loose\"]\n\
+         issuer = \"http://idp.example.com\"\njwks_uri = \"ftp://x/jwks\"\n\
+         audience = \"https://h/mcp#frag\"\nleeway_secs = -1\n",
+        "f.toml",
+    );
+    layers.env(env(&[("AXGATE_AUTH_JWKS_REFRESH_MIN_SECS", "0")]));
+    let err = layers.build().expect_err("invalid").to_string();
+    for needle in [
+        "entry 1: token name \"a b\"",
+        "entry 1: `sha256` must be 64 hex digits",
+        "entry 1: scopes: unknown scope \"axgate:write\"",
+        "entry 1: unknown field `extra`",
+        "entry 2: `name` (a string) is missing",
+        "entry 2: `scopes`",
+        "entry 3: expected a { name, sha256, scopes } table",
+        "auth.issuer",
+        "plain http only for a loopback host",
+        "auth.jwks_uri",
+        "auth.audience",
+        "#fragment",
+        "auth.leeway_secs",
+        "auth.jwks_refresh_min_secs",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+    assert!(!err.contains("is required when"), "{err}");
+    assert!(!err.contains("is set but"), "{err}");
+
+    let mut layers = Layers::default();
+    let hash = "cd".repeat(32);
+    layers.toml_text(
+        &format!(
+            "[auth]\ntokens = [{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }},\n\
+             {{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]\n\
+             issuer = \"http://127.0.0.1:9/\"\n"
+        ),
+        "f.toml",
+    );
+    layers.env(env(&[("AXGATE_AUTH_TOKENS", "{not a list")]));
+    let err = layers.build().expect_err("invalid").to_string();
+    for needle in [
+        "auth.tokens (from $AXGATE_AUTH_TOKENS): expected an inline TOML or JSON list",
+        "auth.jwks_uri is required when auth.issuer is set",
+        "auth.audience is required when auth.issuer is set",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+    let mut layers = Layers::default();
+    layers.toml_text(
+        &format!(
+            "[auth]\ntokens = [{{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }},\n\
+             {{ name = \"a\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]\n\
+             jwks_uri = \"https://x/jwks\"\n"
+        ),
+        "f.toml",
+    );
+    let err = layers.build().expect_err("invalid").to_string();
+    for needle in [
+        "the name \"a\" is used twice",
+        "auth.jwks_uri is set but auth.issuer is not",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+}

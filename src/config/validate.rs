@@ -1,0 +1,314 @@
+//! Validation of the gathered raw values: typed values per key, every problem collected.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::time::Duration;
+
+use super::{AuthConfig, JwtConfig, Raw, Source, StaticTokenConfig, key};
+use crate::http::auth::Scope;
+
+pub(super) struct Validator<'a> {
+    pub(super) layers: &'a BTreeMap<&'static str, (Raw, Source)>,
+    pub(super) errors: Vec<String>,
+}
+
+impl Validator<'_> {
+    pub(super) fn raw(&self, name: &'static str) -> (Raw, Source) {
+        if let Some(found) = self.layers.get(name) {
+            return found.clone();
+        }
+        let default = key(name).map_or("\"\"", |k| k.default);
+        let value: toml::Value = toml::from_str::<toml::Table>(&format!("v = {default}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or(toml::Value::String(String::new()));
+        (Raw::Toml(value), Source::Default)
+    }
+
+    pub(super) fn fail<T: Default>(
+        &mut self,
+        name: &str,
+        source: &Source,
+        why: impl fmt::Display,
+    ) -> T {
+        self.errors.push(format!("{name} (from {source}): {why}"));
+        T::default()
+    }
+
+    pub(super) fn text(&mut self, name: &'static str) -> (String, Source) {
+        match self.raw(name) {
+            (Raw::Text(s), src) => (s, src),
+            (Raw::Toml(toml::Value::String(s)), src) => (s, src),
+            (Raw::Toml(other), src) => {
+                let shown = other.to_string();
+                (
+                    self.fail(name, &src, format!("expected a string, found {shown}")),
+                    src,
+                )
+            }
+        }
+    }
+
+    pub(super) fn parse<T: Default>(
+        &mut self,
+        name: &'static str,
+        f: impl Fn(&str) -> Result<T, String>,
+    ) -> T {
+        let (text, src) = self.text(name);
+        match f(text.trim()) {
+            Ok(v) => v,
+            Err(why) => self.fail(name, &src, format!("{text:?}: {why}")),
+        }
+    }
+
+    pub(super) fn int(&mut self, name: &'static str, min: u64, max: u64) -> u64 {
+        let (value, src) = match self.raw(name) {
+            (Raw::Text(s), src) => (
+                s.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("{s:?} is not a whole number")),
+                src,
+            ),
+            (Raw::Toml(toml::Value::Integer(i)), src) => (
+                u64::try_from(i).map_err(|_| format!("{i} is negative")),
+                src,
+            ),
+            (Raw::Toml(other), src) => {
+                (Err(format!("expected a whole number, found {other}")), src)
+            }
+        };
+        match value {
+            Ok(v) if (min..=max).contains(&v) => v,
+            Ok(v) => self.fail(name, &src, format!("{v} is outside {min}..={max}")),
+            Err(why) => self.fail(name, &src, why),
+        }
+    }
+
+    pub(super) fn list(&mut self, name: &'static str) -> Vec<String> {
+        match self.raw(name) {
+            (Raw::Text(s), _) => s
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            (Raw::Toml(toml::Value::Array(items)), src) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item {
+                        toml::Value::String(s) => out.push(s),
+                        other => {
+                            self.fail::<()>(name, &src, format!("expected strings, found {other}"))
+                        }
+                    }
+                }
+                out
+            }
+            (Raw::Toml(other), src) => self.fail(
+                name,
+                &src,
+                format!("expected a list of strings, found {other}"),
+            ),
+        }
+    }
+}
+
+/// The `[auth]` section.
+impl Validator<'_> {
+    pub(super) fn auth(&mut self) -> AuthConfig {
+        let tokens = self.tokens("auth.tokens");
+        let url = |loopback_http_only: bool| {
+            move |s: &str| -> Result<Option<String>, String> {
+                if s.is_empty() {
+                    Ok(None)
+                } else {
+                    check_url(s, loopback_http_only).map(|()| Some(s.to_owned()))
+                }
+            }
+        };
+        let errors_before = self.errors.len();
+        let issuer = self.parse("auth.issuer", url(true));
+        let jwks_uri = self.parse("auth.jwks_uri", url(true));
+        let audience = self.parse("auth.audience", url(false));
+        // An invalid URL is already reported; do not also call it missing.
+        let urls_valid = self.errors.len() == errors_before;
+        let leeway = Duration::from_secs(self.int("auth.leeway_secs", 0, 600));
+        let jwks_refresh_min =
+            Duration::from_secs(self.int("auth.jwks_refresh_min_secs", 1, 86_400));
+        let jwt = match (issuer, jwks_uri, audience.clone()) {
+            (Some(issuer), Some(jwks_uri), Some(audience)) => Some(JwtConfig {
+                issuer,
+                jwks_uri,
+                audience,
+                leeway,
+                jwks_refresh_min,
+            }),
+            _ if !urls_valid => None,
+            (Some(_), jwks_uri, audience) => {
+                for (key, value) in [("auth.jwks_uri", jwks_uri), ("auth.audience", audience)] {
+                    if value.is_none() {
+                        self.errors
+                            .push(format!("{key} is required when auth.issuer is set"));
+                    }
+                }
+                None
+            }
+            (None, Some(_), _) => {
+                self.errors.push(
+                    "auth.jwks_uri is set but auth.issuer is not: set both to accept JWTs".into(),
+                );
+                None
+            }
+            (None, None, _) => None,
+        };
+        AuthConfig {
+            tokens,
+            jwt,
+            resource: audience,
+        }
+    }
+
+    /// `auth.tokens`: a TOML array of tables in the file; inline TOML or JSON in the environment.
+    pub(super) fn tokens(&mut self, name: &'static str) -> Vec<StaticTokenConfig> {
+        let (value, src) = match self.raw(name) {
+            (Raw::Toml(value), src) => (value, src),
+            (Raw::Text(text), src) => match inline_list(&text) {
+                Ok(value) => (value, src),
+                Err(why) => return self.fail(name, &src, why),
+            },
+        };
+        let items = match value {
+            toml::Value::Array(items) => items,
+            other => {
+                let why =
+                    format!("expected a list of {{ name, sha256, scopes }} tables, found {other}");
+                return self.fail(name, &src, why);
+            }
+        };
+        let mut out: Vec<StaticTokenConfig> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            match token_entry(item) {
+                Ok(token) if out.iter().any(|t| t.name == token.name) => {
+                    let why = format!("entry {}: the name {:?} is used twice", i + 1, token.name);
+                    self.fail::<()>(name, &src, why);
+                }
+                Ok(token) if out.iter().any(|t| t.sha256 == token.sha256) => {
+                    let why = format!("entry {}: the same sha256 is listed twice", i + 1);
+                    self.fail::<()>(name, &src, why);
+                }
+                Ok(token) => out.push(token),
+                Err(whys) => {
+                    for why in whys {
+                        self.fail::<()>(name, &src, format!("entry {}: {why}", i + 1));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// An environment value of `auth.tokens`: `[{ name = "ci", … }]` or `[{"name": "ci", …}]`.
+fn inline_list(text: &str) -> Result<toml::Value, String> {
+    if let Some(value) = toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+    {
+        return Ok(value);
+    }
+    serde_json::from_str::<toml::Value>(text).map_err(|e| {
+        format!("expected an inline TOML or JSON list of {{ name, sha256, scopes }} tables ({e})")
+    })
+}
+
+/// One `{ name, sha256, scopes }` table; every problem of it.
+fn token_entry(item: &toml::Value) -> Result<StaticTokenConfig, Vec<String>> {
+    let Some(table) = item.as_table() else {
+        return Err(vec![format!(
+            "expected a {{ name, sha256, scopes }} table, found {item}"
+        )]);
+    };
+    let mut errors = Vec::new();
+    for key in table.keys() {
+        if !matches!(key.as_str(), "name" | "sha256" | "scopes") {
+            errors.push(format!(
+                "unknown field `{key}` (expected name, sha256, scopes)"
+            ));
+        }
+    }
+    let name = match table.get("name").and_then(toml::Value::as_str) {
+        Some(n) => match crate::http::auth::tokens::check_name(n) {
+            Ok(()) => n.to_owned(),
+            Err(why) => {
+                errors.push(why);
+                String::new()
+            }
+        },
+        None => {
+            errors.push("`name` (a string) is missing".into());
+            String::new()
+        }
+    };
+    let sha256 = match table.get("sha256").and_then(toml::Value::as_str) {
+        Some(hex) => crate::http::auth::tokens::parse_sha256(hex).unwrap_or_else(|why| {
+            errors.push(why);
+            [0; 32]
+        }),
+        None => {
+            errors.push("`sha256` (64 hex digits) is missing".into());
+            [0; 32]
+        }
+    };
+    let mut scopes = BTreeSet::new();
+    match table.get("scopes").and_then(toml::Value::as_array) {
+        Some(items) => {
+            for item in items {
+                match item.as_str().map(str::parse::<Scope>) {
+                    Some(Ok(scope)) => {
+                        scopes.insert(scope);
+                    }
+                    Some(Err(why)) => errors.push(format!("scopes: {why}")),
+                    None => errors.push(format!("scopes: expected strings, found {item}")),
+                }
+            }
+            if items.is_empty() {
+                errors.push("`scopes` is empty; give at least axgate:read".into());
+            }
+        }
+        None => errors.push("`scopes` (a list such as [\"axgate:read\"]) is missing".into()),
+    }
+    if errors.is_empty() {
+        Ok(StaticTokenConfig {
+            name,
+            sha256,
+            scopes,
+        })
+    } else {
+        Err(errors)
+    }
+}
+
+/// An absolute http(s) URL without a fragment; with `loopback_http_only`, plain http only
+/// for a loopback host.
+fn check_url(text: &str, loopback_http_only: bool) -> Result<(), String> {
+    if text.contains('#') {
+        return Err("a URL here must not have a #fragment".into());
+    }
+    let uri: http::Uri = text.parse().map_err(|e| format!("not a URL: {e}"))?;
+    let host = uri.host().unwrap_or_default();
+    if host.is_empty() {
+        return Err("expected an absolute URL such as https://host/path".into());
+    }
+    let loopback = host == "localhost"
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match uri.scheme_str() {
+        Some("https") => Ok(()),
+        Some("http") if !loopback_http_only || loopback => Ok(()),
+        Some("http") => Err("must be https (plain http only for a loopback host)".into()),
+        _ => Err("expected an https URL".into()),
+    }
+}
