@@ -8,5 +8,6 @@ pub mod http;
 pub mod mcp;
 pub mod metrics;
 pub mod platform;
+pub mod policy;
 pub mod server;
 pub mod session;

@@ -28,7 +28,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve MCP on /mcp (and /healthz) until SIGTERM or SIGINT.
+    /// Serve MCP on /mcp (and /healthz) until SIGTERM or SIGINT; SIGHUP reloads tokens and
+    /// policy from the config file and environment.
     Serve(Common),
     /// Print the backend's readiness checks; exit non-zero when it cannot serve.
     Check(Common),
@@ -87,7 +88,7 @@ enum AuditCommand {
 
 /// Options shared by the commands. Each can also come from the config file
 /// (`[server] bind`, `[backend] kind`, …) and from `AXGATE_*` environment variables.
-#[derive(Args)]
+#[derive(Args, Clone)]
 struct Common {
     /// TOML config file (see config/axgate.example.toml).
     #[arg(long, value_name = "FILE", env = "AXGATE_CONFIG")]
@@ -104,6 +105,10 @@ struct Common {
     /// A tracing filter such as info or axgate=debug (log.level).
     #[arg(long, value_name = "FILTER")]
     log_level: Option<String>,
+    /// Read-only mode: tools that change UI or app state are hidden and refused
+    /// (policy.read_only).
+    #[arg(long)]
+    read_only: bool,
 }
 
 impl Common {
@@ -123,6 +128,9 @@ impl Common {
             if let Some(value) = value {
                 layers.flag(key, value.clone());
             }
+        }
+        if self.read_only {
+            layers.flag("policy.read_only", "true".into());
         }
         Ok(layers.build()?)
     }
@@ -173,7 +181,8 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             metrics.engine.clone(),
         );
         if serve {
-            serve_until_signal(config, engine, metrics).await
+            let common = common.clone();
+            serve_until_signal(config, engine, metrics, move || common.config()).await
         } else {
             check(engine).await
         }
@@ -260,6 +269,7 @@ async fn serve_until_signal(
     config: Config,
     engine: Arc<Engine>,
     metrics: Metrics,
+    reload: impl Fn() -> anyhow::Result<Config> + Send + 'static,
 ) -> anyhow::Result<i32> {
     let bind = config.server.bind;
     let backend = engine.backend_name();
@@ -273,9 +283,45 @@ async fn serve_until_signal(
     })?;
     let local = listener.local_addr()?;
     tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
+    tokio::spawn(reload_on_hangup(state.clone(), reload));
     server::run(listener, state, shutdown_signal()).await?;
     tracing::info!("axgate stopped");
     Ok(0)
+}
+
+/// On each SIGHUP: reads the configuration again (file, environment, flags) and applies
+/// tokens and policy (`AppState::reload`). A bad file changes nothing and says why.
+async fn reload_on_hangup(
+    state: AppState,
+    load: impl Fn() -> anyhow::Result<Config> + Send + 'static,
+) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangups) = signal(SignalKind::hangup()) else {
+            tracing::warn!("cannot listen for SIGHUP; configuration reload is unavailable");
+            return;
+        };
+        while hangups.recv().await.is_some() {
+            let applied = load()
+                .map_err(|e| format!("{e:#}"))
+                .and_then(|config| state.reload(&config));
+            match applied {
+                Ok(changed) if changed.is_empty() => {
+                    tracing::info!("SIGHUP: configuration reloaded; nothing changed")
+                }
+                Ok(changed) => tracing::info!(?changed, "SIGHUP: configuration reloaded"),
+                Err(error) => tracing::error!(
+                    %error,
+                    "SIGHUP: configuration not reloaded; the running configuration stays"
+                ),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (state, load);
+    }
 }
 
 async fn shutdown_signal() {

@@ -20,9 +20,13 @@ use crate::ax::Engine;
 use crate::config::Config;
 use crate::http::auth::{self, Auth};
 use crate::http::observe::{self, Observed};
+use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
+use crate::mcp::admin::Admin;
+use crate::mcp::server::Shared;
 use crate::metrics::{Metrics, git_sha};
+use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
 
 /// Everything the server shares between requests.
@@ -37,6 +41,10 @@ pub struct AppState {
     pub metrics: Metrics,
     /// The durable audit trail; `None` when `audit.path` is empty.
     pub audit: Option<Audit>,
+    /// Read-only mode, app rules, rate limits and confirmation words; swapped on reload.
+    pub policy: SharedPolicy,
+    /// The listener's certificate when `server.tls_cert` is set; reloaded on SIGHUP.
+    pub tls: Option<Arc<Tls>>,
     /// Cancelled at shutdown: ends every SSE stream so connections can drain.
     pub shutdown: CancellationToken,
 }
@@ -56,6 +64,18 @@ impl AppState {
         let auth = Auth::new(&config.auth, &metrics)
             .map_err(|e| vec![e])?
             .map(Arc::new);
+        let tls = match &config.server.tls {
+            Some(files) => Some(Arc::new(Tls::load(files).map_err(|e| vec![e])?)),
+            None => {
+                if !config.server.bind.ip().is_loopback() {
+                    tracing::warn!(
+                        bind = %config.server.bind,
+                        "serving plain HTTP beyond loopback: bearer tokens cross the network in clear; set server.tls_cert and server.tls_key, or terminate TLS in front"
+                    );
+                }
+                None
+            }
+        };
         let audit = Audit::open(&config.audit, Some(metrics.clone()))
             .map_err(|e| vec![format!("audit.path: {e}")])?;
         let registry = Arc::new(SessionRegistry::new(SessionLimits {
@@ -73,6 +93,13 @@ impl AppState {
             config.server.sse_retry,
             metrics.clone(),
         ));
+        let policy = policy::shared(&config.policy);
+        engine.set_app_rules(policy.load().apps.clone());
+        if config.policy.read_only {
+            tracing::info!(
+                "read-only mode: tools that change UI or app state are hidden and refused"
+            );
+        }
         metrics
             .build_info
             .with_label_values(&[env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()])
@@ -85,9 +112,71 @@ impl AppState {
             guard: Arc::new(guard),
             auth,
             audit,
+            policy,
+            tls,
             shutdown: CancellationToken::new(),
         })
     }
+
+    /// Applies a newly read configuration without a restart (SIGHUP): tokens and the JWT
+    /// issuer, and the policy. Returns what changed; settings that need a restart are named
+    /// in the log and left as they are. On `Err` nothing changed.
+    pub fn reload(&self, next: &Config) -> Result<Vec<&'static str>, String> {
+        let mut changed = Vec::new();
+        match (&self.auth, next.auth.enabled()) {
+            (Some(auth), _) => {
+                if auth.reload(&next.auth)? {
+                    changed.push("auth");
+                }
+            }
+            (None, true) => {
+                return Err(
+                    "the new configuration turns authentication on; that needs a restart".into(),
+                );
+            }
+            (None, false) => {}
+        }
+        if self.policy.load().config != next.policy {
+            let policy = Policy::new(&next.policy);
+            self.engine.set_app_rules(policy.apps.clone());
+            self.policy.store(Arc::new(policy));
+            changed.push("policy");
+        }
+        if let Some(tls) = &self.tls {
+            if next.server.tls.as_ref() != Some(tls.files()) {
+                tracing::warn!(
+                    "server.tls_cert or server.tls_key changed; new paths take effect after a restart"
+                );
+            }
+            tls.reload()?;
+            changed.push("tls");
+        }
+        let restart_only = [
+            (
+                "server",
+                !same_except_tls(&self.config.server, &next.server),
+            ),
+            ("sessions", self.config.sessions != next.sessions),
+            ("backend", self.config.backend != next.backend),
+            ("audit", self.config.audit != next.audit),
+            ("log", self.config.log != next.log),
+        ];
+        for (section, differs) in restart_only {
+            if differs {
+                tracing::warn!(
+                    section,
+                    "[{section}] changed; it takes effect after a restart"
+                );
+            }
+        }
+        Ok(changed)
+    }
+}
+
+fn same_except_tls(a: &crate::config::ServerConfig, b: &crate::config::ServerConfig) -> bool {
+    let mut b = b.clone();
+    b.tls = a.tls.clone();
+    *a == b
 }
 
 /// The router with every layer. Layers run outermost first (the last `.layer` call).
@@ -102,17 +191,15 @@ pub fn app(state: &AppState) -> Router {
         // lists; rmcp's own loopback-only defaults would refuse a configured public name.
         .disable_allowed_hosts()
         .disable_allowed_origins();
-    let engine = state.engine.clone();
-    let metrics = state.metrics.clone();
-    let audit = state.audit.clone();
+    let shared = Arc::new(Shared {
+        engine: state.engine.clone(),
+        metrics: state.metrics.clone(),
+        audit: state.audit.clone(),
+        policy: state.policy.clone(),
+        admin: Some(state.sessions.clone() as Admin),
+    });
     let mcp = StreamableHttpService::new(
-        move || {
-            Ok(AxServer::new(
-                engine.clone(),
-                metrics.clone(),
-                audit.clone(),
-            ))
-        },
+        move || Ok(AxServer::new(shared.clone())),
         state.sessions.clone(),
         mcp_config,
     );
@@ -120,6 +207,8 @@ pub fn app(state: &AppState) -> Router {
         registry: state.sessions.registry().clone(),
         max_body_bytes: server.max_body_bytes,
         metrics: state.metrics.clone(),
+        auth: state.auth.clone(),
+        audit: state.audit.clone(),
     });
     let mcp_routes = Router::new()
         .route_service("/mcp", mcp)
@@ -220,23 +309,47 @@ pub async fn serve(
     }
     let router = app(&state);
     let reaper = spawn_reaper(&state);
-    // Without TCP_NODELAY an SSE response waits ~44 ms for the client's delayed ACK.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(error) = tcp.set_nodelay(true) {
-            tracing::warn!(%error, "cannot set TCP_NODELAY");
-        }
-    });
     let token = state.shutdown.clone();
     let sessions = state.sessions.clone();
     let grace = state.config.server.shutdown_grace;
     let signalled = CancellationToken::new();
     let signalled_for_serve = signalled.clone();
-    let serve = axum::serve(listener, router).with_graceful_shutdown(async move {
+    let stop = async move {
         shutdown.await;
         tracing::info!("shutting down: closing streams and draining requests");
         signalled_for_serve.cancel();
         token.cancel();
-    });
+    };
+    let serve: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
+        match &state.tls {
+            Some(tls) => {
+                // TLS: axum-server with rustls; TCP_NODELAY on every accepted stream.
+                let handle = axum_server::Handle::new();
+                let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(tls.rustls())
+                    .acceptor(axum_server::accept::NoDelayAcceptor::new());
+                let server = axum_server::from_tcp(listener.into_std()?)?
+                    .acceptor(acceptor)
+                    .handle(handle.clone());
+                tokio::spawn(async move {
+                    stop.await;
+                    handle.graceful_shutdown(Some(grace));
+                });
+                Box::pin(server.serve(router.into_make_service()))
+            }
+            None => {
+                // Without TCP_NODELAY an SSE response waits ~44 ms for the client's delayed ACK.
+                let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                    if let Err(error) = tcp.set_nodelay(true) {
+                        tracing::warn!(%error, "cannot set TCP_NODELAY");
+                    }
+                });
+                Box::pin(async move {
+                    axum::serve(listener, router)
+                        .with_graceful_shutdown(stop)
+                        .await
+                })
+            }
+        };
     let result = tokio::select! {
         r = serve => r,
         _ = async {

@@ -9,17 +9,9 @@ mod support;
 
 use axgate::ax::AxValue;
 use serde_json::{Value, json};
-use support::{TestServer, check, session, text_of};
+use support::{TestServer, app_value, check, session, text_of};
 
 /// The app-side value of the element with this identifier (secure values included).
-fn app_value(server: &TestServer, app: &str, identifier: &str) -> Option<AxValue> {
-    server
-        .demo
-        .node_by_identifier(app, identifier)
-        .unwrap_or_else(|| panic!("{app} has no element #{identifier}"))
-        .value
-}
-
 fn text(s: &str) -> Option<AxValue> {
     Some(AxValue::Text(s.to_owned()))
 }

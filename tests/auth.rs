@@ -23,7 +23,7 @@ use axgate::server::AppState;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
-use support::{PROTOCOL, TestServer};
+use support::{PROTOCOL, TestServer, client_with};
 
 /// The resource URI axgate is configured with (the tokens' audience).
 const AUD: &str = "https://mac-17.ci.example:8741/mcp";
@@ -200,24 +200,6 @@ async fn jwt_server(issuer: &str, jwks_uri: &str, extra: &str) -> TestServer {
          leeway_secs = 0\n{extra}"
     )))
     .await
-}
-
-/// An MCP client sending `Authorization: Bearer <token>` on every request.
-fn client_with(server: &TestServer, token: &str) -> support::Client {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(
-        reqwest::header::AUTHORIZATION,
-        format!("Bearer {token}").parse().expect("header value"),
-    );
-    support::Client {
-        http: reqwest::Client::builder()
-            .default_headers(headers)
-            .build()
-            .expect("client"),
-        url: server.url.clone(),
-        session: None,
-        next_id: 1,
-    }
 }
 
 /// initialize + tools/list with `token` succeed.

@@ -48,6 +48,9 @@ pub struct AuditEvent {
     pub rung: Option<String>,
     /// Why a call was denied; must not quote arguments.
     pub reason: Option<String>,
+    /// How a destructive press was confirmed (`accepted_by_user`, `declined_by_user`,
+    /// `refused_without_elicitation`, `allowed_without_elicitation`).
+    pub confirmation: Option<String>,
     /// Safe arguments and the lengths of the others, from `redact_args`.
     pub redacted: Map<String, Value>,
 }
@@ -66,6 +69,7 @@ impl AuditEvent {
             duration: Duration::ZERO,
             rung: None,
             reason: None,
+            confirmation: None,
             redacted: Map::new(),
         }
     }
@@ -91,6 +95,8 @@ pub struct AuditLine {
     pub rung: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmation: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub redacted: Map<String, Value>,
     /// Hex SHA-256 of the previous line, or the genesis value.
@@ -110,6 +116,7 @@ impl AuditLine {
             duration_ms: u64::try_from(event.duration.as_millis()).unwrap_or(u64::MAX),
             rung: event.rung,
             reason: event.reason,
+            confirmation: event.confirmation,
             redacted: event.redacted,
             prev,
         }

@@ -5,6 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
+use arc_swap::ArcSwap;
 use tokio::sync::broadcast;
 
 use super::backend::{Backend, ChangeEvent, EventSink, ReadinessCheck, Snapshot, SnapshotRequest};
@@ -12,6 +13,7 @@ use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
 use super::worker::{CallStats, WorkerConfig, WorkerKey, WorkerPool};
 use crate::metrics::EngineMetrics;
+use crate::policy::apps::AppRules;
 
 /// Engine tuning, from configuration.
 #[derive(Clone, Debug)]
@@ -43,6 +45,8 @@ pub struct Engine {
     input: tokio::sync::Mutex<()>,
     leases: Mutex<HashMap<Pid, Lease>>,
     metrics: EngineMetrics,
+    /// Which apps may be named at all; swapped whole on a policy reload.
+    app_rules: ArcSwap<AppRules>,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -97,6 +101,7 @@ impl Engine {
             recent,
             input: tokio::sync::Mutex::new(()),
             leases: Mutex::new(HashMap::new()),
+            app_rules: ArcSwap::from_pointee(AppRules::default()),
         })
     }
 
@@ -261,7 +266,37 @@ impl Engine {
         Instant::now() + self.config.call_timeout
     }
 
+    /// Replaces the app allow/deny rules (at start and on a policy reload).
+    pub fn set_app_rules(&self, rules: AppRules) {
+        self.app_rules.store(Arc::new(rules));
+    }
+
+    /// Whether the app policy lets `app` be used; the error names the rule.
+    pub fn check_app(&self, app: &AppInfo) -> Result<(), AxError> {
+        self.app_rules
+            .load()
+            .check_app(app)
+            .map_err(AxError::AppDenied)
+    }
+
+    /// Whether the app policy lets an app of this name be launched.
+    pub fn check_app_name(&self, name: &str) -> Result<(), AxError> {
+        self.app_rules
+            .load()
+            .check(name, None)
+            .map_err(AxError::AppDenied)
+    }
+
+    /// The running apps the app policy lets be used; denied apps are not shown.
     pub async fn list_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
+        let rules = self.app_rules.load();
+        let mut apps = self.all_apps(stats).await?;
+        apps.retain(|app| rules.check_app(app).is_ok());
+        Ok(apps)
+    }
+
+    /// Every running app, denied ones included.
+    async fn all_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
         self.pool
             .call(
                 WorkerKey::Global,
@@ -275,10 +310,27 @@ impl Engine {
     }
 
     /// Finds the one running app named by `query`: a pid, a bundle id, or a name
-    /// (case-insensitive, exact before prefix).
+    /// (case-insensitive, exact before prefix). An app the policy denies is refused with the
+    /// rule that denies it; names of denied apps are not offered as alternatives.
     pub async fn resolve_app(&self, query: &str, stats: &CallStats) -> Result<AppInfo, AxError> {
-        let apps = self.list_apps(stats).await?;
-        pick_app(query, apps)
+        let rules = self.app_rules.load();
+        let apps = self.all_apps(stats).await?;
+        let (usable, denied): (Vec<AppInfo>, Vec<AppInfo>) = apps
+            .into_iter()
+            .partition(|app| rules.check_app(app).is_ok());
+        match pick_app(query, usable) {
+            Err(AxError::AppNotFound { available, .. }) => match pick_app(query, denied) {
+                Ok(app) => Err(self.check_app(&app).err().unwrap_or(AxError::AppNotFound {
+                    query: query.to_owned(),
+                    available,
+                })),
+                Err(_) => Err(AxError::AppNotFound {
+                    query: query.to_owned(),
+                    available,
+                }),
+            },
+            found => found,
+        }
     }
 
     pub async fn snapshot(

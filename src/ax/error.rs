@@ -14,6 +14,10 @@ pub enum AxError {
         available: Vec<String>,
     },
 
+    /// The app exists but the app policy refuses it (`policy.allow_apps` / `deny_apps`).
+    #[error("{0}")]
+    AppDenied(crate::policy::apps::AppDenial),
+
     #[error("{query:?} matches {} apps ({}); name it by pid instead", .candidates.len(), list(.candidates))]
     AppAmbiguous {
         query: String,
@@ -113,6 +117,7 @@ impl AxError {
         match self {
             AxError::AppNotFound { .. } => "app_not_found",
             AxError::AppAmbiguous { .. } => "app_ambiguous",
+            AxError::AppDenied(_) => "app_denied",
             AxError::NotFound { .. } => "not_found",
             AxError::Ambiguous { .. } => "ambiguous",
             AxError::Stale { .. } => "stale",

@@ -25,6 +25,16 @@ pub const KEYS: &[Key] = &[
         default: "\"\"",
     },
     Key {
+        name: "server.tls_cert",
+        doc: "PEM certificate chain of the MCP listener; with server.tls_key, serves HTTPS (rustls). Reloaded on SIGHUP.",
+        default: "\"\"",
+    },
+    Key {
+        name: "server.tls_key",
+        doc: "PEM private key (PKCS#8, PKCS#1 or SEC1) of server.tls_cert.",
+        default: "\"\"",
+    },
+    Key {
         name: "server.max_body_bytes",
         doc: "Largest accepted request body; larger gets 413.",
         default: "1048576",
@@ -143,5 +153,40 @@ pub const KEYS: &[Key] = &[
         name: "auth.jwks_refresh_min_secs",
         doc: "Least time between two JWKS fetches; a token with an unknown kid asks for one.",
         default: "30",
+    },
+    Key {
+        name: "policy.read_only",
+        doc: "Read-only mode: tools that change UI or app state are hidden from tools/list and refused.",
+        default: "false",
+    },
+    Key {
+        name: "policy.allow_apps",
+        doc: "Apps that may be named (name or bundle id, case-insensitive, trailing * for a prefix); empty: every app not denied.",
+        default: "[]",
+    },
+    Key {
+        name: "policy.deny_apps",
+        doc: "Apps that may never be named (wins over allow_apps); setting it replaces the default list.",
+        default: "[\"Keychain Access\", \"com.apple.keychainaccess\", \"Terminal\", \"com.apple.Terminal\", \"iTerm2\", \"iTerm\", \"com.googlecode.iterm2\", \"System Settings\", \"System Preferences\", \"com.apple.systempreferences\", \"com.apple.Settings\", \"1Password*\", \"com.1password.*\", \"com.agilebits.onepassword*\"]",
+    },
+    Key {
+        name: "policy.confirm_words",
+        doc: "Whole words (or phrases) that make a press destructive, so it needs the user's confirmation.",
+        default: "[\"delete\", \"erase\", \"remove\", \"quit\", \"reset\", \"format\", \"destroy\", \"discard\", \"wipe\", \"uninstall\", \"overwrite\", \"revoke\", \"empty trash\", \"shut down\", \"restart\", \"log out\"]",
+    },
+    Key {
+        name: "policy.unconfirmed",
+        doc: "A destructive press when the client cannot be asked (no form elicitation): refuse or allow.",
+        default: "\"refuse\"",
+    },
+    Key {
+        name: "limits.calls_per_second",
+        doc: "Tool calls per second per principal; beyond it a call is refused with a retry hint.",
+        default: "50",
+    },
+    Key {
+        name: "limits.writes_per_second",
+        doc: "Calls of tools that change UI or app state, per second per principal.",
+        default: "10",
     },
 ];

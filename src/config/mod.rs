@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::http::auth::Scope;
+use crate::http::tls::TlsFiles;
+use crate::policy::PolicyConfig;
 
 mod keys;
 #[cfg(test)]
@@ -51,7 +53,7 @@ pub enum LogFormat {
     Json,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ServerConfig {
     pub bind: SocketAddr,
     pub allowed_hosts: Vec<String>,
@@ -62,9 +64,11 @@ pub struct ServerConfig {
     pub metrics_bind: Option<SocketAddr>,
     pub sse_keep_alive: Duration,
     pub sse_retry: Duration,
+    /// TLS certificate chain and key; `None`: plain HTTP.
+    pub tls: Option<TlsFiles>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SessionsConfig {
     pub max_sessions: usize,
     pub idle_timeout: Duration,
@@ -73,7 +77,7 @@ pub struct SessionsConfig {
     pub finished_stream_ttl: Duration,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BackendConfig {
     pub choice: BackendChoice,
     pub call_timeout: Duration,
@@ -82,14 +86,14 @@ pub struct BackendConfig {
     pub handle_cap: usize,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LogConfig {
     pub format: LogFormat,
     pub level: String,
 }
 
 /// The audit trail (`crate::audit`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct AuditConfig {
     /// The current file of the trail; `None`: auditing is off.
     pub path: Option<PathBuf>,
@@ -134,7 +138,7 @@ impl AuthConfig {
 }
 
 /// The validated configuration.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub server: ServerConfig,
     pub sessions: SessionsConfig,
@@ -142,6 +146,7 @@ pub struct Config {
     pub log: LogConfig,
     pub audit: AuditConfig,
     pub auth: AuthConfig,
+    pub policy: PolicyConfig,
 }
 
 /// Where a raw value came from, for error messages.
@@ -292,6 +297,7 @@ impl Layers {
                 }),
                 sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
                 sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
+                tls: v.tls(),
             },
             sessions: SessionsConfig {
                 max_sessions: v.int("sessions.max", 1, 100_000) as usize,
@@ -348,6 +354,7 @@ impl Layers {
                 max_file_bytes: v.int("audit.max_file_bytes", 4096, 1 << 40),
             },
             auth: v.auth(),
+            policy: v.policy(),
         };
         if v.errors.is_empty() {
             Ok(config)

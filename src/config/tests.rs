@@ -180,3 +180,25 @@ fn every_bad_auth_value_is_reported_at_once() {
         assert!(err.contains(needle), "missing {needle} in:\n{err}");
     }
 }
+
+#[test]
+fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
+    let config = Layers::default().build().expect("defaults");
+    assert_eq!(config.policy, crate::policy::PolicyConfig::default());
+    let mut layers = Layers::default();
+    layers.toml_text(
+        "[policy]\nread_only = \"maybe\"\ndeny_apps = [\"a*b\"]\nunconfirmed = \"ask\"\n\
+         [limits]\nwrites_per_second = 0\n",
+        "f.toml",
+    );
+    let err = layers.build().unwrap_err().to_string();
+    for needle in [
+        "policy.read_only",
+        "policy.deny_apps: \"a*b\": `*` is allowed only at the end",
+        "policy.unconfirmed",
+        "expected refuse or allow",
+        "limits.writes_per_second",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+}

@@ -4,8 +4,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
-use super::{AuthConfig, JwtConfig, Raw, Source, StaticTokenConfig, key};
+use super::{AuthConfig, JwtConfig, PolicyConfig, Raw, Source, StaticTokenConfig, key};
 use crate::http::auth::Scope;
+use crate::http::tls::TlsFiles;
+use crate::policy::apps::AppRules;
+use crate::policy::confirm::Unconfirmed;
 
 pub(super) struct Validator<'a> {
     pub(super) layers: &'a BTreeMap<&'static str, (Raw, Source)>,
@@ -109,6 +112,65 @@ impl Validator<'_> {
                 &src,
                 format!("expected a list of strings, found {other}"),
             ),
+        }
+    }
+}
+
+/// The `[policy]` and `[limits]` sections.
+impl Validator<'_> {
+    pub(super) fn bool(&mut self, name: &'static str) -> bool {
+        match self.raw(name) {
+            (Raw::Toml(toml::Value::Boolean(b)), _) => b,
+            (Raw::Text(s), src) => match s.trim() {
+                "true" | "1" | "yes" => true,
+                "false" | "0" | "no" | "" => false,
+                other => self.fail(name, &src, format!("{other:?} is not true or false")),
+            },
+            (Raw::Toml(other), src) => {
+                self.fail(name, &src, format!("expected true or false, found {other}"))
+            }
+        }
+    }
+
+    fn app_rules(&mut self, name: &'static str) -> Vec<String> {
+        let rules = self.list(name);
+        for rule in &rules {
+            if let Err(why) = AppRules::check_rule(rule) {
+                self.errors.push(format!("{name}: {why}"));
+            }
+        }
+        rules
+    }
+
+    /// `server.tls_cert` and `server.tls_key`: both or neither.
+    pub(super) fn tls(&mut self) -> Option<TlsFiles> {
+        let (cert, _) = self.text("server.tls_cert");
+        let (key, _) = self.text("server.tls_key");
+        match (cert.trim(), key.trim()) {
+            ("", "") => None,
+            (cert, key) if !cert.is_empty() && !key.is_empty() => Some(TlsFiles {
+                cert: cert.into(),
+                key: key.into(),
+            }),
+            _ => {
+                self.errors.push(
+                    "server.tls_cert and server.tls_key go together: set both for TLS, or neither"
+                        .into(),
+                );
+                None
+            }
+        }
+    }
+
+    pub(super) fn policy(&mut self) -> PolicyConfig {
+        PolicyConfig {
+            read_only: self.bool("policy.read_only"),
+            allow_apps: self.app_rules("policy.allow_apps"),
+            deny_apps: self.app_rules("policy.deny_apps"),
+            confirm_words: self.list("policy.confirm_words"),
+            unconfirmed: self.parse("policy.unconfirmed", Unconfirmed::parse),
+            calls_per_second: self.int("limits.calls_per_second", 1, 100_000) as u32,
+            writes_per_second: self.int("limits.writes_per_second", 1, 100_000) as u32,
         }
     }
 }

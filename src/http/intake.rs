@@ -6,7 +6,9 @@
 //! - the sessionless 2026-07-28 signals (per-request `_meta` version, `server/discover`) are
 //!   refused with 400 until that revision is served deliberately;
 //! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included, and a
-//!   successful DELETE → 200;
+//!   successful DELETE → 200; a session id presented by a principal other than the one that
+//!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
+//!   and handles of a session stay with its owner; a new session is bound to its principal;
 //! - a new session while the server is full → 503 with `Retry-After`.
 
 use std::sync::Arc;
@@ -18,9 +20,11 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, Method, StatusCode};
 use serde_json::{Value, json};
 
+use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
+use crate::http::auth::{Auth, Failure, Principal, Reason};
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::SessionRegistry;
+use crate::session::{Owner, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -31,6 +35,10 @@ pub struct Intake {
     pub registry: Arc<SessionRegistry>,
     pub max_body_bytes: usize,
     pub metrics: Metrics,
+    /// For the step-up challenge of a tool call beyond the token's scope.
+    pub auth: Option<Arc<Auth>>,
+    /// Where refused tool calls are recorded.
+    pub audit: Option<Audit>,
 }
 
 /// A JSON-RPC error response with an HTTP status.
@@ -94,9 +102,21 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         );
     }
 
+    let owner = Owner::of(parts.extensions.get::<Principal>());
     // Session checks apply to every method.
     if let Some(id) = &session {
-        let Some(entry) = intake.registry.get(id) else {
+        let entry = intake.registry.get(id).filter(|entry| {
+            let same = entry.owner == owner;
+            if !same {
+                tracing::warn!(
+                    session = %crate::audit::session_tag(id),
+                    principal = owner.as_ref().map_or("-", |o| o.name.as_str()),
+                    "a session id was presented by a principal it does not belong to; answered as unknown"
+                );
+            }
+            same
+        });
+        let Some(entry) = entry else {
             return jsonrpc_error(
                 StatusCode::NOT_FOUND,
                 None,
@@ -227,6 +247,62 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
         return response;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    if method == "tools/call"
+        && let Some(refused) = tool_scope(&intake, &parts, session.as_deref(), object).await
+    {
+        return refused;
+    }
+    let initializing = method == "initialize" && session.is_none();
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    if initializing
+        && let Some(id) = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+    {
+        // Bound before the client can learn the id: only this principal may use it.
+        intake.registry.set_owner(id, owner);
+    }
+    response
+}
+
+/// A `tools/call` of a known tool beyond the principal's scope: 403 with an
+/// `insufficient_scope` challenge naming the scope (so a client can step up), and a denied
+/// line in the audit trail. `None` lets the call through.
+async fn tool_scope(
+    intake: &Intake,
+    parts: &http::request::Parts,
+    session: Option<&str>,
+    message: &serde_json::Map<String, Value>,
+) -> Option<Response> {
+    let auth = intake.auth.as_ref()?;
+    let principal = parts.extensions.get::<Principal>()?;
+    let params = message.get("params");
+    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
+    let def = crate::mcp::tools::find_def(name)?;
+    let needed = crate::mcp::gate::needed_scope(def);
+    if principal.allows(needed) {
+        return None;
+    }
+    tracing::warn!(principal = %principal.name, tool = name, needed = %needed, "tool call refused: insufficient scope");
+    auth.count(Reason::InsufficientScope);
+    if let Some(audit) = &intake.audit {
+        let mut event = AuditEvent::new(name, Outcome::Denied);
+        event.principal = principal.name.clone();
+        event.session = session.map(session_tag);
+        event.app = params
+            .and_then(|p| p.get("arguments"))
+            .and_then(|a| a.get("app"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        event.reason = Some(format!("insufficient_scope: needs {needed}"));
+        if let Err(error) = audit.record(event).await {
+            tracing::error!(%error, "audit line of a refused call not written");
+        }
+    }
+    let mut failure = Failure::insufficient(needed);
+    failure.detail = format!("the tool {name} needs the {needed} scope");
+    Some(failure.response(&auth.metadata_url(&parts.headers)))
 }

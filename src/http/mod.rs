@@ -6,6 +6,7 @@ pub mod guard;
 pub mod health;
 pub mod intake;
 pub mod observe;
+pub mod tls;
 
 pub use guard::Guard;
 pub use intake::Intake;

@@ -12,8 +12,11 @@ use rmcp::service::Peer;
 use rmcp::{RoleServer, model::LoggingLevel};
 use serde_json::Value;
 
+use super::admin::Admin;
 use super::subscriptions::Subscriptions;
 use crate::ax::{CallStats, Connections, Engine};
+use crate::policy::Policy;
+use crate::policy::confirm::Confirmation;
 
 /// Severity as an ordered number (MCP levels are syslog's).
 #[allow(deprecated)]
@@ -100,6 +103,12 @@ pub struct ToolCtx {
     pub cancel: tokio_util::sync::CancellationToken,
     /// The request's progress token, when the client sent one.
     pub progress: Option<rmcp::model::ProgressToken>,
+    /// The policy in force when the call started (one consistent policy per call).
+    pub policy: Arc<Policy>,
+    /// How a destructive press was confirmed, for the call's audit line.
+    pub confirmation: Mutex<Option<Confirmation>>,
+    /// Session administration, for the admin tools; `None` where there is none (stdio).
+    pub admin: Option<Admin>,
 }
 
 impl ToolCtx {

@@ -14,6 +14,9 @@ pub enum ToolError {
     /// The arguments were wrong; the text names the field and the fix.
     #[error("{0}")]
     Usage(String),
+    /// Policy refused the call (a destructive press not confirmed); the text says which rule.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl ToolError {
@@ -21,6 +24,7 @@ impl ToolError {
     pub fn outcome(&self) -> &'static str {
         match self {
             ToolError::Ax(e) if e.is_timeout() => "timeout",
+            ToolError::Ax(AxError::AppDenied(_)) | ToolError::Refused(_) => "denied",
             _ => "tool_error",
         }
     }
@@ -30,6 +34,7 @@ impl ToolError {
         match self {
             ToolError::Ax(e) => e.kind(),
             ToolError::Usage(_) => "invalid_arguments",
+            ToolError::Refused(_) => "refused",
         }
     }
 }

@@ -1,9 +1,12 @@
 //! The MCP layer: the rmcp `ServerHandler`, the tool registry, per-session MCP state and
 //! the wire types. Turns engine results and errors into MCP results in one place.
 
+pub mod admin;
 pub mod completions;
+pub mod confirm;
 pub mod context;
 pub mod errors;
+pub mod gate;
 pub mod prompts;
 pub mod resources;
 pub mod server;

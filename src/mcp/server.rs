@@ -7,7 +7,7 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use rmcp::model::{
@@ -24,12 +24,16 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
+use super::admin::Admin;
 use super::context::{SessionState, ToolCtx};
+use super::gate::{self, Refusal};
 use super::tools;
 use super::{completions, prompts, resources};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
 use crate::ax::{CallStats, Engine};
+use crate::http::auth::Principal;
 use crate::metrics::Metrics;
+use crate::policy::SharedPolicy;
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -43,58 +47,103 @@ pub fn supports(version: &str) -> bool {
     PROTOCOL_VERSIONS.iter().any(|v| v.as_str() == version)
 }
 
+/// What the handlers of every session share.
+pub struct Shared {
+    pub engine: Arc<Engine>,
+    pub metrics: Metrics,
+    /// The durable audit trail; `None` when `audit.path` is empty.
+    pub audit: Option<Audit>,
+    /// The policy in force, swapped whole on reload.
+    pub policy: SharedPolicy,
+    /// Session administration for the admin tools; `None` where there is none (stdio).
+    pub admin: Option<Admin>,
+}
+
 #[derive(Clone)]
 pub struct AxServer {
+    shared: Arc<Shared>,
     engine: Arc<Engine>,
     session: Arc<SessionState>,
-    metrics: Metrics,
-    audit: Option<Audit>,
+}
+
+/// The `_meta` key of a rate-limited result: milliseconds to wait before retrying.
+pub const RETRY_AFTER_META: &str = "dev.axgate/retry-after-ms";
+
+/// Who made a call and in which session, for its audit line.
+struct CallMeta<'a> {
+    tool: &'a str,
+    app: &'a str,
+    principal: Option<&'a Principal>,
+    session: Option<&'a str>,
 }
 
 impl AxServer {
-    pub fn new(engine: Arc<Engine>, metrics: Metrics, audit: Option<Audit>) -> Self {
+    pub fn new(shared: Arc<Shared>) -> Self {
         AxServer {
-            session: Arc::new(SessionState::new(engine.clone())),
-            engine,
-            metrics,
-            audit,
+            session: Arc::new(SessionState::new(shared.engine.clone())),
+            engine: shared.engine.clone(),
+            shared,
         }
     }
 
-    /// Writes the audit line of a mutating call; the caller returns its result only after.
-    #[allow(clippy::too_many_arguments)]
-    async fn audit(
-        &self,
-        tool: &str,
-        app: &str,
-        session: Option<&str>,
-        redacted: (Option<String>, serde_json::Map<String, serde_json::Value>),
-        outcome: &str,
-        elapsed: std::time::Duration,
-        result: &rmcp::model::CallToolResult,
-    ) -> Result<(), String> {
-        let Some(audit) = &self.audit else {
-            return Ok(());
-        };
-        let outcome = match outcome {
-            "ok" => Outcome::Ok,
-            "timeout" => Outcome::Timeout,
-            "denied" => Outcome::Denied,
-            _ => Outcome::ToolError,
-        };
-        let mut event = AuditEvent::new(tool, outcome);
-        event.app = (app != "-").then(|| app.to_owned());
-        event.session = session.map(session_tag);
-        event.target = redacted.0;
-        event.redacted = redacted.1;
-        event.duration = elapsed;
-        event.rung = result
-            .structured_content
-            .as_ref()
-            .and_then(|v| v.get("rung"))
-            .and_then(|v| v.as_str())
-            .map(str::to_owned);
-        audit.record(event).await.map_err(|e| e.to_string())
+    /// An audit event for a call, with who, where and which app filled in.
+    fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
+        let mut event = AuditEvent::new(meta.tool, outcome);
+        if let Some(principal) = meta.principal {
+            event.principal = principal.name.clone();
+        }
+        event.app = (meta.app != "-").then(|| meta.app.to_owned());
+        event.session = meta.session.map(session_tag);
+        event
+    }
+
+    /// Writes an audit line; the caller returns its result only after.
+    async fn record(&self, event: AuditEvent) -> Result<(), String> {
+        match &self.shared.audit {
+            Some(audit) => audit.record(event).await.map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Answers a call refused before it ran: counted, logged, audited.
+    async fn refuse(&self, meta: &CallMeta<'_>, refusal: Refusal) -> CallToolResponse {
+        let outcome = refusal.outcome();
+        self.shared
+            .metrics
+            .tool_calls
+            .with_label_values(&[meta.tool, outcome])
+            .inc();
+        if let Refusal::Limited(limited) = &refusal {
+            self.shared
+                .metrics
+                .rate_limited
+                .with_label_values(&[limited.limit.as_str()])
+                .inc();
+        }
+        tracing::warn!(
+            tool = meta.tool,
+            principal = meta.principal.map_or(gate::LOCAL, |p| p.name.as_str()),
+            rule = %refusal.rule(),
+            "tool call refused"
+        );
+        let mut event = Self::event(meta, Outcome::Denied);
+        event.reason = Some(refusal.rule());
+        if let Err(error) = self.record(event).await {
+            tracing::error!(tool = meta.tool, %error, "audit line of a refused call not written");
+        }
+        let mut result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            refusal.message(meta.tool),
+        )]);
+        if let Refusal::Limited(limited) = &refusal {
+            // The retry hint in machine-readable form too.
+            let mut meta = serde_json::Map::new();
+            meta.insert(
+                RETRY_AFTER_META.into(),
+                json!(limited.retry_after.as_millis().max(1) as u64),
+            );
+            result.meta = Some(rmcp::model::MetaObject(meta));
+        }
+        result.into()
     }
 }
 
@@ -219,9 +268,16 @@ impl ServerHandler for AxServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools: Vec<Tool> = tools::all().into_iter().map(|t| t.to_wire()).collect();
+        // Each principal sees only the tools it may call under the current policy.
+        let principal = gate::principal_of(&context);
+        let policy = self.shared.policy.load();
+        let tools: Vec<Tool> = tools::all()
+            .into_iter()
+            .filter(|t| gate::visible(&policy, principal.as_ref(), t))
+            .map(|t| t.to_wire())
+            .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -251,6 +307,27 @@ impl ServerHandler for AxServer {
             .and_then(|v| v.as_str())
             .unwrap_or("-")
             .to_owned();
+        let parts = context.extensions.get::<http::request::Parts>();
+        let request_id = parts
+            .and_then(|p| p.headers.get("x-request-id"))
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("-")
+            .to_owned();
+        let session = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let principal = gate::principal_of(&context);
+        let meta = CallMeta {
+            tool: def.name,
+            app: &app,
+            principal: principal.as_ref(),
+            session: session.as_deref(),
+        };
+        let policy = self.shared.policy.load_full();
+        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def) {
+            return Ok(self.refuse(&meta, refusal).await);
+        }
         let ctx = ToolCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -258,34 +335,25 @@ impl ServerHandler for AxServer {
             peer: context.peer.clone(),
             cancel: context.ct.clone(),
             progress: context.meta.get_progress_token(),
+            policy,
+            confirmation: Mutex::new(None),
+            admin: self.shared.admin.clone(),
         };
-        let request_id = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.headers.get("x-request-id"))
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("-")
-            .to_owned();
-        let session = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        // Mutating calls are audited; their arguments are redacted before anything else.
-        let redacted = (def.effect == tools::Effect::Act).then(|| redact_args(def.name, &args));
+        // Writes are audited; their arguments are redacted before anything else.
+        let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));
         let started = Instant::now();
         let (mut result, outcome) = tools::call(&ctx, def.name, args).await;
         let elapsed = started.elapsed();
-        self.metrics
+        let metrics = &self.shared.metrics;
+        metrics
             .tool_calls
             .with_label_values(&[def.name, outcome])
             .inc();
-        self.metrics
+        metrics
             .tool_duration
             .with_label_values(&[def.name])
             .observe(elapsed.as_secs_f64());
-        self.metrics
+        metrics
             .backend_round_trips
             .with_label_values(&[def.name])
             .observe(ctx.stats.round_trips() as f64);
@@ -316,19 +384,36 @@ impl ServerHandler for AxServer {
             }),
         )
         .await;
-        if let Some(redacted) = redacted {
-            let written = self
-                .audit(
-                    def.name,
-                    &app,
-                    session.as_deref(),
-                    redacted,
-                    outcome,
-                    elapsed,
-                    &result,
-                )
-                .await;
-            if let Err(error) = written {
+        // A refusal by the app policy is audited like any denied call.
+        let denied = outcome == "denied";
+        if let Some((target, redacted)) = redacted.or_else(|| denied.then(Default::default)) {
+            let mut event = Self::event(
+                &meta,
+                match outcome {
+                    "ok" => Outcome::Ok,
+                    "timeout" => Outcome::Timeout,
+                    "denied" => Outcome::Denied,
+                    _ => Outcome::ToolError,
+                },
+            );
+            event.target = target;
+            event.redacted = redacted;
+            event.duration = elapsed;
+            event.rung = result
+                .structured_content
+                .as_ref()
+                .and_then(|v| v.get("rung"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned);
+            event.confirmation = ctx
+                .confirmation
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .map(|c| c.as_str().to_owned());
+            if denied {
+                event.reason = Some(denial_rule(&result));
+            }
+            if let Err(error) = self.record(event).await {
                 tracing::error!(tool = def.name, %error, "audit line not written");
                 result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
                     format!(
@@ -340,4 +425,23 @@ impl ServerHandler for AxServer {
         }
         Ok(result.into())
     }
+}
+
+/// The rule named in a denied call's message, bounded for the audit line.
+fn denial_rule(result: &rmcp::model::CallToolResult) -> String {
+    let text = result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .unwrap_or_default();
+    [
+        "policy.deny_apps",
+        "policy.allow_apps",
+        "policy.confirm_words",
+        "the user did not confirm",
+    ]
+    .into_iter()
+    .find(|rule| text.contains(rule))
+    .unwrap_or("policy")
+    .to_owned()
 }

@@ -23,6 +23,8 @@ use rmcp::transport::streamable_http_server::session::{
 
 use super::events::{EventLog, EventRef, From};
 use super::registry::SessionRegistry;
+use crate::audit::session_tag;
+use crate::mcp::admin::{SessionAdmin, SessionSummary};
 use crate::metrics::Metrics;
 
 #[derive(Debug, thiserror::Error)]
@@ -249,5 +251,38 @@ impl SessionManager for AxSessionManager {
 
     fn event_store(&self) -> Option<Arc<dyn EventStore>> {
         Some(self.log.clone())
+    }
+}
+
+#[async_trait::async_trait]
+impl SessionAdmin for AxSessionManager {
+    fn sessions(&self) -> Vec<SessionSummary> {
+        let mut entries = self.registry.entries();
+        entries.sort_by_key(|(_, entry)| entry.created);
+        entries
+            .into_iter()
+            .map(|(id, entry)| SessionSummary {
+                tag: session_tag(&id),
+                principal: entry.owner.map(|o| o.name),
+                protocol_version: entry.protocol_version,
+                age_secs: entry.created.elapsed().as_secs(),
+                idle_secs: entry.last_seen.elapsed().as_secs(),
+            })
+            .collect()
+    }
+
+    async fn end(&self, tag: &str) -> bool {
+        let found = self
+            .registry
+            .ids()
+            .into_iter()
+            .find(|id| session_tag(id) == tag);
+        match found {
+            Some(id) => {
+                let _ = self.close_session(&SessionId::from(id)).await;
+                true
+            }
+            None => false,
+        }
     }
 }

@@ -8,4 +8,4 @@ pub mod registry;
 
 pub use events::{EventLimits, EventLog};
 pub use manager::AxSessionManager;
-pub use registry::{SessionLimits, SessionRegistry};
+pub use registry::{Owner, SessionLimits, SessionRegistry};

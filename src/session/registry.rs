@@ -1,10 +1,31 @@
 //! The session registry: what axgate knows about each live MCP session beyond rmcp's
-//! worker — the negotiated protocol version, activity times for idle expiry, and the cap on
-//! live sessions. The HTTP intake layer consults it before a request reaches rmcp.
+//! worker — the principal it belongs to, the negotiated protocol version, activity times for
+//! idle expiry, and the cap on live sessions. The HTTP intake layer consults it before a
+//! request reaches rmcp: a session id presented by anyone but its owner is unknown (404).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
+
+use crate::http::auth::{Principal, PrincipalKind};
+
+/// Who a session belongs to: how the principal authenticated and its name. Scopes are not
+/// part of it, so a token re-scoped on reload keeps its sessions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Owner {
+    pub kind: PrincipalKind,
+    pub name: String,
+}
+
+impl Owner {
+    /// The owner of a request: `None` without authentication.
+    pub fn of(principal: Option<&Principal>) -> Option<Owner> {
+        principal.map(|p| Owner {
+            kind: p.kind,
+            name: p.name.clone(),
+        })
+    }
+}
 
 /// Session limits, from configuration.
 #[derive(Clone, Debug)]
@@ -15,6 +36,8 @@ pub struct SessionLimits {
 
 #[derive(Clone, Debug)]
 pub struct SessionEntry {
+    /// Set when the session's `initialize` is answered; `None` without authentication.
+    pub owner: Option<Owner>,
     pub protocol_version: Option<String>,
     pub created: Instant,
     pub last_seen: Instant,
@@ -46,6 +69,7 @@ impl SessionRegistry {
         self.lock().insert(
             id.to_owned(),
             SessionEntry {
+                owner: None,
                 protocol_version: None,
                 created: now,
                 last_seen: now,
@@ -63,6 +87,21 @@ impl SessionRegistry {
 
     pub fn get(&self, id: &str) -> Option<SessionEntry> {
         self.lock().get(id).cloned()
+    }
+
+    /// Binds a new session to the principal that initialized it.
+    pub fn set_owner(&self, id: &str, owner: Option<Owner>) {
+        if let Some(entry) = self.lock().get_mut(id) {
+            entry.owner = owner;
+        }
+    }
+
+    /// Every live session, for administration.
+    pub fn entries(&self) -> Vec<(String, SessionEntry)> {
+        self.lock()
+            .iter()
+            .map(|(id, entry)| (id.clone(), entry.clone()))
+            .collect()
     }
 
     pub fn set_protocol_version(&self, id: &str, version: &str) {

@@ -242,6 +242,33 @@ pub fn text_of(result: &Value) -> String {
         .to_owned()
 }
 
+/// An MCP client sending `Authorization: Bearer <token>` on every request.
+pub fn client_with(server: &TestServer, token: &str) -> Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {token}").parse().expect("header value"),
+    );
+    Client {
+        http: reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .expect("client"),
+        url: server.url.clone(),
+        session: None,
+        next_id: 1,
+    }
+}
+
+/// The value of a demo app's element, read from the app's side (not through MCP).
+pub fn app_value(server: &TestServer, app: &str, identifier: &str) -> Option<axgate::ax::AxValue> {
+    server
+        .demo
+        .node_by_identifier(app, identifier)
+        .unwrap_or_else(|| panic!("{app} has no element #{identifier}"))
+        .value
+}
+
 /// A client with an initialised session.
 pub async fn session(server: &TestServer) -> Client {
     let mut c = server.client();

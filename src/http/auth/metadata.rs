@@ -45,7 +45,7 @@ pub fn routes(auth: Arc<Auth>) -> Router {
 async fn document(State(auth): State<Arc<Auth>>, headers: HeaderMap) -> Response {
     let body = Document {
         resource: auth.resource(&headers),
-        authorization_servers: auth.issuer().map(str::to_owned).into_iter().collect(),
+        authorization_servers: auth.issuer().into_iter().collect(),
         scopes_supported: ALL_SCOPES.iter().map(|s| s.as_str()).collect(),
         bearer_methods_supported: ["header"],
         resource_name: "axgate",

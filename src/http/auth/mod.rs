@@ -25,6 +25,9 @@ pub mod posture;
 pub mod principal;
 pub mod tokens;
 
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
 use http::HeaderMap;
 use http::header::AUTHORIZATION;
 use prometheus::IntCounterVec;
@@ -40,11 +43,16 @@ use tokens::StaticTokens;
 /// Longest bearer token considered; longer is malformed.
 const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
+/// The credentials accepted at one time; replaced whole on reload.
+struct Credentials {
+    config: AuthConfig,
+    statics: StaticTokens,
+    jwt: Option<Arc<JwtVerifier>>,
+}
+
 /// The credentials axgate accepts and where refusals are counted.
 pub struct Auth {
-    statics: StaticTokens,
-    jwt: Option<JwtVerifier>,
-    resource: Option<String>,
+    current: ArcSwap<Credentials>,
     failures: IntCounterVec,
 }
 
@@ -54,23 +62,45 @@ impl Auth {
         if !config.enabled() {
             return Ok(None);
         }
-        let jwt = config.jwt.as_ref().map(JwtVerifier::new).transpose()?;
         Ok(Some(Auth {
-            statics: StaticTokens::new(&config.tokens),
-            jwt,
-            resource: config.resource.clone(),
+            current: ArcSwap::from_pointee(Credentials::new(config, None)?),
             failures: metrics.auth_failures.clone(),
         }))
     }
 
+    /// Replaces the accepted credentials (SIGHUP): a removed token stops working for the
+    /// next request. The JWKS cache is kept when the issuer settings did not change. Auth
+    /// cannot be turned off by a reload; that needs a restart. `Ok(true)` when anything
+    /// changed.
+    pub fn reload(&self, config: &AuthConfig) -> Result<bool, String> {
+        if !config.enabled() {
+            return Err(
+                "the new configuration has no [auth] tokens or issuer; turning \
+                        authentication off needs a restart"
+                    .into(),
+            );
+        }
+        let current = self.current.load();
+        if current.config == *config {
+            return Ok(false);
+        }
+        let next = Credentials::new(config, Some(&current))?;
+        self.current.store(Arc::new(next));
+        Ok(true)
+    }
+
     /// The issuer whose JWTs are accepted, if any.
-    pub fn issuer(&self) -> Option<&str> {
-        self.jwt.as_ref().map(JwtVerifier::issuer)
+    pub fn issuer(&self) -> Option<String> {
+        self.current
+            .load()
+            .jwt
+            .as_ref()
+            .map(|jwt| jwt.issuer().to_owned())
     }
 
     /// This server's resource URI: `auth.audience`, else derived from the request's Host.
     pub fn resource(&self, headers: &HeaderMap) -> String {
-        match &self.resource {
+        match &self.current.load().config.resource {
             Some(resource) => resource.clone(),
             None => metadata::derived_resource(headers),
         }
@@ -84,10 +114,11 @@ impl Auth {
     /// Who sent the request, from its `Authorization: Bearer` header.
     pub async fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Failure> {
         let token = bearer(headers)?;
-        if let Some(principal) = self.statics.find(token) {
+        let current = self.current.load_full();
+        if let Some(principal) = current.statics.find(token) {
             return Ok(principal);
         }
-        match &self.jwt {
+        match &current.jwt {
             Some(jwt) if looks_like_jwt(token) => jwt.verify(token).await,
             _ => Err(Failure::invalid_token(
                 Reason::UnknownToken,
@@ -99,6 +130,23 @@ impl Auth {
     /// Counts a refusal.
     pub fn count(&self, reason: Reason) {
         self.failures.with_label_values(&[reason.label()]).inc();
+    }
+}
+
+impl Credentials {
+    /// Builds from `config`, keeping `previous`'s JWT verifier (and its JWKS cache) when the
+    /// issuer settings are the same.
+    fn new(config: &AuthConfig, previous: Option<&Credentials>) -> Result<Credentials, String> {
+        let jwt = match (&config.jwt, previous) {
+            (Some(jwt), Some(prev)) if prev.config.jwt.as_ref() == Some(jwt) => prev.jwt.clone(),
+            (Some(jwt), _) => Some(Arc::new(JwtVerifier::new(jwt)?)),
+            (None, _) => None,
+        };
+        Ok(Credentials {
+            config: config.clone(),
+            statics: StaticTokens::new(&config.tokens),
+            jwt,
+        })
     }
 }
 

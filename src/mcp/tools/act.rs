@@ -6,11 +6,12 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::target::{VERIFY_WAIT, acted, locate_for_write};
+use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::AxError;
 use crate::ax::act::{Rung, act_and_observe, ladder, perform_rung};
 use crate::ax::backend::MouseButton;
+use crate::mcp::confirm::{confirm_press, label_of};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -53,6 +54,9 @@ pub(super) async fn perform_action(
         }
         .into());
     }
+    if matches!(args.action.as_str(), "press" | "confirm") {
+        confirm_destructive(ctx, &located, &args.action).await?;
+    }
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let id = node.id;
@@ -62,6 +66,18 @@ pub(super) async fn perform_action(
     })
     .await?;
     Ok(acted(ctx, &located, "perform_action", changes, None).await)
+}
+
+/// Asks before pressing an element whose label looks destructive (`policy.confirm_words`).
+async fn confirm_destructive(
+    ctx: &ToolCtx,
+    located: &Located,
+    verb: &str,
+) -> Result<(), ToolError> {
+    let node = &located.element.node;
+    let label = label_of(node.title.as_deref(), node.description.as_deref());
+    let what = format!("{verb} {} in {}", located.label(), located.conn.app.name);
+    confirm_press(ctx, &label, &what).await
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -123,6 +139,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
     }
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    confirm_destructive(ctx, &located, "click").await?;
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let node = &located.element.node;

@@ -12,6 +12,7 @@ use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured
 use crate::ax::act::{Scope, act_and_observe};
 use crate::ax::tree::{self, IndexedNode};
 use crate::ax::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
+use crate::mcp::confirm::{confirm_press, label_of};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -339,6 +340,12 @@ pub(super) async fn select_menu(
         }
         .into());
     }
+    let what = format!(
+        "choose the menu item {:?} in {}",
+        args.menu, located.conn.app.name
+    );
+    let label = label_of(item.node.title.as_deref(), item.node.description.as_deref());
+    confirm_press(ctx, &label, &what).await?;
     let app = located.conn.app.clone();
     let id = item.node.id;
     let changes = act_and_observe(

@@ -275,7 +275,7 @@ pub(super) async fn press_key(
         || async {
             press(ctx, &located, combo).await.map_err(|e| match e {
                 ToolError::Ax(e) => e,
-                ToolError::Usage(m) => AxError::Unsupported(m),
+                ToolError::Usage(m) | ToolError::Refused(m) => AxError::Unsupported(m),
             })
         },
     )

@@ -4,6 +4,7 @@
 //! 2025-11-25 rule) instead of a JSON-RPC −32602.
 
 mod act;
+mod admin;
 mod apps;
 mod choose;
 mod input;
@@ -31,6 +32,8 @@ pub enum Effect {
     Read,
     /// Changes UI or app state.
     Act,
+    /// Administers the server itself (its sessions); scope `axgate:admin`.
+    Admin,
 }
 
 /// A tool's static description.
@@ -97,6 +100,8 @@ pub fn all() -> Vec<&'static ToolDef> {
         &session::LEASE_APP,
         &session::RELEASE_APP,
         &session::SESSION_INFO,
+        &admin::LIST_SESSIONS,
+        &admin::END_SESSION,
     ]
 }
 
@@ -170,6 +175,11 @@ async fn dispatch(
             no_args(args)?;
             session::session_info(ctx).await
         }
+        "list_sessions" => {
+            no_args(args)?;
+            admin::list_sessions(ctx).await
+        }
+        "end_session" => admin::end_session(ctx, args).await,
         other => Err(ToolError::Usage(format!("unknown tool {other}"))),
     }
 }

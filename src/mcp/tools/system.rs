@@ -52,6 +52,8 @@ pub(super) async fn launch_app(
     let args: LaunchArgs = parse_args(args)?;
     let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(15_000).clamp(100, 300_000));
     let started = Instant::now();
+    // The app policy is checked on the name asked for, and again on what started.
+    ctx.engine.check_app_name(&args.app)?;
     let spec = args.app.clone();
     ctx.report_progress(0.0, Some(2.0), "launching").await;
     let app: AppInfo = ctx
@@ -60,6 +62,7 @@ pub(super) async fn launch_app(
             b.launch_app(&spec, c)
         })
         .await?;
+    ctx.engine.check_app(&app)?;
     ctx.report_progress(1.0, Some(2.0), "waiting for a window")
         .await;
     let mut events = ctx.engine.subscribe();

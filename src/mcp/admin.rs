@@ -1,0 +1,34 @@
+//! What the admin tools (`list_sessions`, `end_session`, scope `axgate:admin`) may see and do
+//! to the server's sessions: a narrow interface the session manager implements, so the MCP
+//! layer does not depend on it.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+/// One live session as an operator sees it. The session id itself is never shown: `tag` is
+/// a hash prefix that names the session without letting anyone present it.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct SessionSummary {
+    /// The first 12 hex digits of the SHA-256 of the session id (as in the audit trail).
+    pub tag: String,
+    /// The principal that initialized it; absent without authentication.
+    pub principal: Option<String>,
+    pub protocol_version: Option<String>,
+    /// Seconds since it was initialized.
+    pub age_secs: u64,
+    /// Seconds since its last request.
+    pub idle_secs: u64,
+}
+
+/// Session administration.
+#[async_trait]
+pub trait SessionAdmin: Send + Sync {
+    /// Every live session, oldest first.
+    fn sessions(&self) -> Vec<SessionSummary>;
+    /// Ends the session with this tag; `false` when none has it.
+    async fn end(&self, tag: &str) -> bool;
+}
+
+/// The handle the MCP layer holds.
+pub type Admin = Arc<dyn SessionAdmin>;

@@ -1,0 +1,107 @@
+//! The checks a tool call passes before it runs, and what `tools/list` shows:
+//! 1. scope: the caller's principal must hold the tool's scope (`axgate:read` for reading
+//!    tools, `axgate:act` for tools that change UI or app state, `axgate:admin` for session
+//!    administration). Over HTTP the intake layer already answers a missing scope with 403
+//!    and a step-up challenge; this check is the same rule for every transport.
+//! 2. read-only mode: write tools are hidden and refused;
+//! 3. rate limits: per principal, on calls and separately on writes.
+//!
+//! Without authentication (loopback only) there is no principal: every scope is held, and
+//! the rate limits apply to one shared key, [`LOCAL`].
+
+use rmcp::RoleServer;
+use rmcp::service::RequestContext;
+
+use super::tools::{Effect, ToolDef};
+use crate::http::auth::{Principal, Scope};
+use crate::policy::Policy;
+use crate::policy::limits::Limited;
+
+/// The rate-limit key and audit name of calls without authentication.
+pub const LOCAL: &str = "local";
+
+/// The principal the auth layer attached to the HTTP request behind this MCP request.
+pub fn principal_of(context: &RequestContext<RoleServer>) -> Option<Principal> {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+}
+
+/// The scope a tool needs.
+pub fn needed_scope(def: &ToolDef) -> Scope {
+    match def.effect {
+        Effect::Read => Scope::Read,
+        Effect::Act => Scope::Act,
+        Effect::Admin => Scope::Admin,
+    }
+}
+
+/// Why a call was refused before it ran.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    Scope { needed: Scope },
+    ReadOnly,
+    Limited(Limited),
+}
+
+impl Refusal {
+    /// The rule that refused, for the audit line (never quotes arguments).
+    pub fn rule(&self) -> String {
+        match self {
+            Refusal::Scope { needed } => format!("insufficient_scope: needs {needed}"),
+            Refusal::ReadOnly => "policy.read_only".into(),
+            Refusal::Limited(limited) => format!("limits.{}_per_second", limited.limit.as_str()),
+        }
+    }
+
+    /// The bounded outcome label for metrics and logs.
+    pub fn outcome(&self) -> &'static str {
+        match self {
+            Refusal::Limited(_) => "rate_limited",
+            _ => "denied",
+        }
+    }
+
+    /// What the caller is told.
+    pub fn message(&self, tool: &str) -> String {
+        match self {
+            Refusal::Scope { needed } => format!(
+                "{tool} needs the {needed} scope, which this token does not grant; ask for a \
+                 token with {needed}"
+            ),
+            Refusal::ReadOnly => format!(
+                "{tool} changes UI or app state and this server is in read-only mode \
+                 (policy.read_only); only reading tools are available"
+            ),
+            Refusal::Limited(limited) => format!("{tool} refused: {limited}"),
+        }
+    }
+}
+
+/// Whether `tools/list` shows `def` to this caller: scope and read-only mode.
+pub fn visible(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> bool {
+    permitted(policy, principal, def).is_ok()
+}
+
+fn permitted(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> Result<(), Refusal> {
+    let needed = needed_scope(def);
+    if principal.is_some_and(|p| !p.allows(needed)) {
+        return Err(Refusal::Scope { needed });
+    }
+    if policy.read_only && def.effect == Effect::Act {
+        return Err(Refusal::ReadOnly);
+    }
+    Ok(())
+}
+
+/// Every check, in order; takes from the caller's rate allowance when it passes the others.
+pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> Result<(), Refusal> {
+    permitted(policy, principal, def)?;
+    let key = principal.map_or(LOCAL, |p| p.name.as_str());
+    policy
+        .limits
+        .check(key, def.effect != Effect::Read)
+        .map_err(Refusal::Limited)
+}

@@ -1,0 +1,95 @@
+//! Admin tools (scope `axgate:admin`): `list_sessions` and `end_session`, for an operator
+//! to see who is connected and to end a runaway session without restarting the server.
+
+use rmcp::model::{CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use crate::mcp::admin::{Admin, SessionSummary};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct NoArgs {}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct SessionsOut {
+    sessions: Vec<SessionSummary>,
+}
+
+pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
+    name: "list_sessions",
+    title: "List sessions",
+    description: "Lists the server's live MCP sessions: tag, principal, protocol version, age \
+                  and idle time. Session ids are never shown; end_session takes the tag.",
+    effect: Effect::Admin,
+    idempotent: true,
+    input: input_schema::<NoArgs>,
+    output: Some(output_schema::<SessionsOut>),
+};
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct EndArgs {
+    /// The session's tag from list_sessions.
+    tag: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub(super) struct EndOut {
+    tag: String,
+    ended: bool,
+}
+
+pub(super) static END_SESSION: ToolDef = ToolDef {
+    name: "end_session",
+    title: "End a session",
+    description: "Ends a live MCP session by its tag (from list_sessions): its streams close, \
+                  its subscriptions, handles and leases go, and its id answers 404 from then on.",
+    effect: Effect::Admin,
+    idempotent: true,
+    input: input_schema::<EndArgs>,
+    output: Some(output_schema::<EndOut>),
+};
+
+fn admin(ctx: &ToolCtx) -> Result<&Admin, ToolError> {
+    ctx.admin.as_ref().ok_or_else(|| {
+        ToolError::Usage("session administration is not available on this transport".into())
+    })
+}
+
+pub(super) async fn list_sessions(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+    let sessions = admin(ctx)?.sessions();
+    let mut text = format!("{} live session(s)", sessions.len());
+    for s in &sessions {
+        text.push_str(&format!(
+            "\n{} principal={} version={} age={}s idle={}s",
+            s.tag,
+            s.principal.as_deref().unwrap_or("-"),
+            s.protocol_version.as_deref().unwrap_or("-"),
+            s.age_secs,
+            s.idle_secs
+        ));
+    }
+    Ok(structured(text, &SessionsOut { sessions }))
+}
+
+pub(super) async fn end_session(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: EndArgs = parse_args(args)?;
+    let tag = args.tag.trim().to_owned();
+    if !admin(ctx)?.end(&tag).await {
+        return Err(ToolError::Usage(format!(
+            "no live session has the tag {tag:?}; call list_sessions for the current tags"
+        )));
+    }
+    tracing::info!(session = %tag, "session ended by an administrator");
+    Ok(structured(
+        format!("session {tag} ended"),
+        &EndOut { tag, ended: true },
+    ))
+}

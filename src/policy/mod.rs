@@ -1,0 +1,81 @@
+//! Policy: what an authenticated principal may do, beyond its scopes.
+//!
+//! - [`apps`]: app allow/deny-lists, enforced by the engine wherever an app is named;
+//! - [`limits`]: per-principal rate limits on calls and on writes;
+//! - [`confirm`]: which presses are destructive and how they are confirmed;
+//! - read-only mode ([`Policy::read_only`]): write tools are hidden and refused.
+//!
+//! A [`Policy`] is immutable; a reload (SIGHUP) builds a new one and swaps it in whole
+//! ([`SharedPolicy`]), so a call sees one consistent policy from start to end.
+
+pub mod apps;
+pub mod confirm;
+pub mod limits;
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+
+use apps::AppRules;
+use confirm::{DestructiveWords, Unconfirmed};
+use limits::RateLimits;
+
+/// The `[policy]` and `[limits]` configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyConfig {
+    pub read_only: bool,
+    pub allow_apps: Vec<String>,
+    pub deny_apps: Vec<String>,
+    pub confirm_words: Vec<String>,
+    pub unconfirmed: Unconfirmed,
+    pub calls_per_second: u32,
+    pub writes_per_second: u32,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        PolicyConfig {
+            read_only: false,
+            allow_apps: Vec::new(),
+            deny_apps: apps::DEFAULT_DENY.iter().map(|s| s.to_string()).collect(),
+            confirm_words: confirm::DEFAULT_WORDS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            unconfirmed: Unconfirmed::Refuse,
+            calls_per_second: 50,
+            writes_per_second: 10,
+        }
+    }
+}
+
+/// One consistent policy.
+pub struct Policy {
+    pub read_only: bool,
+    pub apps: AppRules,
+    pub words: DestructiveWords,
+    pub unconfirmed: Unconfirmed,
+    pub limits: RateLimits,
+    pub config: PolicyConfig,
+}
+
+impl Policy {
+    pub fn new(config: &PolicyConfig) -> Policy {
+        Policy {
+            read_only: config.read_only,
+            apps: AppRules::new(&config.allow_apps, &config.deny_apps),
+            words: DestructiveWords::new(&config.confirm_words),
+            unconfirmed: config.unconfirmed,
+            limits: RateLimits::new(config.calls_per_second, config.writes_per_second),
+            config: config.clone(),
+        }
+    }
+}
+
+/// The current policy, swapped whole on reload.
+pub type SharedPolicy = Arc<ArcSwap<Policy>>;
+
+/// A shared handle on `config`'s policy.
+pub fn shared(config: &PolicyConfig) -> SharedPolicy {
+    Arc::new(ArcSwap::from_pointee(Policy::new(config)))
+}

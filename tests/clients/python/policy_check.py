@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Read-only mode and the app deny-list as the official Python MCP SDK (2.x) sees them.
+
+Usage: policy_check.py URL TOKEN
+
+Connects with `Authorization: Bearer TOKEN` to an axgate started by tests/clients_policy.rs
+with `policy.read_only = true` and `policy.deny_apps = ["Editor"]`, and prints one JSON line
+per step (`{"step": ..., ...}`) for the Rust test to assert on: the tool names listed, the
+result of a click (refused by read-only mode), of reading the denied Editor and of reading
+Form. Exits 1 with a "FAIL" line if the SDK itself fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import traceback
+from typing import Any
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+def emit(step: str, **fields: Any) -> None:
+    print(json.dumps({"step": step, **fields}), flush=True)
+
+
+def outcome(result: Any) -> dict[str, Any]:
+    text = " ".join(getattr(block, "text", "") for block in result.content)
+    return {"is_error": bool(result.is_error), "text": text}
+
+
+async def main(url: str, token: str) -> None:
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=120.0),
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    async with http:
+        transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
+        async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
+            tools = await client.list_tools()
+            emit("tools/list", names=sorted(t.name for t in tools.tools))
+            click = await client.call_tool(
+                "click", {"app": "Form", "target": 'window[0]/button["Submit"]'}
+            )
+            emit("click", **outcome(click))
+            editor = await client.call_tool("get_tree", {"app": "Editor"})
+            emit("get_tree Editor", **outcome(editor))
+            form = await client.call_tool("get_tree", {"app": "Form"})
+            emit("get_tree Form", **outcome(form))
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=90))
+    except Exception:  # noqa: BLE001 - any failure of the SDK is the test's failure
+        traceback.print_exc()
+        print("FAIL the SDK run did not complete", flush=True)
+        sys.exit(1)

@@ -1,0 +1,89 @@
+//! Read-only mode and the app deny-list through a real MCP client: the official Python SDK
+//! (2.x, from `scripts/test-env`), authenticated with a static bearer token, sees no write
+//! tools, has a click refused by read-only mode, and has the denied app refused with the rule
+//! that denies it, while an allowed app reads normally.
+
+mod support;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use axgate::http::auth::tokens;
+use serde_json::Value;
+use support::{TestServer, config};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_sees_read_only_mode_and_the_deny_list() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = repo.join("target/test-env/venv/bin/python");
+    let script = repo.join("tests/clients/python/policy_check.py");
+    assert!(
+        python.exists(),
+        "the Python SDK venv is missing ({}): run scripts/test-env first",
+        python.display()
+    );
+    let token = tokens::generate().expect("token");
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\ntokens = [{{ name = \"py\", sha256 = \"{}\", scopes = [\"axgate:act\"] }}]\n\
+         [policy]\nread_only = true\ndeny_apps = [\"Editor\"]\n",
+        tokens::hex(&tokens::sha256(&token))
+    )))
+    .await;
+    let mut command = std::process::Command::new(&python);
+    command
+        .arg(&script)
+        .arg(&server.url)
+        .arg(&token)
+        .stdin(Stdio::null());
+    // The script bounds itself (90 s); the server lives on this runtime, so wait off it.
+    let run = tokio::task::spawn_blocking(move || command.output());
+    let out = tokio::time::timeout(Duration::from_secs(150), run)
+        .await
+        .expect("the client finishes within 150 s")
+        .expect("join")
+        .expect("start the Python client (run scripts/test-env first)");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stdout:\n{stdout}\nstderr:\n{stderr}");
+    let steps: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let step = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["step"] == name)
+            .unwrap_or_else(|| panic!("no {name} step in:\n{stdout}"))
+            .clone()
+    };
+    let names: Vec<String> = step("tools/list")["names"]
+        .as_array()
+        .expect("names")
+        .iter()
+        .map(|n| n.as_str().unwrap().to_owned())
+        .collect();
+    assert!(names.contains(&"get_tree".into()), "{names:?}");
+    for write in ["click", "set_value", "type_text", "launch_app"] {
+        assert!(
+            !names.contains(&write.into()),
+            "read-only lists {write}: {names:?}"
+        );
+    }
+    let click = step("click");
+    assert_eq!(click["is_error"], true, "{click}");
+    assert!(
+        click["text"].as_str().unwrap().contains("read-only mode"),
+        "{click}"
+    );
+    let editor = step("get_tree Editor");
+    assert_eq!(editor["is_error"], true, "{editor}");
+    assert!(
+        editor["text"]
+            .as_str()
+            .unwrap()
+            .contains("policy.deny_apps rule \"editor\""),
+        "{editor}"
+    );
+    assert_eq!(step("get_tree Form")["is_error"], false);
+}
