@@ -38,7 +38,7 @@ use jwt::{JwtVerifier, looks_like_jwt};
 use tokens::StaticTokens;
 
 /// Longest bearer token considered; longer is malformed.
-const MAX_TOKEN_BYTES: usize = 16 * 1024;
+pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// The credentials axgate accepts and where refusals are counted.
 pub struct Auth {
@@ -55,12 +55,18 @@ impl Auth {
             return Ok(None);
         }
         let jwt = config.jwt.as_ref().map(JwtVerifier::new).transpose()?;
-        Ok(Some(Auth {
+        Ok(Some(Auth::with_verifier(config, jwt, metrics)))
+    }
+
+    /// Auth with the static tokens of `config` and a given JWT verifier (one over a fixed key
+    /// set when fuzzing); `config.jwt` is not read.
+    pub fn with_verifier(config: &AuthConfig, jwt: Option<JwtVerifier>, metrics: &Metrics) -> Auth {
+        Auth {
             statics: StaticTokens::new(&config.tokens),
             jwt,
             resource: config.resource.clone(),
             failures: metrics.auth_failures.clone(),
-        }))
+        }
     }
 
     /// The issuer whose JWTs are accepted, if any.
@@ -103,7 +109,7 @@ impl Auth {
 }
 
 /// The token of the one `Authorization: Bearer <token>` header.
-fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
+pub fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Err(Failure::missing());
