@@ -31,7 +31,10 @@ pub fn element_path(data: &[u8]) {
             let shown = path.to_string();
             match ElementPath::parse(&shown) {
                 Ok(again) => {
-                    assert_eq!(again, path, "{text:?} displays as {shown:?}, a different path");
+                    assert_eq!(
+                        again, path,
+                        "{text:?} displays as {shown:?}, a different path"
+                    );
                     assert_eq!(again.to_string(), shown, "display is not canonical");
                 }
                 Err(e) => panic!("{text:?} parses, but its display {shown:?} does not: {e}"),

@@ -77,12 +77,19 @@ fn fixture() -> &'static Fixture {
         };
         // The fixture accepts its own credentials, so "never accepts" below is not vacuous.
         let accepted = |token: &str| block_on(fixture.auth.authenticate(&bearer_header(token)));
-        assert!(accepted(&fixture.static_token).is_ok(), "static token refused");
+        assert!(
+            accepted(&fixture.static_token).is_ok(),
+            "static token refused"
+        );
         let valid = format!(
             "{{\"iss\":\"{ISSUER}\",\"aud\":\"{AUDIENCE}\",\"exp\":{},\"sub\":\"fuzz\"}}",
             now() + 600.0
         );
-        let jwt = sign(&fixture.signing_key, br#"{"alg":"ES256"}"#, valid.as_bytes());
+        let jwt = sign(
+            &fixture.signing_key,
+            br#"{"alg":"ES256"}"#,
+            valid.as_bytes(),
+        );
         assert!(accepted(&jwt).is_ok(), "valid JWT refused");
         fixture
     })
@@ -163,8 +170,7 @@ fn raw(fixture: &Fixture, data: &[u8]) {
     };
     match block_on(fixture.auth.authenticate(&headers)) {
         Ok(principal) => assert!(
-            token == Some(fixture.static_token.as_str())
-                && principal.kind == PrincipalKind::Static,
+            token == Some(fixture.static_token.as_str()) && principal.kind == PrincipalKind::Static,
             "accepted a credential that is neither the static token nor signed by the key"
         ),
         Err(failure) => {
@@ -186,7 +192,10 @@ fn check_bearer(headers: &HeaderMap, token: &str) {
         "a token from a header whose scheme is not Bearer"
     );
     assert!(text.contains(token), "the token is not part of the header");
-    assert!(!token.is_empty() && token.len() <= MAX_TOKEN_BYTES, "token length");
+    assert!(
+        !token.is_empty() && token.len() <= MAX_TOKEN_BYTES,
+        "token length"
+    );
     let body = token.trim_end_matches('=');
     assert!(
         !body.is_empty()
@@ -214,7 +223,10 @@ fn signed(fixture: &Fixture, data: &[u8]) {
 /// An accepted JWT was valid: header, issuer, audience, times, principal.
 fn check_accepted(header: &[u8], claims: &[u8], principal: &Principal) {
     let header: Value = serde_json::from_slice(header).expect("accepted: header is JSON");
-    assert_eq!(header["alg"], "ES256", "accepted an algorithm other than ES256");
+    assert_eq!(
+        header["alg"], "ES256",
+        "accepted an algorithm other than ES256"
+    );
     assert!(
         header.get("kid").is_none_or(|kid| kid == KID),
         "accepted a kid the key set lacks"
@@ -228,7 +240,9 @@ fn check_accepted(header: &[u8], claims: &[u8], principal: &Principal) {
     };
     assert!(audience_ok, "accepted a token for another audience");
     let (now, leeway) = (now(), LEEWAY.as_secs_f64());
-    let exp = claims["exp"].as_f64().expect("accepted without a numeric exp");
+    let exp = claims["exp"]
+        .as_f64()
+        .expect("accepted without a numeric exp");
     assert!(exp + leeway + 2.0 >= now, "accepted an expired token");
     if let Some(nbf) = claims.get("nbf").and_then(Value::as_f64) {
         assert!(nbf <= now + leeway + 2.0, "accepted a token before its nbf");
