@@ -4,6 +4,8 @@
 pub mod audit;
 pub mod ax;
 pub mod config;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod http;
 pub mod mcp;
 pub mod metrics;

@@ -10,6 +10,8 @@
 //!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
 //! - a new session while the server is full → 503 with `Retry-After`.
+//!
+//! The checks on the body itself are the pure [`inspect`] (fuzzed: `crate::fuzzing`).
 
 use std::sync::Arc;
 
@@ -48,17 +50,22 @@ pub fn jsonrpc_error(
     code: i64,
     message: String,
 ) -> Response {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id.unwrap_or(Value::Null),
-        "error": { "code": code, "message": message },
-    });
     (
         status,
         [(http::header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
+        error_body(id, code, message),
     )
         .into_response()
+}
+
+/// The body of a JSON-RPC error response; a missing `id` is `null`.
+pub fn error_body(id: Option<Value>, code: i64, message: String) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": { "code": code, "message": message },
+    })
+    .to_string()
 }
 
 fn versions() -> String {
@@ -189,49 +196,17 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
     }
-    let message: Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => {
-            return jsonrpc_error(
-                StatusCode::BAD_REQUEST,
-                None,
-                -32700,
-                format!("Parse error: {e}"),
-            );
+    let message = match inspect(&bytes) {
+        Ok(message) => message,
+        Err(refusal) => {
+            if let Some(method) = refusal.method() {
+                count_method(&intake.metrics, method);
+            }
+            return refusal.response();
         }
     };
-    let Some(object) = message.as_object() else {
-        let what = if message.is_array() {
-            "JSON-RPC batches are not supported; send one message per request"
-        } else {
-            "the body must be one JSON-RPC message object"
-        };
-        return jsonrpc_error(StatusCode::BAD_REQUEST, None, -32600, what.into());
-    };
-    let id = object.get("id").cloned();
-    let method = object.get("method").and_then(Value::as_str).unwrap_or("");
-    if !method.is_empty() {
-        intake
-            .metrics
-            .mcp_requests
-            .with_label_values(&[mcp_method_label(method)])
-            .inc();
-    }
-    let meta_version = object
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_VERSION_KEY));
-    if method == "server/discover" || meta_version.is_some() {
-        return jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
-            -32600,
-            format!(
-                "The sessionless 2026-07-28 revision is not served; initialize a session with one of {}",
-                versions()
-            ),
-        );
-    }
+    count_method(&intake.metrics, &message.method);
+    let (id, method, params) = (message.id, message.method, message.params);
     if method == "initialize" && session.is_none() && !intake.registry.has_room() {
         let mut response = jsonrpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -248,7 +223,8 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         return response;
     }
     if method == "tools/call"
-        && let Some(refused) = tool_scope(&intake, &parts, session.as_deref(), object).await
+        && let Some(refused) =
+            tool_scope(&intake, &parts, session.as_deref(), params.as_ref()).await
     {
         return refused;
     }
@@ -275,11 +251,10 @@ async fn tool_scope(
     intake: &Intake,
     parts: &http::request::Parts,
     session: Option<&str>,
-    message: &serde_json::Map<String, Value>,
+    params: Option<&Value>,
 ) -> Option<Response> {
     let auth = intake.auth.as_ref()?;
     let principal = parts.extensions.get::<Principal>()?;
-    let params = message.get("params");
     let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
     let def = crate::mcp::tools::find_def(name)?;
     let needed = crate::mcp::gate::needed_scope(def);
@@ -305,4 +280,112 @@ async fn tool_scope(
     let mut failure = Failure::insufficient(needed);
     failure.detail = format!("the tool {name} needs the {needed} scope");
     Some(failure.response(&auth.metadata_url(&parts.headers)))
+}
+
+fn count_method(metrics: &Metrics, method: &str) {
+    if !method.is_empty() {
+        metrics
+            .mcp_requests
+            .with_label_values(&[mcp_method_label(method)])
+            .inc();
+    }
+}
+
+/// A POST body that passed [`inspect`]: one JSON-RPC message object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspected {
+    /// The message's `id`, echoed in any error answered for it.
+    pub id: Option<Value>,
+    /// The `method` when it is a string, else empty (a response, or no method at all).
+    pub method: String,
+    /// The `params`, when present.
+    pub params: Option<Value>,
+}
+
+/// Why [`inspect`] refused a POST body; every refusal is a 400.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum IntakeError {
+    /// Not JSON (JSON-RPC −32700).
+    #[error("Parse error: {0}")]
+    Parse(String),
+    /// A JSON array: a batch, which MCP no longer has.
+    #[error("JSON-RPC batches are not supported; send one message per request")]
+    Batch,
+    /// JSON, but neither an object nor an array.
+    #[error("the body must be one JSON-RPC message object")]
+    NotAnObject,
+    /// A signal of the sessionless 2026-07-28 revision (`server/discover`, or a per-request
+    /// `_meta` protocol version).
+    #[error(
+        "The sessionless 2026-07-28 revision is not served; initialize a session with one of {}",
+        versions()
+    )]
+    Sessionless { id: Option<Value>, method: String },
+}
+
+impl IntakeError {
+    /// The JSON-RPC error code: −32700 for a parse error, else −32600 (invalid request).
+    pub fn code(&self) -> i64 {
+        match self {
+            IntakeError::Parse(_) => -32700,
+            _ => -32600,
+        }
+    }
+
+    /// The request `id` the error answers, when the message was read that far.
+    pub fn id(&self) -> Option<&Value> {
+        match self {
+            IntakeError::Sessionless { id, .. } => id.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// The method the message named, when it was read that far (it is still counted).
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            IntakeError::Sessionless { method, .. } => Some(method),
+            _ => None,
+        }
+    }
+
+    /// The 400 answer with its JSON-RPC error body.
+    pub fn response(self) -> Response {
+        let message = self.to_string();
+        let code = self.code();
+        let id = match self {
+            IntakeError::Sessionless { id, .. } => id,
+            _ => None,
+        };
+        jsonrpc_error(StatusCode::BAD_REQUEST, id, code, message)
+    }
+}
+
+/// The checks on a POST body with a JSON content type, before rmcp reads it: one JSON
+/// object (not a batch), not a signal of the sessionless revision. Pure: the layer counts
+/// the method and decides about sessions.
+pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
+    let message: Value =
+        serde_json::from_slice(body).map_err(|e| IntakeError::Parse(e.to_string()))?;
+    let Some(object) = message.as_object() else {
+        return Err(if message.is_array() {
+            IntakeError::Batch
+        } else {
+            IntakeError::NotAnObject
+        });
+    };
+    let id = object.get("id").cloned();
+    let method = object
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let meta_version = object
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_VERSION_KEY));
+    if method == "server/discover" || meta_version.is_some() {
+        return Err(IntakeError::Sessionless { id, method });
+    }
+    let params = object.get("params").cloned();
+    Ok(Inspected { id, method, params })
 }

@@ -2,7 +2,8 @@
 //! memory, fetched again when a token names a `kid` the cache lacks — at most once per
 //! `auth.jwks_refresh_min_secs` — and in the background once the cache is older than
 //! [`MAX_AGE`]. Only RS256 (RSA) and ES256 (P-256) signature keys are kept. A failed fetch
-//! keeps the keys already known.
+//! keeps the keys already known. [`Jwks::fixed`] holds a given key set and never fetches
+//! (fuzzing and tests verify against generated keys without an issuer).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
@@ -48,7 +49,8 @@ struct Cache {
 /// The cached JWK set of one issuer.
 pub struct Jwks {
     uri: String,
-    client: reqwest::Client,
+    /// `None` for a fixed key set, which is never fetched.
+    client: Option<reqwest::Client>,
     min_refresh: Duration,
     cache: RwLock<Cache>,
     fetching: tokio::sync::Mutex<()>,
@@ -74,12 +76,29 @@ impl Jwks {
             .map_err(|e| format!("cannot build the JWKS client: {e}"))?;
         Ok(Jwks {
             uri: uri.to_owned(),
-            client,
+            client: Some(client),
             min_refresh,
             cache: RwLock::new(Cache::default()),
             fetching: tokio::sync::Mutex::new(()),
             background: AtomicBool::new(false),
         })
+    }
+
+    /// A key set that is exactly `keys`: never fetched, never refreshed.
+    pub fn fixed(keys: Vec<Key>) -> Jwks {
+        Jwks {
+            uri: String::new(),
+            client: None,
+            min_refresh: Duration::MAX,
+            cache: RwLock::new(Cache {
+                keys,
+                fetched: Some(Instant::now()),
+                attempted: Some(Instant::now()),
+                last_error: None,
+            }),
+            fetching: tokio::sync::Mutex::new(()),
+            background: AtomicBool::new(false),
+        }
     }
 
     /// The candidate keys for a token header's `kid` and `alg`, fetching when needed.
@@ -134,7 +153,7 @@ impl Jwks {
     }
 
     fn refresh_in_background(self: &Arc<Self>) {
-        if self.background.swap(true, Ordering::AcqRel) {
+        if self.client.is_none() || self.background.swap(true, Ordering::AcqRel) {
             return;
         }
         let this = self.clone();
@@ -146,6 +165,9 @@ impl Jwks {
 
     /// Fetches the set unless another task just did or the rate limit forbids it.
     async fn refresh(&self) -> Refresh {
+        let Some(client) = &self.client else {
+            return Refresh::RateLimited;
+        };
         let asked = Instant::now();
         let _one_at_a_time = self.fetching.lock().await;
         {
@@ -160,7 +182,7 @@ impl Jwks {
             }
         }
         self.write().attempted = Some(Instant::now());
-        match self.fetch().await {
+        match self.fetch(client).await {
             Ok(keys) => {
                 tracing::info!(keys = keys.len(), uri = %self.uri, "fetched the issuer's signing keys");
                 let mut cache = self.write();
@@ -176,10 +198,9 @@ impl Jwks {
         Refresh::Done
     }
 
-    async fn fetch(&self) -> Result<Vec<Key>, String> {
+    async fn fetch(&self, client: &reqwest::Client) -> Result<Vec<Key>, String> {
         let uri = &self.uri;
-        let mut response = self
-            .client
+        let mut response = client
             .get(uri)
             .header(
                 http::header::ACCEPT,

@@ -71,12 +71,18 @@ fn names_an_algorithm(token: &str) -> bool {
 
 impl JwtVerifier {
     pub fn new(config: &JwtConfig) -> Result<JwtVerifier, String> {
-        Ok(JwtVerifier {
+        let jwks = Jwks::new(&config.jwks_uri, config.jwks_refresh_min)?;
+        Ok(JwtVerifier::with_jwks(config, jwks))
+    }
+
+    /// A verifier over a given key set (`Jwks::fixed` for generated keys).
+    pub fn with_jwks(config: &JwtConfig, jwks: Jwks) -> JwtVerifier {
+        JwtVerifier {
             issuer: config.issuer.clone(),
             audience: config.audience.clone(),
             leeway: config.leeway.as_secs(),
-            jwks: Arc::new(Jwks::new(&config.jwks_uri, config.jwks_refresh_min)?),
-        })
+            jwks: Arc::new(jwks),
+        }
     }
 
     pub fn issuer(&self) -> &str {

@@ -41,7 +41,7 @@ use jwt::{JwtVerifier, looks_like_jwt};
 use tokens::StaticTokens;
 
 /// Longest bearer token considered; longer is malformed.
-const MAX_TOKEN_BYTES: usize = 16 * 1024;
+pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// The credentials accepted at one time; replaced whole on reload.
 struct Credentials {
@@ -62,10 +62,21 @@ impl Auth {
         if !config.enabled() {
             return Ok(None);
         }
-        Ok(Some(Auth {
-            current: ArcSwap::from_pointee(Credentials::new(config, None)?),
+        let jwt = config.jwt.as_ref().map(JwtVerifier::new).transpose()?;
+        Ok(Some(Auth::with_verifier(config, jwt, metrics)))
+    }
+
+    /// Auth with the static tokens of `config` and a given JWT verifier (one over a fixed key
+    /// set when fuzzing); `config.jwt` is not read.
+    pub fn with_verifier(config: &AuthConfig, jwt: Option<JwtVerifier>, metrics: &Metrics) -> Auth {
+        Auth {
+            current: ArcSwap::from_pointee(Credentials {
+                config: config.clone(),
+                statics: StaticTokens::new(&config.tokens),
+                jwt: jwt.map(Arc::new),
+            }),
             failures: metrics.auth_failures.clone(),
-        }))
+        }
     }
 
     /// Replaces the accepted credentials (SIGHUP): a removed token stops working for the
@@ -151,7 +162,7 @@ impl Credentials {
 }
 
 /// The token of the one `Authorization: Bearer <token>` header.
-fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
+pub fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
     let mut values = headers.get_all(AUTHORIZATION).iter();
     let Some(value) = values.next() else {
         return Err(Failure::missing());
