@@ -104,6 +104,11 @@ struct Common {
     /// A tracing filter such as info or axgate=debug (log.level).
     #[arg(long, value_name = "FILTER")]
     log_level: Option<String>,
+    /// Serve the MCP conformance fixture at /mcp instead of the desktop
+    /// (server.conformance_fixture): fixed test tools, resources and prompts on the real
+    /// transport, for the official conformance suite.
+    #[arg(long)]
+    conformance_fixture: bool,
 }
 
 impl Common {
@@ -123,6 +128,9 @@ impl Common {
             if let Some(value) = value {
                 layers.flag(key, value.clone());
             }
+        }
+        if self.conformance_fixture {
+            layers.flag("server.conformance_fixture", "true".into());
         }
         Ok(layers.build()?)
     }
@@ -263,6 +271,7 @@ async fn serve_until_signal(
 ) -> anyhow::Result<i32> {
     let bind = config.server.bind;
     let backend = engine.backend_name();
+    let fixture = config.server.conformance_fixture;
     let state = AppState::new(config, engine, metrics).map_err(|errors| {
         anyhow::anyhow!("invalid configuration:\n  - {}", errors.join("\n  - "))
     })?;
@@ -272,7 +281,11 @@ async fn serve_until_signal(
         )
     })?;
     let local = listener.local_addr()?;
-    tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
+    if fixture {
+        tracing::warn!(%local, "serving the MCP conformance fixture at http://{local}/mcp: test tools only, no desktop access");
+    } else {
+        tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
+    }
     server::run(listener, state, shutdown_signal()).await?;
     tracing::info!("axgate stopped");
     Ok(0)

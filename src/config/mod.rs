@@ -62,6 +62,8 @@ pub struct ServerConfig {
     pub metrics_bind: Option<SocketAddr>,
     pub sse_keep_alive: Duration,
     pub sse_retry: Duration,
+    /// Serve the conformance fixture (`crate::mcp::fixture`) at `/mcp` instead of `AxServer`.
+    pub conformance_fixture: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -292,6 +294,7 @@ impl Layers {
                 }),
                 sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
                 sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
+                conformance_fixture: v.boolean("server.conformance_fixture"),
             },
             sessions: SessionsConfig {
                 max_sessions: v.int("sessions.max", 1, 100_000) as usize,

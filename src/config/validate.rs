@@ -84,6 +84,20 @@ impl Validator<'_> {
         }
     }
 
+    pub(super) fn boolean(&mut self, name: &'static str) -> bool {
+        match self.raw(name) {
+            (Raw::Toml(toml::Value::Boolean(b)), _) => b,
+            (Raw::Text(s), src) => match s.trim() {
+                "true" | "1" => true,
+                "false" | "0" | "" => false,
+                other => self.fail(name, &src, format!("{other:?}: expected true or false")),
+            },
+            (Raw::Toml(other), src) => {
+                self.fail(name, &src, format!("expected true or false, found {other}"))
+            }
+        }
+    }
+
     pub(super) fn list(&mut self, name: &'static str) -> Vec<String> {
         match self.raw(name) {
             (Raw::Text(s), _) => s

@@ -4,6 +4,7 @@
 pub mod completions;
 pub mod context;
 pub mod errors;
+pub mod fixture;
 pub mod prompts;
 pub mod resources;
 pub mod server;
@@ -11,4 +12,5 @@ pub mod subscriptions;
 pub mod tools;
 pub mod wire;
 
+pub use fixture::FixtureServer;
 pub use server::{AxServer, PROTOCOL_VERSIONS, supports};
