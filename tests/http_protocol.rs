@@ -190,7 +190,11 @@ async fn protocol_version_header_rules() {
     // Another served revision is accepted; the session's negotiated one applies (the
     // official conformance suite sends 2025-03-26 inside a 2025-11-25 session).
     let resp = send(Some("2025-03-26")).await.unwrap();
-    assert_eq!(resp.status(), 200, "a served revision, not the negotiated one");
+    assert_eq!(
+        resp.status(),
+        200,
+        "a served revision, not the negotiated one"
+    );
     let events = parse_sse(&resp.text().await.unwrap());
     assert!(support::response_of(&events, 7).is_some_and(|r| r.get("result").is_some()));
     let resp = send(Some("2026-07-28")).await.unwrap();
@@ -237,7 +241,11 @@ async fn older_revision_is_negotiated_and_then_governs_the_session() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 200, "a served revision is accepted inside the session");
+    assert_eq!(
+        resp.status(),
+        200,
+        "a served revision is accepted inside the session"
+    );
     let events = parse_sse(&resp.text().await.unwrap());
     assert!(support::response_of(&events, 1).is_some_and(|r| r.get("result").is_some()));
 }
