@@ -22,9 +22,9 @@ use crate::http::auth::{self, Auth};
 use crate::http::observe::{self, Observed};
 use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
-use crate::mcp::AxServer;
 use crate::mcp::admin::Admin;
 use crate::mcp::server::Shared;
+use crate::mcp::{AxServer, FixtureServer};
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
@@ -191,18 +191,34 @@ pub fn app(state: &AppState) -> Router {
         // lists; rmcp's own loopback-only defaults would refuse a configured public name.
         .disable_allowed_hosts()
         .disable_allowed_origins();
-    let shared = Arc::new(Shared {
-        engine: state.engine.clone(),
-        metrics: state.metrics.clone(),
-        audit: state.audit.clone(),
-        policy: state.policy.clone(),
-        admin: Some(state.sessions.clone() as Admin),
-    });
-    let mcp = StreamableHttpService::new(
-        move || Ok(AxServer::new(shared.clone())),
-        state.sessions.clone(),
-        mcp_config,
-    );
+    // The handler behind /mcp: the desktop, or the conformance fixture. Everything else —
+    // layers, session manager, event log — is the same for both.
+    let mcp = if state.config.server.conformance_fixture {
+        Router::new().route_service(
+            "/mcp",
+            StreamableHttpService::new(
+                || Ok(FixtureServer::new()),
+                state.sessions.clone(),
+                mcp_config,
+            ),
+        )
+    } else {
+        let shared = Arc::new(Shared {
+            engine: state.engine.clone(),
+            metrics: state.metrics.clone(),
+            audit: state.audit.clone(),
+            policy: state.policy.clone(),
+            admin: Some(state.sessions.clone() as Admin),
+        });
+        Router::new().route_service(
+            "/mcp",
+            StreamableHttpService::new(
+                move || Ok(AxServer::new(shared.clone())),
+                state.sessions.clone(),
+                mcp_config,
+            ),
+        )
+    };
     let intake = Arc::new(Intake {
         registry: state.sessions.registry().clone(),
         max_body_bytes: server.max_body_bytes,
@@ -210,8 +226,7 @@ pub fn app(state: &AppState) -> Router {
         auth: state.auth.clone(),
         audit: state.audit.clone(),
     });
-    let mcp_routes = Router::new()
-        .route_service("/mcp", mcp)
+    let mcp_routes = mcp
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
         .layer(from_fn_with_state(intake, intake::layer));
     let mut router = Router::new()

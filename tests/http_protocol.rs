@@ -187,9 +187,16 @@ async fn protocol_version_header_rules() {
     let resp = send(Some("1999-01-01")).await.unwrap();
     assert_eq!(resp.status(), 400, "unsupported version");
     assert!(resp.text().await.unwrap().contains("2025-11-25"));
-    let resp = send(Some("2025-06-18")).await.unwrap();
-    assert_eq!(resp.status(), 400, "supported, but not the negotiated one");
-    assert!(resp.text().await.unwrap().contains("negotiated"));
+    // Another served revision is accepted; the session's negotiated one applies (the
+    // official conformance suite sends 2025-03-26 inside a 2025-11-25 session).
+    let resp = send(Some("2025-03-26")).await.unwrap();
+    assert_eq!(
+        resp.status(),
+        200,
+        "a served revision, not the negotiated one"
+    );
+    let events = parse_sse(&resp.text().await.unwrap());
+    assert!(support::response_of(&events, 7).is_some_and(|r| r.get("result").is_some()));
     let resp = send(Some("2026-07-28")).await.unwrap();
     assert_eq!(
         resp.status(),
@@ -209,7 +216,7 @@ async fn protocol_version_header_rules() {
 }
 
 #[tokio::test]
-async fn older_revision_is_negotiated_and_then_required() {
+async fn older_revision_is_negotiated_and_then_governs_the_session() {
     let server = TestServer::start().await;
     let client = server.client();
     let mut body = init_body();
@@ -234,7 +241,13 @@ async fn older_revision_is_negotiated_and_then_required() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 400);
+    assert_eq!(
+        resp.status(),
+        200,
+        "a served revision is accepted inside the session"
+    );
+    let events = parse_sse(&resp.text().await.unwrap());
+    assert!(support::response_of(&events, 1).is_some_and(|r| r.get("result").is_some()));
 }
 
 #[tokio::test]

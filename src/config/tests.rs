@@ -202,3 +202,26 @@ fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
         assert!(err.contains(needle), "missing {needle} in:\n{err}");
     }
 }
+
+#[test]
+fn conformance_fixture_is_a_boolean_in_every_layer() {
+    assert!(
+        !Layers::default()
+            .build()
+            .expect("defaults")
+            .server
+            .conformance_fixture
+    );
+    let mut layers = Layers::default();
+    layers.toml_text("[server]\nconformance_fixture = true\n", "f.toml");
+    assert!(layers.build().expect("valid").server.conformance_fixture);
+    let mut layers = Layers::default();
+    layers.env(env(&[("AXGATE_SERVER_CONFORMANCE_FIXTURE", "true")]));
+    assert!(layers.build().expect("valid").server.conformance_fixture);
+
+    let mut layers = Layers::default();
+    layers.toml_text("[server]\nconformance_fixture = \"yes\"\n", "f.toml");
+    layers.env(env(&[("AXGATE_SERVER_CONFORMANCE_FIXTURE", "maybe")]));
+    let err = layers.build().expect_err("invalid").to_string();
+    assert!(err.contains("expected true or false"), "{err}");
+}

@@ -87,6 +87,20 @@ impl Validator<'_> {
         }
     }
 
+    pub(super) fn boolean(&mut self, name: &'static str) -> bool {
+        match self.raw(name) {
+            (Raw::Toml(toml::Value::Boolean(b)), _) => b,
+            (Raw::Text(s), src) => match s.trim() {
+                "true" | "1" => true,
+                "false" | "0" | "" => false,
+                other => self.fail(name, &src, format!("{other:?}: expected true or false")),
+            },
+            (Raw::Toml(other), src) => {
+                self.fail(name, &src, format!("expected true or false, found {other}"))
+            }
+        }
+    }
+
     pub(super) fn list(&mut self, name: &'static str) -> Vec<String> {
         match self.raw(name) {
             (Raw::Text(s), _) => s
@@ -118,20 +132,6 @@ impl Validator<'_> {
 
 /// The `[policy]` and `[limits]` sections.
 impl Validator<'_> {
-    pub(super) fn bool(&mut self, name: &'static str) -> bool {
-        match self.raw(name) {
-            (Raw::Toml(toml::Value::Boolean(b)), _) => b,
-            (Raw::Text(s), src) => match s.trim() {
-                "true" | "1" | "yes" => true,
-                "false" | "0" | "no" | "" => false,
-                other => self.fail(name, &src, format!("{other:?} is not true or false")),
-            },
-            (Raw::Toml(other), src) => {
-                self.fail(name, &src, format!("expected true or false, found {other}"))
-            }
-        }
-    }
-
     fn app_rules(&mut self, name: &'static str) -> Vec<String> {
         let rules = self.list(name);
         for rule in &rules {
@@ -164,7 +164,7 @@ impl Validator<'_> {
 
     pub(super) fn policy(&mut self) -> PolicyConfig {
         PolicyConfig {
-            read_only: self.bool("policy.read_only"),
+            read_only: self.boolean("policy.read_only"),
             allow_apps: self.app_rules("policy.allow_apps"),
             deny_apps: self.app_rules("policy.deny_apps"),
             confirm_words: self.list("policy.confirm_words"),

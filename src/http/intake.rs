@@ -1,8 +1,8 @@
 //! Checks in front of rmcp on `/mcp`, for the protocol rules rmcp does not enforce:
 //! - body size limit → 413; invalid JSON → 400 with JSON-RPC −32700; batches → 400;
-//! - `MCP-Protocol-Version` must be a revision axgate serves, and inside a session must
-//!   equal the negotiated one → else 400; when absent inside a session, the negotiated one
-//!   is filled in;
+//! - `MCP-Protocol-Version` must be a revision axgate serves → else 400; inside a session the
+//!   negotiated revision applies: it is filled in when the header is absent, and replaces
+//!   another served revision (which clients such as the conformance suite send);
 //! - the sessionless 2026-07-28 signals (per-request `_meta` version, `server/discover`) are
 //!   refused with 400 until that revision is served deliberately;
 //! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included, and a
@@ -132,24 +132,18 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
                     .into(),
             );
         };
-        if let Some(negotiated) = entry.protocol_version {
-            match &header_version {
-                Some(v) if *v != negotiated => {
-                    return jsonrpc_error(
-                        StatusCode::BAD_REQUEST,
-                        None,
-                        -32600,
-                        format!(
-                            "MCP-Protocol-Version {v:?} differs from the version negotiated for this session ({negotiated})"
-                        ),
-                    );
-                }
-                Some(_) => {}
-                None => {
-                    if let Ok(value) = HeaderValue::from_str(&negotiated) {
-                        parts.headers.insert(VERSION_HEADER, value);
-                    }
-                }
+        // The session's negotiated revision governs every request in it. A header naming
+        // another served revision is accepted (the spec's 400 is for invalid or unsupported
+        // values, and the official conformance suite sends one) and replaced by the
+        // negotiated one, so nothing behind this layer sees two revisions in one session.
+        if let Some(negotiated) = entry.protocol_version
+            && header_version.as_deref() != Some(negotiated.as_str())
+        {
+            if let Some(v) = &header_version {
+                tracing::debug!(sent = %v, %negotiated, "MCP-Protocol-Version differs from the session's; the negotiated one applies");
+            }
+            if let Ok(value) = HeaderValue::from_str(&negotiated) {
+                parts.headers.insert(VERSION_HEADER, value);
             }
         }
     }

@@ -6,6 +6,7 @@ pub mod completions;
 pub mod confirm;
 pub mod context;
 pub mod errors;
+pub mod fixture;
 pub mod gate;
 pub mod prompts;
 pub mod resources;
@@ -14,4 +15,5 @@ pub mod subscriptions;
 pub mod tools;
 pub mod wire;
 
+pub use fixture::FixtureServer;
 pub use server::{AxServer, PROTOCOL_VERSIONS, supports};

@@ -1,0 +1,222 @@
+//! The MCP Inspector CLI (npm `@modelcontextprotocol/inspector`, pinned in
+//! `tests/inspector/package-lock.json`, on Node 22 — both from `scripts/test-env`) against the
+//! built binary on the demo backend with authentication on: a static bearer token generated
+//! here, passed with `--header`. The Inspector runs one method per invocation; each prints the
+//! result as JSON, which the tests read. Without the token the Inspector fails on axgate's 401.
+
+mod spawned;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use axgate::http::auth::tokens;
+use serde_json::Value;
+use spawned::{Axgate, node22, repo, require, run};
+
+/// How long one Inspector invocation may take.
+const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn inspector() -> PathBuf {
+    let cli = repo().join(
+        "tests/inspector/node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
+    );
+    require(&cli, "the MCP Inspector (tests/inspector/node_modules)");
+    cli
+}
+
+/// axgate on the demo backend with one static token; returns the server and the token.
+fn serve_with_token(dir: &Path) -> (Axgate, String) {
+    let token = tokens::generate().expect("random token");
+    let config = dir.join("axgate.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[backend]\nkind = \"demo\"\n[auth]\ntokens = [{{ name = \"inspector\", sha256 = \"{}\", scopes = [\"axgate:read\", \"axgate:act\"] }}]\n",
+            tokens::hex(&tokens::sha256(&token))
+        ),
+    )
+    .expect("write the config");
+    let server = Axgate::serve(&["--config", config.to_str().expect("utf-8 path")]);
+    (server, token)
+}
+
+/// One Inspector invocation: `--cli <url> --transport http <args…>`. Its home and catalog
+/// are in `dir`, so nothing is written outside the test's temporary directory.
+fn inspect(dir: &Path, url: &str, args: &[&str]) -> spawned::Run {
+    let cli = inspector();
+    let mut all = vec![
+        cli.to_str().expect("utf-8 path"),
+        "--cli",
+        url,
+        "--transport",
+        "http",
+    ];
+    all.extend_from_slice(args);
+    let catalog = dir.join("catalog.json");
+    run(
+        &node22(),
+        &all,
+        dir,
+        &[("HOME", dir), ("MCP_CATALOG_PATH", &catalog)],
+        INSPECTOR_TIMEOUT,
+    )
+}
+
+/// The JSON a successful invocation printed.
+fn json_of(run: &spawned::Run, what: &str) -> Value {
+    assert!(run.status.success(), "{}", run.report(what));
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.report(what)))
+}
+
+#[test]
+fn inspector_lists_calls_and_reads_with_a_bearer_token() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (server, token) = serve_with_token(dir.path());
+    let bearer = format!("Authorization: Bearer {token}");
+
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &["--method", "tools/list", "--header", &bearer],
+    );
+    let listed = json_of(&run, "tools/list");
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for name in ["list_apps", "find", "get_element", "perform_action"] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "find",
+            "--tool-arg",
+            "app=Form",
+            "--tool-arg",
+            "title=Subscribe",
+            "--header",
+            &bearer,
+        ],
+    );
+    let found = json_of(&run, "tools/call find");
+    assert_eq!(found["isError"], false, "{found}");
+    let matches = found["structuredContent"]["matches"]
+        .as_array()
+        .expect("matches");
+    assert_eq!(matches.len(), 1, "{found}");
+    assert_eq!(matches[0]["role"], "check_box");
+    assert_eq!(matches[0]["identifier"], "subscribe");
+    let path = matches[0]["path"].as_str().expect("path").to_owned();
+
+    let target = format!("target={path}");
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_element",
+            "--tool-arg",
+            "app=Form",
+            "--tool-arg",
+            &target,
+            "--header",
+            &bearer,
+        ],
+    );
+    let value = json_of(&run, "tools/call get_element");
+    assert_eq!(value["isError"], false, "{value}");
+    assert_eq!(
+        value["structuredContent"]["element"]["title"], "Subscribe",
+        "{value}"
+    );
+    assert_eq!(
+        value["structuredContent"]["element"]["value"], false,
+        "{value}"
+    );
+
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &[
+            "--method",
+            "resources/read",
+            "--uri",
+            "axgate://apps",
+            "--header",
+            &bearer,
+        ],
+    );
+    let read = json_of(&run, "resources/read");
+    assert_eq!(read["contents"][0]["uri"], "axgate://apps");
+    let apps: Value =
+        serde_json::from_str(read["contents"][0]["text"].as_str().expect("text")).expect("JSON");
+    assert!(
+        apps["apps"]
+            .as_array()
+            .expect("apps")
+            .iter()
+            .any(|a| a["name"] == "Form"),
+        "{apps}"
+    );
+    // The token is never logged.
+    assert!(
+        !server.log().contains(&token),
+        "the token is in axgate's log"
+    );
+}
+
+#[test]
+fn inspector_without_the_token_fails_on_401() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (server, _token) = serve_with_token(dir.path());
+    // --stored-auth-only: no interactive OAuth flow, so axgate's refusal is what it reports.
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &["--method", "tools/list", "--stored-auth-only"],
+    );
+    assert!(
+        !run.status.success(),
+        "{}",
+        run.report("tools/list without a token")
+    );
+    let out = format!("{}{}", run.stdout, run.stderr);
+    assert!(out.contains("auth_required"), "{}", run.report("no token"));
+    assert!(
+        out.contains("requires an access token"),
+        "{}",
+        run.report("no token")
+    );
+    assert!(!out.contains("\"tools\""), "{}", run.report("no token"));
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &[
+            "--method",
+            "tools/list",
+            "--stored-auth-only",
+            "--header",
+            "Authorization: Bearer axg_not-the-token",
+        ],
+    );
+    assert!(
+        !run.status.success(),
+        "{}",
+        run.report("tools/list with a wrong token")
+    );
+    assert!(
+        !run.stdout.contains("\"tools\""),
+        "{}",
+        run.report("wrong token")
+    );
+}
