@@ -10,3 +10,4 @@ pub mod metrics;
 pub mod platform;
 pub mod server;
 pub mod session;
+pub mod stdio;
