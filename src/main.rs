@@ -198,9 +198,11 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             Mode::Check => check(engine).await,
         }
     });
-    // A blocking read of stdin (the transport's fallback off Linux) cannot be cancelled:
-    // do not wait for it when a signal ended the stdio session.
-    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    if mode == Mode::Stdio {
+        // A blocking read of stdin (the transport's fallback off Linux) cannot be cancelled:
+        // do not wait for it when a signal ended the stdio session.
+        runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    }
     code
 }
 

@@ -31,7 +31,7 @@ use axgate::http::auth::{Scope, tokens};
 use serde_json::{Value, json};
 
 use proxy::BreakingProxy;
-use run::{Run, repo, require, run_script};
+use run::{Run, check_common_steps, repo, require, run_script};
 use support::TestServer;
 
 const STATE_URI: &str = "axgate://app/Form/state";
@@ -75,40 +75,11 @@ async fn matrix(name: &str, program: &Path, script: PathBuf, sdk_prefix: &str, r
         !run.stdout.contains(&token) && !run.stderr.contains(&token),
         "the token leaked into the script's output"
     );
-    assert!(run.status.success(), "{report}");
-    assert_eq!(
-        run.steps().last().map(|s| s["step"].clone()),
-        Some(json!("pass")),
-        "{report}"
-    );
-
-    let hello = run.step("initialize");
-    assert_eq!(hello["protocol"], "2025-11-25", "{report}");
-    assert_eq!(hello["server"], "axgate", "{report}");
-    assert_eq!(
-        hello["server_version"],
-        env!("CARGO_PKG_VERSION"),
-        "{report}"
-    );
+    let hello = check_common_steps(&run);
     assert_eq!(hello["session"], true, "no MCP-Session-Id: {report}");
     let sdk = hello["sdk"].as_str().unwrap_or_default();
     assert!(sdk.starts_with(sdk_prefix), "{name} ran {sdk}\n{report}");
-
     assert_eq!(run.step("subscribe")["uri"], STATE_URI, "{report}");
-    let listed: BTreeSet<String> = serde_json::from_value(run.step("tools/list")["tools"].clone())
-        .expect("tools/list lists names");
-    let served: BTreeSet<String> = axgate::mcp::tools::all()
-        .iter()
-        .map(|t| t.name.to_owned())
-        .collect();
-    assert_eq!(listed, served, "tools/list as the client saw it\n{report}");
-
-    let call = run.step("call");
-    assert_eq!(
-        (&call["before"], &call["pressed"], &call["after"]),
-        (&json!(false), &json!(true), &json!(true)),
-        "the press took effect and reads back\n{report}"
-    );
     let updated = run.step("updated");
     assert!(
         updated["uris"]

@@ -12,7 +12,6 @@
 #[path = "clients/run.rs"]
 mod run;
 
-use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -21,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use run::{repo, require, run_script};
+use run::{check_common_steps, repo, require, run_script};
 
 const AXGATE: &str = env!("CARGO_BIN_EXE_axgate");
 /// How long one exchange with the child may take; generous, the machine may be busy.
@@ -65,34 +64,7 @@ async fn python_sdk_stdio_client() {
         &[],
     )
     .await;
-    let report = run.report();
-    assert!(run.status.success(), "{report}");
-    assert_eq!(
-        run.steps().last().map(|s| s["step"].clone()),
-        Some(json!("pass")),
-        "{report}"
-    );
-    let hello = run.step("initialize");
-    assert_eq!(hello["protocol"], "2025-11-25", "{report}");
-    assert_eq!(hello["server"], "axgate", "{report}");
-    assert_eq!(
-        hello["server_version"],
-        env!("CARGO_PKG_VERSION"),
-        "{report}"
-    );
-    let listed: BTreeSet<String> =
-        serde_json::from_value(run.step("tools/list")["tools"].clone()).expect("names");
-    let served: BTreeSet<String> = axgate::mcp::tools::all()
-        .iter()
-        .map(|t| t.name.to_owned())
-        .collect();
-    assert_eq!(listed, served, "{report}");
-    let call = run.step("call");
-    assert_eq!(
-        (&call["before"], &call["pressed"], &call["after"]),
-        (&json!(false), &json!(true), &json!(true)),
-        "{report}"
-    );
+    check_common_steps(&run);
     run.step("closed");
 
     let logs = std::fs::read_to_string(&errlog).expect("the child's stderr");

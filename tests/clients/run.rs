@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
 
 /// How long one client script may take, SDK start-up included.
 pub const SCRIPT_TIMEOUT: Duration = Duration::from_secs(240);
@@ -79,6 +81,35 @@ impl Run {
         );
         found.into_iter().next().unwrap_or_default()
     }
+}
+
+/// The steps every client takes: it exited 0 ending with `pass`, initialized with axgate on
+/// 2025-11-25, listed exactly the served tools, and pressed the check box with the effect read
+/// back (`before` off, `pressed` and `after` on). Returns the `initialize` step.
+pub fn check_common_steps(run: &Run) -> Value {
+    let report = run.report();
+    assert!(run.status.success(), "{report}");
+    let last = run.steps().last().map(|s| s["step"].clone());
+    assert_eq!(last, Some(json!("pass")), "{report}");
+    let hello = run.step("initialize");
+    assert_eq!(hello["protocol"], "2025-11-25", "{report}");
+    assert_eq!(hello["server"], "axgate", "{report}");
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(hello["server_version"], version, "{report}");
+    let listed: BTreeSet<String> =
+        serde_json::from_value(run.step("tools/list")["tools"].clone()).expect("tool names");
+    let served: BTreeSet<String> = axgate::mcp::tools::all()
+        .iter()
+        .map(|t| t.name.to_owned())
+        .collect();
+    assert_eq!(listed, served, "tools/list as the client saw it\n{report}");
+    let call = run.step("call");
+    assert_eq!(
+        (&call["before"], &call["pressed"], &call["after"]),
+        (&json!(false), &json!(true), &json!(true)),
+        "the press took effect and reads back\n{report}"
+    );
+    hello
 }
 
 /// Runs `program args…` with the repository as working directory and `env` added, capturing

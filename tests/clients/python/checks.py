@@ -105,6 +105,17 @@ Connect = Callable[[str, "str | None", Seen], AbstractAsyncContextManager[tuple[
 Probe = Callable[[str, dict[str, str], str], Awaitable[int]]
 
 
+def prober(http_module: Any) -> Probe:
+    """A Probe POSTing with `http_module` (httpx for SDK 1.x, httpx2 for 2.x)."""
+
+    async def probe(url: str, headers: dict[str, str], body: str) -> int:
+        async with http_module.AsyncClient() as http:
+            response = await http.post(url, headers=headers, content=body)
+            return response.status_code
+
+    return probe
+
+
 class SdkComplaints(logging.Handler):
     """Collects every WARNING-or-worse record that the SDK (or anything under it) logs."""
 

@@ -58,11 +58,5 @@ async def connect(url: str, token: str | None, seen: checks.Seen) -> AsyncIterat
                 yield session, hello
 
 
-async def probe(url: str, headers: dict[str, str], body: str) -> int:
-    async with httpx.AsyncClient() as http:
-        response = await http.post(url, headers=headers, content=body)
-        return response.status_code
-
-
 if __name__ == "__main__":
-    sys.exit(checks.main(connect, probe))
+    sys.exit(checks.main(connect, checks.prober(httpx)))
