@@ -13,3 +13,4 @@ pub mod platform;
 pub mod policy;
 pub mod server;
 pub mod session;
+pub mod stdio;

@@ -28,9 +28,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve MCP on /mcp (and /healthz) until SIGTERM or SIGINT; SIGHUP reloads tokens and
-    /// policy from the config file and environment.
-    Serve(Common),
+    /// Serve MCP on /mcp (and /healthz) until SIGTERM or SIGINT; SIGHUP reloads tokens,
+    /// policy and the TLS certificate. With --stdio, one session on stdin/stdout for a local
+    /// MCP host.
+    Serve(ServeArgs),
     /// Print the backend's readiness checks; exit non-zero when it cannot serve.
     Check(Common),
     /// Work with the audit trail.
@@ -84,6 +85,24 @@ enum AuditCommand {
         #[arg(long, default_value_t = 64 << 20)]
         max_file_bytes: u64,
     },
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Speak MCP on stdin/stdout (one session, for a local MCP host that starts axgate)
+    /// instead of HTTP. Logs go to stderr; the session ends when stdin closes.
+    #[arg(long, conflicts_with = "bind")]
+    stdio: bool,
+}
+
+/// How `serve`/`check` run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Http,
+    Stdio,
+    Check,
 }
 
 /// Options shared by the commands. Each can also come from the config file
@@ -157,9 +176,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    let (common, serve) = match &cli.command {
-        Command::Serve(c) => (c, true),
-        Command::Check(c) => (c, false),
+    let (common, mode) = match &cli.command {
+        Command::Serve(s) if s.stdio => (&s.common, Mode::Stdio),
+        Command::Serve(s) => (&s.common, Mode::Http),
+        Command::Check(c) => (c, Mode::Check),
         Command::Audit(command) => return audit_command(command),
         Command::Token(command) => return token_command(command),
     };
@@ -170,7 +190,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         .thread_name("axgate-rt")
         .build()
         .context("cannot start the async runtime")?;
-    runtime.block_on(async move {
+    let code = runtime.block_on(async move {
         let backend =
             axgate::platform::select(config.backend.choice).map_err(anyhow::Error::msg)?;
         let metrics = Metrics::new(prometheus::Registry::new())
@@ -188,13 +208,31 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
             },
             metrics.engine.clone(),
         );
-        if serve {
-            let common = common.clone();
-            serve_until_signal(config, engine, metrics, move || common.config()).await
-        } else {
-            check(engine).await
+        match mode {
+            Mode::Http => {
+                let common = common.clone();
+                serve_until_signal(config, engine, metrics, move || common.config()).await
+            }
+            Mode::Stdio => serve_stdio(config, engine, metrics).await,
+            Mode::Check => check(engine).await,
         }
-    })
+    });
+    if mode == Mode::Stdio {
+        // A blocking read of stdin (the transport's fallback off Linux) cannot be cancelled:
+        // do not wait for it when a signal ended the stdio session.
+        runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    }
+    code
+}
+
+/// `serve --stdio`: one session on stdin/stdout until stdin closes or a signal.
+async fn serve_stdio(config: Config, engine: Arc<Engine>, metrics: Metrics) -> anyhow::Result<i32> {
+    if config.auth.enabled() {
+        tracing::info!("[auth] applies to HTTP only; on stdio the caller is the local user");
+    }
+    let ended = axgate::stdio::serve(&config, engine, metrics, shutdown_signal()).await?;
+    tracing::info!(?ended, "axgate stopped");
+    Ok(0)
 }
 
 fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {

@@ -1,140 +1,258 @@
-//! Real MCP clients against a real server: the official Python SDK (2.x) and TypeScript SDK
-//! (1.x) each initialize a session on an in-process axgate (demo backend), list the tools, read
-//! the Form app's tree, press its "Subscribe" check box, see the change, and end the session.
+//! The SDK interop matrix: real MCP clients — the official Python SDK 2.x and 1.x (`mcp<2`)
+//! and the TypeScript SDK 1.x — against a real axgate (demo backend) with auth on: a static
+//! bearer token generated here, configured as `[auth] tokens`, sent by each client as
+//! `Authorization: Bearer`. Each client initializes, subscribes to a resource, lists the
+//! tools, presses the Form app's "Subscribe" check box and reads the effect back, receives the
+//! resource update and its log records, resumes a broken stream, ends the session (DELETE;
+//! then 404), and fails with 401 given a wrong or no token.
 //!
-//! The client scripts live in `tests/clients/`; `scripts/test-env` installs the SDKs they need
-//! (a venv under `target/test-env`, `node_modules` under `tests/clients/ts`). When those are
-//! missing these tests fail, never skip: CI runs `scripts/test`, which prepares them first.
+//! The stream is broken by a proxy between client and server ([`proxy`]): it cuts the
+//! connection of the first response stream that carries a progress notification (a
+//! `wait_for` that holds only once the client presses the check box back). The SDK must
+//! reconnect with `Last-Event-ID` and get the rest, result included; the proxy records the cut
+//! and the resuming request, so the test sees the resumption from outside the client too.
+//!
+//! Every step is asserted here from the script's JSON lines, not only from its exit code. The
+//! scripts live in `tests/clients/`; `scripts/test-env` installs the SDKs they need (venvs
+//! under `target/test-env`, `node_modules` under `tests/clients/ts`). When those are missing
+//! these tests fail, never skip: CI runs `scripts/test`, which prepares them first.
 
 mod support;
 
-use std::io::{Read, Seek};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "clients/proxy.rs"]
+mod proxy;
+#[path = "clients/run.rs"]
+mod run;
 
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use axgate::http::auth::{Scope, tokens};
+use serde_json::{Value, json};
+
+use proxy::BreakingProxy;
+use run::{Run, check_common_steps, repo, require, run_script};
 use support::TestServer;
 
-/// How long one client script may take, SDK start-up included.
-const SCRIPT_TIMEOUT: Duration = Duration::from_secs(120);
+const STATE_URI: &str = "axgate://app/Form/state";
+/// What the proxy cuts after: the first response stream event carrying progress.
+const MARKER: &str = "\"notifications/progress\"";
 
-fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+/// A server with auth on (one generated static token, read and act scopes) and a proxy in
+/// front of it. Returns the token too; it is passed to the script through its environment.
+async fn server_with_token() -> (TestServer, BreakingProxy, String) {
+    let token = tokens::generate().expect("OS random numbers");
+    let scopes: BTreeSet<Scope> = [Scope::Read, Scope::Act].into();
+    let entry = tokens::config_entry("interop", &tokens::sha256(&token), &scopes);
+    let server =
+        TestServer::with_config(support::config(&format!("[auth]\ntokens = [{entry}]\n"))).await;
+    let proxy = BreakingProxy::start(server.addr, MARKER).await;
+    (server, proxy, token)
 }
 
-/// Fails the test, naming what is missing, unless `path` exists.
-fn require(path: &Path, what: &str) {
-    assert!(
-        path.exists(),
-        "{what} is missing ({}): run scripts/test-env first",
-        path.display()
-    );
+/// How an SDK fails when the server answers 401.
+#[derive(Clone, Copy)]
+enum Refusal {
+    /// Its error carries the status (`code` 401, `HTTPStatusError`).
+    Status,
+    /// Its error is this text, without the status (a known quirk, see docs/PROTOCOL.md).
+    Generic(&'static str),
 }
 
-/// What a finished script left behind.
-struct Run {
-    status: std::process::ExitStatus,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
-/// Runs `program args… url` with the repository as working directory, capturing its output,
-/// and kills it after [`SCRIPT_TIMEOUT`]. The server lives on this runtime, so the wait polls
-/// instead of blocking a worker thread.
-async fn run_script(program: &Path, args: &[PathBuf], url: &str) -> Run {
-    let mut out = tempfile::tempfile().expect("temp file for stdout");
-    let mut err = tempfile::tempfile().expect("temp file for stderr");
-    let started = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .arg(url)
-        .current_dir(repo())
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().expect("clone stdout file"))
-        .stderr(err.try_clone().expect("clone stderr file"))
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot start {}: {e}; run scripts/test-env first",
-                program.display()
-            )
-        });
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the client script") {
-            break status;
-        }
-        if started.elapsed() > SCRIPT_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            let (stdout, stderr) = (read_back(&mut out), read_back(&mut err));
-            panic!(
-                "{} {args:?} {url} did not finish within {SCRIPT_TIMEOUT:?}\n\
-                 --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-                program.display()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    };
-    Run {
-        status,
-        stdout: read_back(&mut out),
-        stderr: read_back(&mut err),
-        took: started.elapsed(),
-    }
-}
-
-fn read_back(file: &mut std::fs::File) -> String {
-    let mut bytes = Vec::new();
-    file.rewind().expect("rewind captured output");
-    file.read_to_end(&mut bytes).expect("read captured output");
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Starts a fresh server (the demo desktop's state is per server), runs the client script
-/// against it, and requires exit status 0 and a clean shutdown afterwards.
-async fn drive_the_form(name: &str, program: &Path, script: PathBuf) {
+/// Runs one SDK's script through the proxy and asserts every step of the matrix.
+async fn matrix(name: &str, program: &Path, script: PathBuf, sdk_prefix: &str, refusal: Refusal) {
     require(&script, "the client script");
-    let server = TestServer::start().await;
-    let run = run_script(program, &[script], &server.url).await;
-    let missing_sdk = ["ModuleNotFoundError", "ERR_MODULE_NOT_FOUND"]
-        .iter()
-        .any(|m| run.stderr.contains(m));
-    let hint = if missing_sdk {
-        " (the SDK is not installed: run scripts/test-env first)"
-    } else {
-        ""
-    };
-    let report = format!(
-        "{name} client: {}{hint} after {:.1} s\n--- stdout ---\n{}\n--- stderr ---\n{}",
-        run.status,
-        run.took.as_secs_f64(),
-        run.stdout,
-        run.stderr
-    );
-    assert!(run.status.success(), "{report}");
+    let (server, proxy, token) = server_with_token().await;
+    let run = run_script(
+        name,
+        program,
+        &[script, PathBuf::from(&proxy.url)],
+        &[("CLIENT_CHECK_TOKEN", token.as_str())],
+    )
+    .await;
+    let report = run.report();
     assert!(
-        run.stdout.contains("PASS"),
-        "exit 0 but no PASS line\n{report}"
+        !run.stdout.contains(&token) && !run.stderr.contains(&token),
+        "the token leaked into the script's output"
     );
+    let hello = check_common_steps(&run);
+    assert_eq!(hello["session"], true, "no MCP-Session-Id: {report}");
+    let sdk = hello["sdk"].as_str().unwrap_or_default();
+    assert!(sdk.starts_with(sdk_prefix), "{name} ran {sdk}\n{report}");
+    assert_eq!(run.step("subscribe")["uri"], STATE_URI, "{report}");
+    let updated = run.step("updated");
+    assert!(
+        updated["uris"]
+            .as_array()
+            .is_some_and(|u| u.contains(&json!(STATE_URI))),
+        "{report}"
+    );
+
+    check_resume(&run, &proxy);
+
+    let mut logged: Vec<String> =
+        serde_json::from_value(run.step("log")["tools"].clone()).expect("log lists tools");
+    logged.sort();
+    assert_eq!(
+        logged,
+        [
+            "get_tree",
+            "get_tree",
+            "perform_action",
+            "perform_action",
+            "wait_for"
+        ],
+        "one tool_call log record per call\n{report}"
+    );
+
+    assert_eq!(run.step("end")["delete_status"], 200, "{report}");
+    assert_eq!(
+        run.step("gone")["status"],
+        404,
+        "the ended session answers 404\n{report}"
+    );
+    let auth = run.step("auth");
+    for case in ["wrong", "missing"] {
+        let failed = &auth[case];
+        assert_eq!(
+            failed["http"],
+            json!([401]),
+            "{name} with a {case} token: the server answered 401, once\n{report}"
+        );
+        match refusal {
+            Refusal::Status => assert_eq!(
+                failed["status"], 401,
+                "{name} with a {case} token must fail with 401: {failed}\n{report}"
+            ),
+            Refusal::Generic(error) => assert_eq!(
+                (&failed["status"], &failed["error"]),
+                (&Value::Null, &json!(error)),
+                "{name} with a {case} token: the documented failure\n{report}"
+            ),
+        }
+    }
+    assert_eq!(server.state.sessions.registry().len(), 0, "{report}");
     println!("{report}");
     server.shutdown().await.expect("server stops cleanly");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn python_sdk_client_drives_the_form() {
-    let python = repo().join("target/test-env/venv/bin/python");
-    require(&python, "the Python SDK venv");
-    let script = repo().join("tests/clients/python/client_check.py");
-    drive_the_form("python", &python, script).await;
+/// The broken stream: cut once by the proxy after an event with an id; the client asked for
+/// the rest with `Last-Event-ID` = that id, and got the result of the wait.
+fn check_resume(run: &Run, proxy: &BreakingProxy) {
+    let report = run.report();
+    let resume = run.step("resume");
+    let seen = proxy.observed();
+    assert_eq!(seen.cuts.len(), 1, "one stream cut: {seen:?}\n{report}");
+    let cut_after = seen.cuts[0]
+        .clone()
+        .expect("the cut stream had carried an event id");
+    assert!(
+        seen.resumes.contains(&cut_after),
+        "the client resumed with Last-Event-ID {cut_after:?}; it sent {:?}\n{report}",
+        seen.resumes
+    );
+    assert_eq!(resume["satisfied"], true, "{report}");
+    assert_eq!(resume["pressed"], false, "{report}");
+    assert!(
+        resume["actual"]
+            .as_str()
+            .is_some_and(|a| a.contains("false")),
+        "{report}"
+    );
+    assert!(
+        resume["progress"].as_u64().is_some_and(|n| n >= 1),
+        "{report}"
+    );
+    if let Some(tokens) = resume["resumption_tokens"].as_array() {
+        // The TypeScript SDK reports every event id it got: the cut one, then the replay's.
+        let at = tokens.iter().position(|t| t == &json!(cut_after));
+        assert!(
+            at.is_some_and(|i| i + 1 < tokens.len()),
+            "ids after the cut arrived: {tokens:?} (cut after {cut_after})\n{report}"
+        );
+    }
+}
+
+fn venv_python(venv: &str) -> PathBuf {
+    let python = repo().join("target/test-env").join(venv).join("bin/python");
+    require(
+        &python,
+        &format!("the Python SDK venv target/test-env/{venv}"),
+    );
+    python
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn typescript_sdk_client_drives_the_form() {
+async fn python_sdk_2_matrix() {
+    let script = repo().join("tests/clients/python/client_check.py");
+    // SDK 2.x maps a non-2xx answer without a JSON-RPC body to this error.
+    let refusal = Refusal::Generic("MCPError: Server returned an error response");
+    matrix(
+        "python 2.x",
+        &venv_python("venv"),
+        script,
+        "mcp 2.",
+        refusal,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_1_matrix() {
+    let script = repo().join("tests/clients/python/client_check_v1.py");
+    matrix(
+        "python 1.x",
+        &venv_python("venv-v1"),
+        script,
+        "mcp 1.",
+        Refusal::Status,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_sdk_matrix() {
     require(
         &repo().join("tests/clients/ts/node_modules/@modelcontextprotocol/sdk/package.json"),
         "the TypeScript SDK (tests/clients/ts/node_modules)",
     );
     let script = repo().join("tests/clients/ts/client_check.mjs");
-    drive_the_form("typescript", Path::new("node"), script).await;
+    let sdk = "@modelcontextprotocol/sdk 1.";
+    matrix(
+        "typescript",
+        Path::new("node"),
+        script,
+        sdk,
+        Refusal::Status,
+    )
+    .await;
+}
+
+/// The proxy itself: without a marker event it forwards unchanged, and a plain session works
+/// through it (so a failure above is the client's, not the proxy's).
+#[tokio::test]
+async fn the_proxy_forwards_until_the_marker() {
+    let (server, proxy, token) = server_with_token().await;
+    let mut client = server.client();
+    client.url = proxy.url.clone();
+    client.http = reqwest::Client::builder()
+        .default_headers(
+            [(
+                reqwest::header::AUTHORIZATION,
+                format!("Bearer {token}").parse().expect("header value"),
+            )]
+            .into_iter()
+            .collect(),
+        )
+        .build()
+        .expect("client");
+    client.initialize().await;
+    let listed = client.request("tools/list", json!({})).await;
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{listed}"
+    );
+    assert!(proxy.observed().cuts.is_empty());
 }

@@ -1,35 +1,48 @@
 #!/usr/bin/env node
 // Drives a running axgate through the official TypeScript MCP SDK (1.x), as a real client would.
 //
-// Usage: node client_check.mjs http://127.0.0.1:PORT/mcp
+// Usage: CLIENT_CHECK_TOKEN=<bearer token> node client_check.mjs http://127.0.0.1:PORT/mcp
 //
-// Against a fresh server with the demo backend (tests/clients.rs starts one per test), it:
-// initializes a session, lists the tools, reads the Form app's tree, presses the "Subscribe"
-// check box, reads the tree again, waits for the server's per-call log notifications, ends the
-// session with transport.terminateSession() and close(), and checks that the server has
-// forgotten the session.
+// Against a fresh server with the demo backend and a static bearer token (tests/clients.rs
+// starts one per run, behind a proxy that breaks one response stream), over
+// StreamableHTTPClientTransport with `Authorization: Bearer` in requestInit, it: initializes,
+// subscribes to axgate://app/Form/state, lists the tools, presses the Form app's "Subscribe"
+// check box and reads the effect back, waits for the resource update and the per-call log
+// records, runs a `wait_for` whose stream the proxy cuts after its first progress notification
+// (the SDK reconnects with Last-Event-ID by itself — `_handleSseStream` schedules it once the
+// stream carried an event id — and reports each id through `onresumptiontoken`), ends the
+// session with terminateSession() (DELETE) and checks that the server answers 404 for it, and
+// finally connects with a wrong and with no token and records how the SDK fails.
 //
-// Prints one line per step. Exits 0 on success; 1 with a "FAIL ..." line otherwise. An error
-// that the SDK reports through onerror along the way is a failure too.
+// Every step prints one JSON line {"step": ..., ...}; tests/clients.rs asserts on those fields.
+// A failure prints {"step": "fail", "error": ...} and exits 1; success ends with
+// {"step": "pass"}. An error the SDK reports through onerror is a failure too, except the
+// disconnect the proxy causes during the resume step (reported there).
 
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const APP = 'Form';
 const CHECK_BOX = 'window[0]/check_box[0]';
 const TITLE = 'Subscribe';
-// Each tools/call makes the server log one `tool_call` record at info level (src/mcp/server.rs).
-const LOG_WAIT_MS = 10_000;
-const OVERALL_MS = 90_000;
-const FRESH_HINT =
-  ' (the demo desktop is shared by every session of a server: run this against a fresh one)';
+const STATE_URI = 'axgate://app/Form/state';
+const PROTOCOL = '2025-11-25';
+// The bearer token comes from the environment, never from the command line (ps shows that).
+const TOKEN_ENV = 'CLIENT_CHECK_TOKEN';
+const WAIT_MS = 15_000;
+const OVERALL_MS = 150_000;
+const AUTH_ATTEMPT_MS = 30_000;
+const CALL_TIMEOUT_MS = 90_000;
 
 class CheckFailed extends Error {}
 
-function step(name, detail) {
-  console.log(`ok   ${name}: ${detail}`);
+function report(step, fields = {}) {
+  console.log(JSON.stringify({ step, ...fields }));
 }
 
 function check(cond, message) {
@@ -40,21 +53,27 @@ function textOf(result) {
   return (result.content ?? []).map((c) => c.text ?? '').join(' ');
 }
 
-function findCheckBox(result, when) {
-  check(!result.isError, `get_tree (${when}) returned isError: ${textOf(result)}`);
+function structured(result, tool) {
+  check(!result.isError, `${tool} returned isError: ${textOf(result)}`);
   const sc = result.structuredContent;
-  check(sc && typeof sc === 'object', `get_tree (${when}) has no structuredContent`);
-  const nodes = sc.nodes;
-  check(Array.isArray(nodes) && nodes.length > 0, `get_tree (${when}): structuredContent.nodes is empty`);
-  check(sc.app === APP, `get_tree (${when}): app is ${JSON.stringify(sc.app)}, expected "${APP}"`);
+  check(sc && typeof sc === 'object', `${tool} has no structuredContent`);
+  return sc;
+}
+
+function checkBoxValue(result) {
+  const nodes = structured(result, 'get_tree').nodes ?? [];
   const boxes = nodes.filter((n) => n.role === 'check_box' && n.title === TITLE);
-  check(
-    boxes.length === 1,
-    `get_tree (${when}): expected one check_box titled "${TITLE}", found ${boxes.length} among ${nodes.length} nodes`,
-  );
-  const box = boxes[0];
-  check(box.path === CHECK_BOX, `check box path is ${JSON.stringify(box.path)}, expected "${CHECK_BOX}"`);
-  return box;
+  check(boxes.length === 1, `get_tree: expected one check_box titled "${TITLE}", found ${boxes.length}`);
+  check(boxes[0].path === CHECK_BOX, `check box path is ${JSON.stringify(boxes[0].path)}`);
+  return boxes[0].value;
+}
+
+async function waitUntil(cond, what) {
+  const deadline = Date.now() + WAIT_MS;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new CheckFailed(`no ${what} within ${WAIT_MS / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function sdkVersion() {
@@ -62,137 +81,192 @@ function sdkVersion() {
   return JSON.parse(readFileSync(url, 'utf8')).version;
 }
 
-async function run(url) {
-  const sdkErrors = [];
-  const logRecords = [];
-  const seen = { deleteStatus: undefined, closing: false };
-
+/** A client and transport for `url`; `token` null sends no Authorization header. */
+function connectTo(url, token, seen) {
   // The SDK's own fetch, watched: records the answer to DELETE.
   const watchedFetch = async (input, init) => {
     const response = await fetch(input, init);
+    seen.statuses.push(response.status);
     if ((init?.method ?? 'GET').toUpperCase() === 'DELETE') seen.deleteStatus = response.status;
     return response;
   };
-
-  const transport = new StreamableHTTPClientTransport(new URL(url), { fetch: watchedFetch });
+  const headers = token ? { Authorization: `Bearer ${token}` } : {};
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: watchedFetch,
+    requestInit: { headers },
+  });
   const client = new Client({ name: 'axgate-client-check', version: '0.0.0' }, { capabilities: {} });
   client.onerror = (error) => {
     const text = `${error?.name ?? 'Error'}: ${error?.message ?? error}`;
-    // close() aborts the GET stream if it is still open, and the SDK reports that abort: it is
-    // our own doing, not a fault.
-    const ours = seen.closing && /AbortError/.test(text);
-    if (!ours) sdkErrors.push(text);
-    console.error(`     sdk reported${ours ? ' (our own abort, ignored)' : ''}: ${text}`);
+    // close() aborts the GET stream if it is still open: our own doing, not a fault. The
+    // disconnect the proxy causes is expected while the resume step runs.
+    if (seen.closing && /AbortError/.test(text)) return;
+    (seen.resuming ? seen.resumeErrors : seen.sdkErrors).push(text);
+    console.error(`     sdk reported: ${text}`);
   };
   client.setNotificationHandler(LoggingMessageNotificationSchema, (note) => {
     const data = note.params.data && typeof note.params.data === 'object' ? note.params.data : {};
-    logRecords.push({ level: note.params.level, logger: note.params.logger, ...data });
+    seen.logRecords.push({ level: note.params.level, logger: note.params.logger, ...data });
   });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+    seen.updated.push(note.params.uri);
+  });
+  return { client, transport };
+}
 
+function newSeen() {
+  return {
+    deleteStatus: undefined,
+    statuses: [],
+    closing: false,
+    resuming: false,
+    sdkErrors: [],
+    resumeErrors: [],
+    logRecords: [],
+    updated: [],
+  };
+}
+
+async function press(client) {
+  const acted = await client.callTool(
+    { name: 'perform_action', arguments: { app: APP, target: CHECK_BOX, action: 'press' } },
+    undefined,
+    { timeout: CALL_TIMEOUT_MS },
+  );
+  const out = structured(acted, 'perform_action');
+  check(out.verified === true, `perform_action not verified: ${JSON.stringify(out)}`);
+  return out.element ?? {};
+}
+
+/** A wait_for that only ends when the check box is pressed back: the proxy cuts its stream
+ * after the first progress notification, which is also when the press is sent. */
+async function resumeStep(client, seen) {
+  const progress = [];
+  const tokens = [];
+  let pressing;
+  const started = Date.now();
+  seen.resuming = true;
+  const waited = await client.callTool(
+    {
+      name: 'wait_for',
+      arguments: { app: APP, target: CHECK_BOX, condition: 'value_equals', value: 'false', timeout_ms: 60000 },
+    },
+    undefined,
+    {
+      timeout: CALL_TIMEOUT_MS,
+      onprogress: (p) => {
+        progress.push(p.progress);
+        pressing ??= press(client);
+      },
+      onresumptiontoken: (token) => tokens.push(token),
+    },
+  );
+  const out = structured(waited, 'wait_for');
+  check(pressing !== undefined, 'wait_for returned without any progress notification');
+  const pressed = await pressing;
+  seen.resuming = false;
+  report('resume', {
+    satisfied: out.satisfied,
+    actual: out.actual,
+    progress: progress.length,
+    pressed: pressed.value,
+    seconds: (Date.now() - started) / 1000,
+    resumption_tokens: tokens,
+    sdk_reported: seen.resumeErrors,
+  });
+}
+
+async function sessionSteps(url, token) {
+  const seen = newSeen();
+  const { client, transport } = connectTo(url, token, seen);
   await client.connect(transport);
   const info = client.getServerVersion();
   const sessionId = transport.sessionId;
   check(info, 'initialize: no serverInfo');
-  check(sessionId, 'initialize: no MCP-Session-Id header');
-  step(
-    'initialize',
-    `protocol ${transport.protocolVersion}, server ${info.name} ${info.version}, session ${sessionId} ` +
-      `(@modelcontextprotocol/sdk ${sdkVersion()})`,
-  );
-  check(
-    transport.protocolVersion === '2025-11-25',
-    `negotiated ${JSON.stringify(transport.protocolVersion)}, expected "2025-11-25"`,
-  );
-  check(client.getServerCapabilities()?.logging, 'server does not advertise the logging capability');
+  report('initialize', {
+    protocol: transport.protocolVersion,
+    server: info.name,
+    server_version: info.version,
+    sdk: `@modelcontextprotocol/sdk ${sdkVersion()}`,
+    session: sessionId !== undefined,
+  });
 
   await client.setLoggingLevel('info');
-  step('logging/setLevel', 'info');
+  await client.subscribeResource({ uri: STATE_URI });
+  report('subscribe', { uri: STATE_URI });
 
   const tools = await client.listTools();
-  const names = tools.tools.map((t) => t.name).sort();
-  for (const needed of ['get_tree', 'perform_action']) {
-    check(names.includes(needed), `tools/list lacks "${needed}": ${names.join(', ')}`);
-  }
-  step('tools/list', names.join(', '));
-
-  const calls = [];
+  report('tools/list', { tools: tools.tools.map((t) => t.name).sort() });
 
   // listTools() above lets callTool validate structuredContent against each outputSchema.
-  const before = await client.callTool({ name: 'get_tree', arguments: { app: APP } });
-  calls.push('get_tree');
-  let box = findCheckBox(before, 'before');
-  check(box.value === false, `"${TITLE}" value is ${JSON.stringify(box.value)}, expected false${FRESH_HINT}`);
-  step(
-    'get_tree',
-    `${before.structuredContent.nodes.length} nodes; check_box "${TITLE}" at ${box.path} = ${JSON.stringify(box.value)}`,
-  );
+  const before = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP } }));
+  const element = await press(client);
+  const after = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP } }));
+  report('call', { before, pressed: element.value, after });
 
-  const acted = await client.callTool({
-    name: 'perform_action',
-    arguments: { app: APP, target: CHECK_BOX, action: 'press' },
-  });
-  calls.push('perform_action');
-  check(!acted.isError, `perform_action returned isError: ${textOf(acted)}`);
-  const out = acted.structuredContent;
-  check(out && typeof out === 'object', 'perform_action has no structuredContent');
-  const element = out.element ?? {};
-  check(out.tool === 'perform_action' && out.verified === true, `perform_action result: tool ${JSON.stringify(out.tool)}, verified ${JSON.stringify(out.verified)}`);
-  check(element.path === CHECK_BOX, `perform_action element path ${JSON.stringify(element.path)}`);
-  check(
-    element.value === true,
-    `after press the element value is ${JSON.stringify(element.value)}, expected true`,
-  );
-  step('perform_action', `press ${CHECK_BOX} -> value ${JSON.stringify(element.value)}`);
+  await waitUntil(() => seen.updated.includes(STATE_URI), `notifications/resources/updated for ${STATE_URI}`);
+  report('updated', { uris: [...new Set(seen.updated)].sort() });
 
-  const after = await client.callTool({ name: 'get_tree', arguments: { app: APP } });
-  calls.push('get_tree');
-  box = findCheckBox(after, 'after');
-  check(box.value === true, `get_tree after press: value is ${JSON.stringify(box.value)}, expected true`);
-  step('get_tree', `check_box "${TITLE}" = ${JSON.stringify(box.value)} (the press took effect)`);
+  await resumeStep(client, seen);
 
-  // Each call's log record travels on the session's GET stream, not the call's own stream.
-  // Wait for all of them, so that none is still in flight when we hang up.
-  const toolCalls = () => logRecords.filter((r) => r.event === 'tool_call');
-  const deadline = Date.now() + LOG_WAIT_MS;
-  while (toolCalls().length < calls.length) {
-    if (Date.now() > deadline) {
-      throw new CheckFailed(
-        `expected ${calls.length} tool_call log notifications within ${LOG_WAIT_MS / 1000} s, got ${JSON.stringify(logRecords)}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const logged = toolCalls().map((r) => r.tool);
-  check(
-    JSON.stringify(logged) === JSON.stringify(calls),
-    `tool_call log records name ${logged.join(', ')}, expected ${calls.join(', ')}`,
-  );
-  const bad = logRecords.filter((r) => r.outcome !== 'ok');
-  check(bad.length === 0, `log records with outcome other than ok: ${JSON.stringify(bad)}`);
-  step('notifications/message', `${logged.length} tool_call records: ${logged.join(', ')}`);
+  const toolCalls = () => seen.logRecords.filter((r) => r.event === 'tool_call');
+  await waitUntil(() => toolCalls().length >= 5, 'tool_call log record for each of the 5 calls');
+  // The press during the wait changed the state again: its update is the last message the
+  // server sends. Leaving before it arrives races the SDK's shutdown.
+  await waitUntil(() => seen.updated.length >= 2, "second resources/updated (after the resume step's press)");
+  report('log', { tools: toolCalls().map((r) => r.tool), updates: seen.updated.length });
 
   await transport.terminateSession();
-  check(seen.deleteStatus !== undefined, 'terminateSession() sent no DELETE');
   check(transport.sessionId === undefined, 'terminateSession() left the session id in place');
   seen.closing = true;
   await client.close();
-  step('end session', `DELETE answered ${seen.deleteStatus}; client closed`);
+  report('end', { delete_status: seen.deleteStatus ?? null });
+  check(seen.sdkErrors.length === 0, `the SDK reported errors: ${seen.sdkErrors.join(' | ')}`);
 
   const probe = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
       'mcp-session-id': sessionId,
-      'mcp-protocol-version': '2025-11-25',
+      'mcp-protocol-version': PROTOCOL,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 99, method: 'tools/list' }),
   });
   await probe.body?.cancel();
-  check(probe.status === 404, `a request on the ended session answered ${probe.status}, expected 404`);
-  step('session gone', 'a request with the old session id answers 404');
+  report('gone', { status: probe.status });
+}
 
-  return sdkErrors;
+/** Connects with `token` (null: no Authorization header) and records how the SDK fails. */
+async function refused(url, token) {
+  const seen = newSeen();
+  const { client, transport } = connectTo(url, token, seen);
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), AUTH_ATTEMPT_MS);
+  });
+  try {
+    const outcome = await Promise.race([client.connect(transport), timeout]);
+    const failure = outcome === 'timeout' ? `no failure within ${AUTH_ATTEMPT_MS / 1000} s` : 'connected';
+    return { status: null, http: seen.statuses, error: failure };
+  } catch (error) {
+    const text = `${error?.name ?? 'Error'}: ${error?.message ?? error}`.slice(0, 300);
+    return { status: error?.code ?? null, http: seen.statuses, error: text };
+  } finally {
+    clearTimeout(timer);
+    seen.closing = true;
+    await client.close().catch(() => {});
+  }
+}
+
+async function run(url) {
+  const token = process.env[TOKEN_ENV];
+  check(token, `${TOKEN_ENV} is not set: tests/clients.rs passes the bearer token there`);
+  await sessionSteps(url, token);
+  const wrong = await refused(url, 'axg_wrong-token-for-tests-only-0123456789abcdefghij');
+  const missing = await refused(url, null);
+  report('auth', { wrong, missing });
 }
 
 async function main() {
@@ -205,19 +279,15 @@ async function main() {
     timer = setTimeout(() => reject(new Error(`gave up after ${OVERALL_MS / 1000} s`)), OVERALL_MS);
   });
   try {
-    const sdkErrors = await Promise.race([run(process.argv[2]), overall]);
-    if (sdkErrors.length > 0) {
-      console.log(`FAIL the SDK reported ${sdkErrors.length} error(s): ${sdkErrors.join(' | ')}`);
-      return 1;
-    }
+    await Promise.race([run(process.argv[2]), overall]);
   } catch (error) {
     if (!(error instanceof CheckFailed)) console.error(error);
-    console.log(`FAIL ${error instanceof CheckFailed ? '' : `${error?.name ?? 'Error'}: `}${error?.message ?? error}`);
+    report('fail', { error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
     return 1;
   } finally {
     clearTimeout(timer);
   }
-  console.log('PASS typescript SDK client drove the Form app');
+  report('pass');
   return 0;
 }
 
