@@ -158,7 +158,6 @@ fn stdout_is_protocol_only_and_closing_stdin_ends_the_process() {
         "{apps}"
     );
 
-    drop(send);
     drop(stdin); // the host hangs up
     let deadline = Instant::now() + REPLY_TIMEOUT;
     let status = loop {
