@@ -25,9 +25,15 @@ pub struct TestServer {
     task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
-/// Config from TOML text layered over the defaults (and nothing from the environment).
+/// Rate limits high enough that no test meets them by accident; tests of the limits set
+/// their own `[limits]`, which override these.
+const HARNESS: &str = "[limits]\ncalls_per_second = 100000\nwrites_per_second = 100000\n";
+
+/// Config from TOML text layered over the harness settings and the defaults (and nothing
+/// from the environment).
 pub fn config(toml: &str) -> Config {
     let mut layers = Layers::default();
+    layers.toml_text(HARNESS, "harness");
     layers.toml_text(toml, "test");
     layers.build().expect("valid test config")
 }
