@@ -4,16 +4,8 @@
 
 mod support;
 
-use serde_json::{Value, json};
-use support::{TestServer, config};
-
-fn lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each audit line is JSON"))
-        .collect()
-}
+use serde_json::json;
+use support::{TestServer, audit_lines, config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mutating_calls_are_audited_before_their_result_and_redacted() {
@@ -30,7 +22,10 @@ async fn mutating_calls_are_audited_before_their_result_and_redacted() {
     client
         .call("get_tree", json!({"app": "Form", "depth": 2}))
         .await;
-    assert!(lines(&path).is_empty(), "read-only calls are not audited");
+    assert!(
+        audit_lines(&path).is_empty(),
+        "read-only calls are not audited"
+    );
 
     let pressed = client
         .call(
@@ -40,7 +35,7 @@ async fn mutating_calls_are_audited_before_their_result_and_redacted() {
         .await;
     assert_eq!(pressed["isError"], false, "{pressed}");
     // The line is durable by the time the result arrived.
-    let after_click = lines(&path);
+    let after_click = audit_lines(&path);
     assert_eq!(after_click.len(), 1);
     assert_eq!(after_click[0]["tool"], "click");
     assert_eq!(after_click[0]["app"], "Form");
@@ -61,7 +56,7 @@ async fn mutating_calls_are_audited_before_their_result_and_redacted() {
         .await;
     assert_eq!(denied["isError"], true);
 
-    let all = lines(&path);
+    let all = audit_lines(&path);
     assert_eq!(all.len(), 3, "{all:?}");
     assert_eq!(all[1]["tool"], "type_text");
     assert_eq!(all[1]["redacted"]["text_len"], secret.len());

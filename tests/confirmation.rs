@@ -12,18 +12,12 @@ use std::time::Duration;
 use axgate::ax::AxValue;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use support::{Client, PROTOCOL, TestServer, app_value, check, config, parse_sse, session};
+use support::{
+    Client, PROTOCOL, TestServer, app_value, audit_lines, check, config, parse_sse, session,
+};
 
 const RESET: &str = r#"window[0]/tab_group[0]/group["Advanced"]/button["Reset"]"#;
 const PROXY: &str = r#"window[0]/tab_group[0]/group["Advanced"]/text_field["Proxy"]"#;
-
-fn audit_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each audit line is JSON"))
-        .collect()
-}
 
 /// Opens Settings' Advanced panel and types a proxy, so that a Reset shows.
 async fn prepare(c: &mut Client) {

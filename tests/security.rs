@@ -11,7 +11,9 @@ use std::path::Path;
 
 use axgate::http::auth::tokens;
 use serde_json::{Value, json};
-use support::{Client, PROTOCOL, TestServer, check, client_with, config, session, text_of};
+use support::{
+    Client, PROTOCOL, TestServer, audit_lines, check, client_with, config, session, text_of,
+};
 
 /// One token per role, generated for this test run.
 struct Tokens {
@@ -52,14 +54,6 @@ impl Tokens {
 
 fn audit_section(path: &Path) -> String {
     format!("[audit]\npath = {:?}\n", path.display().to_string())
-}
-
-pub fn audit_lines(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each audit line is JSON"))
-        .collect()
 }
 
 async fn signed_in(server: &TestServer, token: &str) -> Client {

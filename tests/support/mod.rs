@@ -275,6 +275,15 @@ pub fn app_value(server: &TestServer, app: &str, identifier: &str) -> Option<axg
         .value
 }
 
+/// Every line of an audit file, parsed (none when the file does not exist yet).
+pub fn audit_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each audit line is JSON"))
+        .collect()
+}
+
 /// A client with an initialised session.
 pub async fn session(server: &TestServer) -> Client {
     let mut c = server.client();
