@@ -221,6 +221,7 @@ pub fn app(state: &AppState) -> Router {
     };
     let intake = Arc::new(Intake {
         registry: state.sessions.registry().clone(),
+        events: state.sessions.event_log().clone(),
         max_body_bytes: server.max_body_bytes,
         metrics: state.metrics.clone(),
         auth: state.auth.clone(),

@@ -7,8 +7,8 @@
 //! Who is calling: the local user who started the process. No credential is presented and no
 //! `http::request::Parts` exist, so requests carry no `Principal` in their extensions — the
 //! same as HTTP with `[auth]` off, which grants every scope. The policy applies as over HTTP
-//! (read-only mode, app rules, rate limits, confirmation of destructive presses); the admin
-//! tools have no sessions to administer. The session ends when stdin closes (the host hung
+//! (read-only mode, app rules, rate limits, confirmation of destructive presses). The admin
+//! tools are not listed: there are no HTTP sessions to administer. The session ends when stdin closes (the host hung
 //! up) or at `shutdown`.
 
 use std::future::Future;

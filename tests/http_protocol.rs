@@ -197,12 +197,10 @@ async fn protocol_version_header_rules() {
     );
     let events = parse_sse(&resp.text().await.unwrap());
     assert!(support::response_of(&events, 7).is_some_and(|r| r.get("result").is_some()));
+    // The sessionless revision's header without its `_meta`, inside a session: the
+    // session's revision applies (a sessionless request carries its version in `_meta`).
     let resp = send(Some("2026-07-28")).await.unwrap();
-    assert_eq!(
-        resp.status(),
-        400,
-        "the sessionless revision is not served yet"
-    );
+    assert_eq!(resp.status(), 200, "inside a session, its revision applies");
     // Without the header, the session's negotiated version applies.
     let resp = send(None).await.unwrap();
     assert_eq!(resp.status(), 200);
@@ -248,28 +246,6 @@ async fn older_revision_is_negotiated_and_then_governs_the_session() {
     );
     let events = parse_sse(&resp.text().await.unwrap());
     assert!(support::response_of(&events, 1).is_some_and(|r| r.get("result").is_some()));
-}
-
-#[tokio::test]
-async fn sessionless_requests_are_refused_for_now() {
-    let server = TestServer::start().await;
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/list",
-        "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}
-    });
-    let resp = server.client().post(&body).send().await.unwrap();
-    assert_eq!(resp.status(), 400);
-    let discover = json!({"jsonrpc": "2.0", "id": 2, "method": "server/discover"});
-    assert_eq!(
-        server
-            .client()
-            .post(&discover)
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        400
-    );
 }
 
 #[tokio::test]

@@ -3,8 +3,12 @@
 //! - `MCP-Protocol-Version` must be a revision axgate serves → else 400; inside a session the
 //!   negotiated revision applies: it is filled in when the header is absent, and replaces
 //!   another served revision (which clients such as the conformance suite send);
-//! - the sessionless 2026-07-28 signals (per-request `_meta` version, `server/discover`) are
-//!   refused with 400 until that revision is served deliberately;
+//! - a sessionless 2026-07-28 request (per-request `_meta` version, or `server/discover`) is
+//!   served without a session: an `MCP-Session-Id` on it is ignored (removed), the request is
+//!   marked [`Sessionless`] for the handler, and its response is followed by
+//!   [`sessionless::watch`] (stream bound to the caller, closing it cancels the request); a
+//!   sessionless `GET` with `Last-Event-ID` is let through only for the caller its stream is
+//!   bound to, anyone else gets 404;
 //! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included, and a
 //!   successful DELETE → 200; a session id presented by a principal other than the one that
 //!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
@@ -24,17 +28,24 @@ use serde_json::{Value, json};
 
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
 use crate::http::auth::{Auth, Failure, Principal, Reason};
+use crate::http::sessionless;
+use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::{Owner, SessionRegistry};
+use crate::session::{EventLog, Owner, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_HEADER: &str = "last-event-id";
+/// The first revision without sessions.
+const SESSIONLESS_VERSION: &str = "2026-07-28";
 const META_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What the intake layer needs.
 pub struct Intake {
     pub registry: Arc<SessionRegistry>,
+    /// The event log, for binding sessionless streams to their callers and checking replays.
+    pub events: Arc<EventLog>,
     pub max_body_bytes: usize,
     pub metrics: Metrics,
     /// For the step-up challenge of a tool call beyond the token's scope.
@@ -110,44 +121,39 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     }
 
     let owner = Owner::of(parts.extensions.get::<Principal>());
-    // Session checks apply to every method.
-    if let Some(id) = &session {
-        let entry = intake.registry.get(id).filter(|entry| {
-            let same = entry.owner == owner;
-            if !same {
-                tracing::warn!(
-                    session = %crate::audit::session_tag(id),
-                    principal = owner.as_ref().map_or("-", |o| o.name.as_str()),
-                    "a session id was presented by a principal it does not belong to; answered as unknown"
-                );
-            }
-            same
-        });
-        let Some(entry) = entry else {
+    if parts.method != Method::POST {
+        if let Some(id) = &session
+            && let Err(refused) =
+                check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
+        {
+            return refused;
+        }
+        // A GET that resumes a stream under 2026-07-28 (after the session's own revision
+        // was applied above) is rmcp's sessionless replay, which checks nobody: only the
+        // stream's own caller passes.
+        let sessionless_version = parts
+            .headers
+            .get(VERSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v >= SESSIONLESS_VERSION);
+        if parts.method == Method::GET
+            && sessionless_version
+            && let Some(last) = parts.headers.get(LAST_EVENT_HEADER)
+            && !intake
+                .events
+                .replayable_by(last.to_str().unwrap_or_default(), &owner)
+        {
             return jsonrpc_error(
                 StatusCode::NOT_FOUND,
                 None,
                 -32001,
-                "Session not found: it ended, expired or never existed. Initialize a new session"
+                "No replayable stream with this Last-Event-ID for this caller: a sessionless \
+                 stream can be fetched again only by the principal that made the request, \
+                 for sessions.finished_stream_ttl after its response"
                     .into(),
             );
-        };
-        // The session's negotiated revision governs every request in it. A header naming
-        // another served revision is accepted (the spec's 400 is for invalid or unsupported
-        // values, and the official conformance suite sends one) and replaced by the
-        // negotiated one, so nothing behind this layer sees two revisions in one session.
-        if let Some(negotiated) = entry.protocol_version
-            && header_version.as_deref() != Some(negotiated.as_str())
-        {
-            if let Some(v) = &header_version {
-                tracing::debug!(sent = %v, %negotiated, "MCP-Protocol-Version differs from the session's; the negotiated one applies");
-            }
-            if let Ok(value) = HeaderValue::from_str(&negotiated) {
-                parts.headers.insert(VERSION_HEADER, value);
-            }
         }
     }
-
     if parts.method == Method::DELETE {
         // rmcp answers 202; a session that ended is a completed action (200), which every
         // client SDK accepts (the Python SDK refuses 202).
@@ -184,22 +190,32 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             );
         }
     };
-    if !is_json {
+    let mut message = if is_json {
+        match inspect(&bytes) {
+            Ok(message) => Some(message),
+            Err(refusal) => return refusal.response(),
+        }
+    } else {
+        None
+    };
+    if let Some(message) = &message {
+        count_method(&intake.metrics, &message.method);
+    }
+    if let Some(message) = message.take_if(|m| m.sessionless) {
+        return serve_sessionless(&intake, parts, bytes, message, owner, next).await;
+    }
+    if let Some(id) = &session
+        && let Err(refused) =
+            check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
+    {
+        return refused;
+    }
+    let Some(message) = message else {
         // rmcp answers 415 with the rule; pass it through untouched.
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
             .await;
-    }
-    let message = match inspect(&bytes) {
-        Ok(message) => message,
-        Err(refusal) => {
-            if let Some(method) = refusal.method() {
-                count_method(&intake.metrics, method);
-            }
-            return refusal.response();
-        }
     };
-    count_method(&intake.metrics, &message.method);
     let (id, method, params) = (message.id, message.method, message.params);
     if method == "initialize" && session.is_none() && !intake.registry.has_room() {
         let mut response = jsonrpc_error(
@@ -236,6 +252,80 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         intake.registry.set_owner(id, owner);
     }
     response
+}
+
+/// The checks of a request that names a session: it must exist and belong to `owner` (else
+/// 404, exactly like an unknown id), and the session's negotiated revision governs it.
+fn check_session(
+    intake: &Intake,
+    parts: &mut http::request::Parts,
+    id: &str,
+    owner: &Option<Owner>,
+    header_version: Option<&str>,
+) -> Result<(), Response> {
+    let entry = intake.registry.get(id).filter(|entry| {
+        let same = entry.owner == *owner;
+        if !same {
+            tracing::warn!(
+                session = %crate::audit::session_tag(id),
+                principal = owner.as_ref().map_or("-", |o| o.name.as_str()),
+                "a session id was presented by a principal it does not belong to; answered as unknown"
+            );
+        }
+        same
+    });
+    let Some(entry) = entry else {
+        return Err(jsonrpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            -32001,
+            "Session not found: it ended, expired or never existed. Initialize a new session"
+                .into(),
+        ));
+    };
+    // The session's negotiated revision governs every request in it. A header naming
+    // another served revision is accepted (the spec's 400 is for invalid or unsupported
+    // values, and the official conformance suite sends one) and replaced by the
+    // negotiated one, so nothing behind this layer sees two revisions in one session.
+    if let Some(negotiated) = entry.protocol_version
+        && header_version != Some(negotiated.as_str())
+    {
+        if let Some(v) = header_version {
+            tracing::debug!(sent = %v, %negotiated, "MCP-Protocol-Version differs from the session's; the negotiated one applies");
+        }
+        if let Ok(value) = HeaderValue::from_str(&negotiated) {
+            parts.headers.insert(VERSION_HEADER, value);
+        }
+    }
+    Ok(())
+}
+
+/// A sessionless (2026-07-28) request: no session is looked up or made (an `MCP-Session-Id`
+/// on it is ignored, as that revision asks), the scope of a tool call is checked as for any
+/// call, and the response is followed so that the stream is bound to its caller and its
+/// closing cancels the request.
+async fn serve_sessionless(
+    intake: &Intake,
+    mut parts: http::request::Parts,
+    bytes: bytes::Bytes,
+    message: Inspected,
+    owner: Option<Owner>,
+    next: Next,
+) -> Response {
+    parts.headers.remove(SESSION_HEADER);
+    if message.method == "tools/call"
+        && let Some(refused) = tool_scope(intake, &parts, None, message.params.as_ref()).await
+    {
+        return refused;
+    }
+    let marker = Sessionless {
+        closed: tokio_util::sync::CancellationToken::new(),
+    };
+    parts.extensions.insert(marker.clone());
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    sessionless::watch(response, intake.events.clone(), owner, marker.closed)
 }
 
 /// A `tools/call` of a known tool beyond the principal's scope: 403 with an
@@ -294,6 +384,9 @@ pub struct Inspected {
     pub method: String,
     /// The `params`, when present.
     pub params: Option<Value>,
+    /// A request of the sessionless 2026-07-28 revision: `server/discover`, or a protocol
+    /// version in its `_meta`.
+    pub sessionless: bool,
 }
 
 /// Why [`inspect`] refused a POST body; every refusal is a 400.
@@ -308,13 +401,6 @@ pub enum IntakeError {
     /// JSON, but neither an object nor an array.
     #[error("the body must be one JSON-RPC message object")]
     NotAnObject,
-    /// A signal of the sessionless 2026-07-28 revision (`server/discover`, or a per-request
-    /// `_meta` protocol version).
-    #[error(
-        "The sessionless 2026-07-28 revision is not served; initialize a session with one of {}",
-        versions()
-    )]
-    Sessionless { id: Option<Value>, method: String },
 }
 
 impl IntakeError {
@@ -326,37 +412,15 @@ impl IntakeError {
         }
     }
 
-    /// The request `id` the error answers, when the message was read that far.
-    pub fn id(&self) -> Option<&Value> {
-        match self {
-            IntakeError::Sessionless { id, .. } => id.as_ref(),
-            _ => None,
-        }
-    }
-
-    /// The method the message named, when it was read that far (it is still counted).
-    pub fn method(&self) -> Option<&str> {
-        match self {
-            IntakeError::Sessionless { method, .. } => Some(method),
-            _ => None,
-        }
-    }
-
-    /// The 400 answer with its JSON-RPC error body.
+    /// The 400 answer with its JSON-RPC error body (no message was read, so its id is null).
     pub fn response(self) -> Response {
-        let message = self.to_string();
-        let code = self.code();
-        let id = match self {
-            IntakeError::Sessionless { id, .. } => id,
-            _ => None,
-        };
-        jsonrpc_error(StatusCode::BAD_REQUEST, id, code, message)
+        jsonrpc_error(StatusCode::BAD_REQUEST, None, self.code(), self.to_string())
     }
 }
 
 /// The checks on a POST body with a JSON content type, before rmcp reads it: one JSON
-/// object (not a batch), not a signal of the sessionless revision. Pure: the layer counts
-/// the method and decides about sessions.
+/// object (not a batch); and whether it is a request of the sessionless revision. Pure: the
+/// layer counts the method and decides about sessions.
 pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
     let message: Value =
         serde_json::from_slice(body).map_err(|e| IntakeError::Parse(e.to_string()))?;
@@ -377,9 +441,12 @@ pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
         .get("params")
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(META_VERSION_KEY));
-    if method == "server/discover" || meta_version.is_some() {
-        return Err(IntakeError::Sessionless { id, method });
-    }
+    let sessionless = method == "server/discover" || meta_version.is_some();
     let params = object.get("params").cloned();
-    Ok(Inspected { id, method, params })
+    Ok(Inspected {
+        id,
+        method,
+        params,
+        sessionless,
+    })
 }

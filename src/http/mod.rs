@@ -1,11 +1,13 @@
-//! The HTTP surface: the Host/Origin guard, the `/mcp` intake checks in front of rmcp, the
-//! health, readiness and metrics endpoints, and the HTTP metrics layer. Knows nothing of accessibility.
+//! The HTTP surface: the Host/Origin guard, the `/mcp` intake checks in front of rmcp (and
+//! its sessionless 2026-07-28 path), the health, readiness and metrics endpoints, and the
+//! HTTP metrics layer. Knows nothing of accessibility.
 
 pub mod auth;
 pub mod guard;
 pub mod health;
 pub mod intake;
 pub mod observe;
+pub mod sessionless;
 pub mod tls;
 
 pub use guard::Guard;

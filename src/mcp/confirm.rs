@@ -33,11 +33,16 @@ pub async fn confirm_press(ctx: &ToolCtx, label: &str, what: &str) -> Result<(),
     };
     let message =
         format!("An agent wants to {what}, which looks destructive (\"{word}\"). Allow it?");
-    let settled = match ctx
-        .peer
-        .elicit_with_timeout::<Confirm>(message, Some(ANSWER_WITHIN))
-        .await
-    {
+    // A sessionless (2026-07-28) request cannot carry a server-to-client request over HTTP:
+    // the client cannot be asked, whatever capabilities it declared.
+    let asked = if ctx.sessionless {
+        Err(ElicitationError::CapabilityNotSupported)
+    } else {
+        ctx.peer
+            .elicit_with_timeout::<Confirm>(message, Some(ANSWER_WITHIN))
+            .await
+    };
+    let settled = match asked {
         Ok(Some(Confirm { confirm: true })) => Confirmation::Accepted,
         Ok(_) => Confirmation::Declined,
         Err(ElicitationError::CapabilityNotSupported) => match ctx.policy.unconfirmed {
@@ -60,7 +65,8 @@ pub async fn confirm_press(ctx: &ToolCtx, label: &str, what: &str) -> Result<(),
         ))),
         Confirmation::RefusedUnasked => Err(ToolError::Refused(format!(
             "refused: the action looks destructive ({word:?}, policy.confirm_words) and this \
-             client cannot ask the user to confirm (it declared no form elicitation); \
+             client cannot ask the user to confirm (it declared no form elicitation, or the \
+             request is sessionless); \
              policy.unconfirmed is \"refuse\". Use a client with elicitation, or ask an \
              operator to change the policy"
         ))),

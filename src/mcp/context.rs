@@ -62,6 +62,42 @@ impl SessionState {
     }
 }
 
+/// Marks a sessionless (2026-07-28) request. The HTTP intake puts it in the request's
+/// extensions; its token is cancelled when the client closes the response stream (which that
+/// revision defines as cancelling the request) and once the response has been sent.
+#[derive(Clone, Debug)]
+pub struct Sessionless {
+    pub closed: tokio_util::sync::CancellationToken,
+}
+
+impl Sessionless {
+    /// The marker of the request `context` answers, when it is a sessionless one.
+    pub fn of(context: &rmcp::service::RequestContext<RoleServer>) -> Option<Sessionless> {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Sessionless>())
+            .cloned()
+    }
+
+    /// A token cancelled when either `request` (rmcp's own cancellation) or the client's
+    /// closing of the stream is.
+    pub fn either(
+        &self,
+        request: &tokio_util::sync::CancellationToken,
+    ) -> tokio_util::sync::CancellationToken {
+        let both = request.child_token();
+        let (closed, watched) = (self.closed.clone(), both.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                () = closed.cancelled() => watched.cancel(),
+                () = watched.cancelled() => {}
+            }
+        });
+        both
+    }
+}
+
 /// Ends the session's app leases when the session ends (its state is dropped).
 pub struct LeaseRelease {
     engine: Arc<Engine>,
@@ -109,6 +145,22 @@ pub struct ToolCtx {
     pub confirmation: Mutex<Option<Confirmation>>,
     /// Session administration, for the admin tools; `None` where there is none (stdio).
     pub admin: Option<Admin>,
+    /// A sessionless (2026-07-28) request: its session state lives for this one request.
+    pub sessionless: bool,
+}
+
+impl ToolCtx {
+    /// Refuses a tool that needs state kept between requests when the request is sessionless.
+    pub fn needs_session(&self, tool: &str, why: &str) -> Result<(), super::errors::ToolError> {
+        if !self.sessionless {
+            return Ok(());
+        }
+        Err(super::errors::ToolError::Usage(format!(
+            "{tool} needs a session: {why}, and a sessionless (2026-07-28) request keeps \
+             nothing after its response. Initialize a 2025-11-25 session (MCP-Session-Id) to \
+             use {tool}"
+        )))
+    }
 }
 
 impl ToolCtx {

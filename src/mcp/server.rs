@@ -1,6 +1,8 @@
 //! The rmcp `ServerHandler`: one instance per MCP session (rmcp's service factory makes a
-//! new one for each `initialize`), holding that session's state. Declares capabilities,
-//! lists tools, dispatches calls, and implements `logging/setLevel` per session.
+//! new one for each `initialize`, and one for each sessionless 2026-07-28 request), holding
+//! that session's state. Declares capabilities, lists tools, dispatches calls, implements
+//! `logging/setLevel` per session, and serves `subscriptions/listen` (2026-07-28) with the
+//! same subscription pump as `resources/subscribe`.
 
 // MCP logging is deprecated only in the 2026-07-28 revision (SEP-2577); the revisions axgate
 // serves (2025-11-25 and earlier) define `logging/setLevel` and `notifications/message`.
@@ -10,6 +12,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
+use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
     LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
@@ -20,13 +23,14 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::admin::Admin;
-use super::context::{SessionState, ToolCtx};
+use super::context::{SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
+use super::subscriptions::{Notifier, Subscriptions};
 use super::tools;
 use super::{completions, prompts, resources};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
@@ -37,6 +41,7 @@ use crate::policy::SharedPolicy;
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2026_07_28,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_03_26,
@@ -219,8 +224,68 @@ impl ServerHandler for AxServer {
     ) -> Result<(), McpError> {
         self.session
             .subscriptions
-            .subscribe(&self.engine, &request.uri, context.peer.clone())
+            .subscribe(
+                &self.engine,
+                &request.uri,
+                Notifier::Peer(context.peer.clone()),
+            )
             .await
+    }
+
+    /// `subscriptions/listen` (2026-07-28): resource updates for `axgate://` URIs that name
+    /// the app list or an app the app policy allows by name. axgate sends no
+    /// `list_changed` notifications, so those are not accepted.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let uris: Vec<String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| match resources::ResourceUri::parse(uri) {
+                Ok(resources::ResourceUri::Apps) => true,
+                Ok(resources::ResourceUri::App { app, .. }) => {
+                    self.engine.check_app_name(&app).is_ok()
+                }
+                Err(_) => false,
+            })
+            .cloned()
+            .collect();
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = Some(uris);
+        Some(accepted)
+    }
+
+    /// Runs one listen: the acknowledged URIs are watched by this listen's own pump, with
+    /// updates on the listen's stream, until the client closes the stream (the cancellation
+    /// of 2026-07-28 HTTP) or the server shuts down (then rmcp sends the graceful result).
+    /// A URI whose app is not running (or is refused by a bundle-id rule) ends the listen
+    /// with an error naming it.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let uris = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        let watched = Subscriptions::default();
+        for uri in &uris {
+            watched
+                .subscribe(&self.engine, uri, Notifier::Listen(context.sink().clone()))
+                .await?;
+        }
+        let closed = Sessionless::of(context.request_context()).map(|s| s.closed);
+        let client_closed = async {
+            match &closed {
+                Some(closed) => closed.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = client_closed => {}
+        }
+        Ok(())
     }
 
     async fn unsubscribe(
@@ -270,11 +335,14 @@ impl ServerHandler for AxServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        // Each principal sees only the tools it may call under the current policy.
+        // Each principal sees only the tools it may call under the current policy; the admin
+        // tools only where there are sessions to administer (not on stdio).
         let principal = gate::principal_of(&context);
         let policy = self.shared.policy.load();
+        let administers = self.shared.admin.is_some();
         let tools: Vec<Tool> = tools::all()
             .into_iter()
+            .filter(|t| t.effect != tools::Effect::Admin || administers)
             .filter(|t| gate::visible(&policy, principal.as_ref(), t))
             .map(|t| t.to_wire())
             .collect();
@@ -328,16 +396,23 @@ impl ServerHandler for AxServer {
         if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def) {
             return Ok(self.refuse(&meta, refusal).await);
         }
+        // A sessionless request is also cancelled when its client closes the stream.
+        let sessionless = Sessionless::of(&context);
+        let cancel = match &sessionless {
+            Some(marker) => marker.either(&context.ct),
+            None => context.ct.clone(),
+        };
         let ctx = ToolCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
             stats: CallStats::default(),
             peer: context.peer.clone(),
-            cancel: context.ct.clone(),
+            cancel,
             progress: context.meta.get_progress_token(),
             policy,
             confirmation: Mutex::new(None),
             admin: self.shared.admin.clone(),
+            sessionless: sessionless.is_some(),
         };
         // Writes are audited; their arguments are redacted before anything else.
         let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));

@@ -1,7 +1,9 @@
 //! `resources/subscribe` and `resources/unsubscribe` for one session, and the session's
 //! pump: one task that listens to the engine's change events, maps each event to the
 //! session's subscribed URIs, debounces per URI, and sends `notifications/resources/updated`
-//! through that session's own peer — never to another session.
+//! through that session's own peer — never to another session. A sessionless
+//! `subscriptions/listen` (2026-07-28) uses the same registry and pump, with the listen
+//! request's own stream as the [`Notifier`].
 //!
 //! An app URI is bound to the app's pid when subscribed (an app relaunched under a new pid
 //! needs a new subscription); `axgate://apps` changes when an app exits or a pid never seen
@@ -15,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::Peer;
+use rmcp::service::{Peer, SubscriptionSink};
 use rmcp::{ErrorData as McpError, RoleServer};
 use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::Instant;
@@ -76,6 +78,29 @@ impl Registry {
     }
 }
 
+/// Where notifications of changed URIs go.
+#[derive(Clone)]
+pub enum Notifier {
+    /// `resources/subscribe` (2025-11-25): the session's peer, onto its GET stream.
+    Peer(Peer<RoleServer>),
+    /// `subscriptions/listen` (2026-07-28): the listen request's own stream; the sink adds
+    /// the subscription id and keeps to the acknowledged filter.
+    Listen(SubscriptionSink),
+}
+
+impl Notifier {
+    /// Sends `notifications/resources/updated` for `uri`; false once the receiver is gone.
+    async fn updated(&self, uri: String) -> bool {
+        match self {
+            Notifier::Peer(peer) => peer
+                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                .await
+                .is_ok(),
+            Notifier::Listen(sink) => sink.notify_resource_updated(uri).await.is_ok(),
+        }
+    }
+}
+
 /// One session's subscriptions. Dropping it stops the pump.
 #[derive(Default)]
 pub struct Subscriptions {
@@ -84,12 +109,12 @@ pub struct Subscriptions {
 }
 
 impl Subscriptions {
-    /// Subscribes this session to `uri`; notifications go to `peer`.
+    /// Subscribes this session to `uri`; notifications go to `notifier`.
     pub async fn subscribe(
         &self,
         engine: &Engine,
         uri: &str,
-        peer: Peer<RoleServer>,
+        notifier: Notifier,
     ) -> Result<(), McpError> {
         let stats = CallStats::default();
         let scope = match ResourceUri::parse(uri)? {
@@ -110,7 +135,7 @@ impl Subscriptions {
             }
         };
         lock(&self.registry).uris.insert(uri.to_owned(), scope);
-        self.start_pump(engine, peer, Debounce::default());
+        self.start_pump(engine, notifier, Debounce::default());
         Ok(())
     }
 
@@ -119,19 +144,15 @@ impl Subscriptions {
         lock(&self.registry).uris.remove(uri);
     }
 
-    fn start_pump(&self, engine: &Engine, peer: Peer<RoleServer>, debounce: Debounce) {
+    fn start_pump(&self, engine: &Engine, notifier: Notifier, debounce: Debounce) {
         let mut pump = lock(&self.pump);
         if pump.is_some() {
             return;
         }
         let token = CancellationToken::new();
         let notify = move |uri: String| {
-            let peer = peer.clone();
-            async move {
-                peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
-                    .await
-                    .is_ok()
-            }
+            let notifier = notifier.clone();
+            async move { notifier.updated(uri).await }
         };
         tokio::spawn(run_pump(
             engine.subscribe(),

@@ -8,11 +8,19 @@
 //! - replay scoped to the stream's session: ids are `<stream>-<seq>`, and a stream is bound
 //!   to its session before its first id reaches a client.
 //!
+//! Sessionless (2026-07-28) requests have no session: rmcp stores their response streams here
+//! under a bare UUID. The intake layer binds such a stream to its *caller* (the principal of
+//! the request) before the first id reaches the client, and `replay_events_after` — rmcp's
+//! sessionless `GET` + `Last-Event-ID` replay, which checks nothing itself — serves only
+//! streams bound to a caller, and only after intake has checked that the caller asking is
+//! the one bound. A stream whose client went away before its response was stored is
+//! abandoned: cancelled, never replayable.
+//!
 //! Buffers are bounded per stream and per session; what falls off is counted.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use futures::Stream;
@@ -21,6 +29,12 @@ use rmcp::transport::streamable_http_server::session::{
     EventStore, EventStoreError, EventStream, ServerSseMessage,
 };
 use tokio::sync::watch;
+
+use super::registry::Owner;
+
+/// Who may replay a sessionless stream: the principal whose request it answers (`None`
+/// when authentication is off).
+pub type Caller = Option<Owner>;
 
 /// Bounds of the log, from configuration.
 #[derive(Clone, Debug)]
@@ -54,6 +68,9 @@ impl EventRef {
 
 struct StreamLog {
     session: Option<String>,
+    /// Set for a sessionless stream: the only caller that may replay it.
+    caller: Option<Caller>,
+    created: Instant,
     rmcp_id: String,
     events: VecDeque<(u64, ServerSseMessage)>,
     next_seq: u64,
@@ -83,6 +100,8 @@ pub struct EventLogStats {
 }
 
 pub struct EventLog {
+    /// This log itself, for the tails `replay_events_after` (called through `&self`) opens.
+    me: Weak<EventLog>,
     limits: EventLimits,
     state: Mutex<State>,
     open_tails: Arc<std::sync::atomic::AtomicUsize>,
@@ -101,7 +120,8 @@ pub enum From {
 
 impl EventLog {
     pub fn new(limits: EventLimits) -> Arc<EventLog> {
-        Arc::new(EventLog {
+        Arc::new_cyclic(|me| EventLog {
+            me: me.clone(),
             limits,
             state: Mutex::new(State {
                 next_stream: 1,
@@ -123,6 +143,50 @@ impl EventLog {
         let log = state.streams.get_mut(&r.stream)?;
         log.session = Some(session.to_owned());
         Some(r.stream)
+    }
+
+    /// Binds the sessionless stream of `event_id` to the caller whose request it answers.
+    /// Only a stream with neither session nor caller is bound; returns its number.
+    pub fn bind_caller(&self, event_id: &str, caller: Caller) -> Option<u64> {
+        let r = EventRef::parse(event_id)?;
+        let mut state = self.lock();
+        let log = state.streams.get_mut(&r.stream)?;
+        if log.session.is_some() || log.caller.is_some() {
+            return None;
+        }
+        log.caller = Some(caller);
+        Some(r.stream)
+    }
+
+    /// Whether `caller` may replay after `event_id`: it names a sessionless stream bound to
+    /// this very caller that the log still holds.
+    pub fn replayable_by(&self, event_id: &str, caller: &Caller) -> bool {
+        let Some(r) = EventRef::parse(event_id) else {
+            return false;
+        };
+        self.lock()
+            .streams
+            .get(&r.stream)
+            .is_some_and(|log| log.session.is_none() && log.caller.as_ref() == Some(caller))
+    }
+
+    /// Whether the stream's request has ended (its response or error is stored).
+    pub fn is_finished(&self, stream: u64) -> bool {
+        self.lock()
+            .streams
+            .get(&stream)
+            .is_none_or(|log| log.finished_at.is_some())
+    }
+
+    /// Gives up a sessionless stream whose client went away before its response: it ends
+    /// now, is replayable by nobody, and is dropped after the TTL.
+    pub fn abandon(&self, stream: u64) {
+        let mut state = self.lock();
+        if let Some(log) = state.streams.get_mut(&stream) {
+            log.caller = None;
+            log.finished_at.get_or_insert_with(Instant::now);
+            let _ = log.changed.send(log.consumer);
+        }
     }
 
     /// Remembers which stream answers a request, so a cancellation can end it.
@@ -221,15 +285,20 @@ impl EventLog {
         state.requests.retain(|(s, _), _| s != session);
     }
 
-    /// Drops finished streams older than the TTL, and unbound streams that never got a
-    /// session (their request never reached a client).
+    /// Drops finished streams older than the TTL, and streams bound to neither a session nor
+    /// a caller for longer than the TTL (their request never reached a client).
     pub fn sweep(&self) {
         let ttl = self.limits.finished_ttl;
         let mut state = self.lock();
         let expired: Vec<u64> = state
             .streams
             .iter()
-            .filter(|(_, s)| s.finished_at.is_some_and(|at| at.elapsed() >= ttl))
+            .filter(|(_, s)| {
+                let finished = s.finished_at.is_some_and(|at| at.elapsed() >= ttl);
+                let orphan =
+                    s.session.is_none() && s.caller.is_none() && s.created.elapsed() >= ttl;
+                finished || orphan
+            })
             .map(|(&n, _)| n)
             .collect();
         for n in expired {
@@ -311,6 +380,8 @@ fn stream_no(state: &mut State, rmcp_id: &str) -> u64 {
         n,
         StreamLog {
             session,
+            caller: None,
+            created: Instant::now(),
             rmcp_id: rmcp_id.to_owned(),
             events: VecDeque::new(),
             next_seq: 0,
@@ -421,14 +492,29 @@ impl EventStore for EventLog {
         Ok(self.append(stream_id, event))
     }
 
-    /// rmcp calls this only on paths axgate does not route to it (the sessionless GET
-    /// replay, which checks neither session nor principal); it replays nothing there.
+    /// rmcp's sessionless `GET` + `Last-Event-ID` replay, which checks neither session nor
+    /// principal. The intake layer lets such a GET through only when
+    /// [`EventLog::replayable_by`] holds for the asking caller; here, as a second line, only
+    /// a stream bound to a caller is ever replayed — never a session's stream.
     async fn replay_events_after(
         &self,
-        _last_event_id: &str,
+        last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let empty: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>> =
-            Box::pin(futures::stream::empty());
-        Ok(empty)
+        let sessionless = EventRef::parse(last_event_id).filter(|r| {
+            self.lock()
+                .streams
+                .get(&r.stream)
+                .is_some_and(|log| log.session.is_none() && log.caller.is_some())
+        });
+        let log = self.me.upgrade();
+        let stream: EventStream = match (sessionless, log) {
+            (Some(r), Some(log)) => Box::pin(log.tail(r.stream, From::After(r.seq))),
+            _ => {
+                let empty: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>> =
+                    Box::pin(futures::stream::empty());
+                empty
+            }
+        };
+        Ok(stream)
     }
 }

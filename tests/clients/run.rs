@@ -98,7 +98,8 @@ pub fn check_common_steps(run: &Run) -> Value {
     assert_eq!(hello["server_version"], version, "{report}");
     let listed: BTreeSet<String> =
         serde_json::from_value(run.step("tools/list")["tools"].clone()).expect("tool names");
-    // The token has read and act scopes: every tool but the admin ones.
+    // Read and act scopes over HTTP, and stdio (no sessions to administer): every tool but the
+    // admin ones.
     let served: BTreeSet<String> = axgate::mcp::tools::all()
         .iter()
         .filter(|t| t.effect != axgate::mcp::tools::Effect::Admin)

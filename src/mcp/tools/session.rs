@@ -49,6 +49,7 @@ pub(super) async fn lease_app(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: LeaseArgs = parse_args(args)?;
+    ctx.needs_session("lease_app", "a lease belongs to a session and ends with it")?;
     let secs = args.seconds.unwrap_or(300);
     if secs == 0 || secs > MAX_LEASE_SECS {
         return Err(ToolError::Usage(format!(
@@ -103,6 +104,10 @@ pub(super) async fn release_app(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: ReleaseArgs = parse_args(args)?;
+    ctx.needs_session(
+        "release_app",
+        "a lease belongs to a session and ends with it",
+    )?;
     let app = ctx.engine.resolve_app(&args.app, &ctx.stats).await?;
     let released = ctx.engine.release(app.pid, &ctx.session.owner);
     let text = if released {

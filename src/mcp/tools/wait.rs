@@ -523,6 +523,10 @@ pub(super) static DIFF: ToolDef = ToolDef {
 
 pub(super) async fn diff(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: DiffArgs = parse_args(args)?;
+    ctx.needs_session(
+        "diff",
+        "it compares with this session's last picture of the app",
+    )?;
     let conn = ctx
         .session
         .connections
