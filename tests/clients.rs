@@ -4,7 +4,8 @@
 //! `Authorization: Bearer`. Each client initializes, subscribes to a resource, lists the
 //! tools, presses the Form app's "Subscribe" check box and reads the effect back, receives the
 //! resource update and its log records, resumes a broken stream, ends the session (DELETE;
-//! then 404), and fails with 401 given a wrong or no token.
+//! then 404), and fails with 401 given a wrong or no token. The Python SDK 2.x also runs in its
+//! default mode, where it speaks the sessionless 2026-07-28 revision.
 //!
 //! The stream is broken by a proxy between client and server ([`proxy`]): it cuts the
 //! connection of the first response stream that carries a progress notification (a
@@ -255,4 +256,78 @@ async fn the_proxy_forwards_until_the_marker() {
         "{listed}"
     );
     assert!(proxy.observed().cuts.is_empty());
+}
+
+/// The Python SDK 2.x in its default `auto` mode finds the sessionless 2026-07-28 revision
+/// through `server/discover` and speaks it against the same server and token: no session,
+/// tools, `subscriptions/listen` with an update, a resource read, and `lease_app` refusing
+/// with the reason (a lease needs a session).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_2_sessionless() {
+    let script = repo().join("tests/clients/python/modern_check.py");
+    require(&script, "the client script");
+    let (server, _proxy, token) = server_with_token().await;
+    let run = run_script(
+        "python 2.x sessionless",
+        &venv_python("venv"),
+        &[script, PathBuf::from(&server.url)],
+        &[("CLIENT_CHECK_TOKEN", token.as_str())],
+    )
+    .await;
+    let report = run.report();
+    assert!(run.status.success(), "{report}");
+    assert_eq!(
+        run.steps().last().map(|s| s["step"].clone()),
+        Some(json!("pass")),
+        "{report}"
+    );
+    let connect = run.step("connect");
+    assert_eq!(
+        connect["protocol"], "2026-07-28",
+        "the SDK chose the sessionless revision\n{report}"
+    );
+    assert_eq!(connect["server"], "axgate", "{report}");
+    assert!(
+        connect["sdk"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("mcp 2.")),
+        "{report}"
+    );
+    let tools = run.step("tools/list")["tools"].clone();
+    assert!(
+        tools
+            .as_array()
+            .is_some_and(|t| t.contains(&json!("perform_action"))),
+        "{report}"
+    );
+    assert_eq!(
+        run.step("listen")["honored"],
+        json!([STATE_URI]),
+        "{report}"
+    );
+    let updated = run.step("updated");
+    assert_eq!(
+        (&updated["uri"], &updated["pressed"]),
+        (&json!(STATE_URI), &json!(true)),
+        "{report}"
+    );
+    assert_eq!(run.step("read")["uris"], json!([STATE_URI]), "{report}");
+    let lease = run.step("lease");
+    assert_eq!(lease["is_error"], true, "{report}");
+    assert!(
+        lease["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("needs a session")),
+        "{report}"
+    );
+    assert_eq!(
+        server.state.sessions.registry().len(),
+        0,
+        "no session was made\n{report}"
+    );
+    assert_eq!(
+        support::app_value(&server, "Form", "subscribe"),
+        Some(axgate::ax::AxValue::Bool(true)),
+        "the app saw the press"
+    );
 }

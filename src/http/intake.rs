@@ -123,7 +123,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     let owner = Owner::of(parts.extensions.get::<Principal>());
     if parts.method != Method::POST {
         if let Some(id) = &session
-            && let Err(refused) =
+            && let Some(refused) =
                 check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
         {
             return refused;
@@ -205,7 +205,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         return serve_sessionless(&intake, parts, bytes, message, owner, next).await;
     }
     if let Some(id) = &session
-        && let Err(refused) =
+        && let Some(refused) =
             check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
     {
         return refused;
@@ -256,13 +256,14 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
 
 /// The checks of a request that names a session: it must exist and belong to `owner` (else
 /// 404, exactly like an unknown id), and the session's negotiated revision governs it.
+/// Returns the refusal, if any.
 fn check_session(
     intake: &Intake,
     parts: &mut http::request::Parts,
     id: &str,
     owner: &Option<Owner>,
     header_version: Option<&str>,
-) -> Result<(), Response> {
+) -> Option<Response> {
     let entry = intake.registry.get(id).filter(|entry| {
         let same = entry.owner == *owner;
         if !same {
@@ -275,7 +276,7 @@ fn check_session(
         same
     });
     let Some(entry) = entry else {
-        return Err(jsonrpc_error(
+        return Some(jsonrpc_error(
             StatusCode::NOT_FOUND,
             None,
             -32001,
@@ -297,7 +298,7 @@ fn check_session(
             parts.headers.insert(VERSION_HEADER, value);
         }
     }
-    Ok(())
+    None
 }
 
 /// A sessionless (2026-07-28) request: no session is looked up or made (an `MCP-Session-Id`
