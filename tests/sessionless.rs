@@ -615,6 +615,24 @@ async fn subscriptions_listen_delivers_updates_on_its_own_stream() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // A URI whose app is not running ends the listen with an error naming it.
+    let gone =
+        json!({"notifications": {"resourceSubscriptions": ["axgate://app/NoSuchApp/state"]}});
+    let (_, _, events) = exchange(modern(
+        &server,
+        Some(&callers.actor),
+        24,
+        "subscriptions/listen",
+        gone,
+    ))
+    .await;
+    let refused = answer(&events, 24);
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("NoSuchApp")),
+        "{refused}"
+    );
     // resources/subscribe is a 2025-11-25 method: sessionless, it does not exist.
     let (_, _, events) = exchange(modern(
         &server,
