@@ -8,7 +8,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{Client, PROTOCOL, TestServer, parse_sse};
+use support::{Client, PROTOCOL, SseReader, TestServer};
 
 const PRESS: &str = "window[0]/check_box[0]";
 
@@ -40,50 +40,18 @@ async fn press(c: &mut Client) {
 }
 
 /// A session's GET stream, read a little at a time.
-struct Stream {
-    resp: reqwest::Response,
-    body: String,
-    seen: usize,
-}
-
-impl Stream {
-    async fn open(c: &Client) -> Stream {
-        let resp = c
-            .http
-            .get(&c.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", c.session.as_deref().expect("session"))
-            .header("mcp-protocol-version", PROTOCOL)
-            .send()
-            .await
-            .expect("GET stream");
-        assert_eq!(resp.status(), 200, "GET stream opens");
-        Stream {
-            resp,
-            body: String::new(),
-            seen: 0,
-        }
-    }
-
-    /// The JSON messages of the events completed during `wait`.
-    async fn read_for(&mut self, wait: Duration) -> Vec<Value> {
-        let until = tokio::time::Instant::now() + wait;
-        while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(until, self.resp.chunk()).await {
-            self.body.push_str(&String::from_utf8_lossy(&chunk));
-        }
-        let end = [("\n\n", 2), ("\r\n\r\n", 4)]
-            .iter()
-            .filter_map(|(sep, len)| self.body.rfind(sep).map(|i| i + len))
-            .max()
-            .unwrap_or(0);
-        let events = parse_sse(&self.body[..end]);
-        let fresh = events[self.seen.min(events.len())..]
-            .iter()
-            .filter_map(|e| e.json())
-            .collect();
-        self.seen = events.len();
-        fresh
-    }
+async fn open_stream(c: &Client) -> SseReader {
+    let resp = c
+        .http
+        .get(&c.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", c.session.as_deref().expect("session"))
+        .header("mcp-protocol-version", PROTOCOL)
+        .send()
+        .await
+        .expect("GET stream");
+    assert_eq!(resp.status(), 200, "GET stream opens");
+    SseReader::new(resp)
 }
 
 /// How many `notifications/resources/updated` for `uri` (any URI with `None`) are in `msgs`.
@@ -219,8 +187,8 @@ async fn subscribers_alone_get_one_debounced_update_until_they_unsubscribe() {
         .request("resources/subscribe", json!({ "uri": uri }))
         .await;
     assert!(resp["result"].is_object(), "{resp}");
-    let mut stream_a = Stream::open(&a).await;
-    let mut stream_b = Stream::open(&b).await;
+    let mut stream_a = open_stream(&a).await;
+    let mut stream_b = open_stream(&b).await;
     let settle = Duration::from_millis(200);
     stream_a.read_for(settle).await;
 

@@ -9,9 +9,11 @@ mod support;
 
 use std::time::Duration;
 
-use axgate::http::auth::tokens;
+use axgate::http::auth::{Scope, tokens};
 use serde_json::{Value, json};
-use support::{Event, PROTOCOL, TestServer, audit_lines, client_with, config, parse_sse, text_of};
+use support::{
+    Event, PROTOCOL, SseReader, TestServer, audit_lines, client_with, config, parse_sse, text_of,
+};
 
 const MODERN: &str = "2026-07-28";
 const CHECK_BOX: &str = "window[0]/check_box[\"Subscribe\"]";
@@ -34,17 +36,19 @@ impl Callers {
     }
 
     fn section(&self) -> String {
-        let entry = |name: &str, token: &str, scopes: &str| {
-            format!(
-                "{{ name = \"{name}\", sha256 = \"{}\", scopes = [{scopes}] }}",
-                tokens::hex(&tokens::sha256(token))
+        let entry = |name: &str, token: &str, scopes: &[Scope]| {
+            tokens::config_entry(
+                name,
+                &tokens::sha256(token),
+                &scopes.iter().copied().collect(),
             )
         };
+        let act = [Scope::Read, Scope::Act];
         format!(
             "[auth]\ntokens = [{}, {}, {}]\n",
-            entry("reader", &self.reader, "\"axgate:read\""),
-            entry("actor", &self.actor, "\"axgate:read\", \"axgate:act\""),
-            entry("other", &self.other, "\"axgate:read\", \"axgate:act\""),
+            entry("reader", &self.reader, &[Scope::Read]),
+            entry("actor", &self.actor, &act),
+            entry("other", &self.other, &act),
         )
     }
 }
@@ -100,15 +104,14 @@ async fn exchange(req: reqwest::RequestBuilder) -> (u16, reqwest::header::Header
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
     let text = resp.text().await.expect("body");
-    let events = if text.trim_start().starts_with('{') {
-        vec![Event {
-            id: None,
-            data: text,
-        }]
+    // A JSON answer (one line) is read as one event without an id.
+    let json = text.trim_start().starts_with('{');
+    let sse = if json {
+        format!("data: {text}\n\n")
     } else {
-        parse_sse(&text)
+        text
     };
-    (status, headers, events)
+    (status, headers, parse_sse(&sse))
 }
 
 /// The JSON-RPC response to `id` among `events`.
@@ -116,52 +119,26 @@ fn answer(events: &[Event], id: u64) -> Value {
     support::response_of(events, id).unwrap_or_else(|| panic!("no response to {id}: {events:?}"))
 }
 
-fn tool_names(list: &Value) -> Vec<String> {
-    list["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["name"].as_str().expect("name").to_owned())
-        .collect()
+fn tool_names(list: &Value) -> Vec<&str> {
+    let tools = list["result"]["tools"].as_array().into_iter().flatten();
+    tools.filter_map(|t| t["name"].as_str()).collect()
 }
 
-/// An SSE response read a little at a time.
-struct Reader {
-    resp: reqwest::Response,
-    body: String,
-    seen: usize,
-}
-
-impl Reader {
-    fn new(resp: reqwest::Response) -> Reader {
-        Reader {
-            resp,
-            body: String::new(),
-            seen: 0,
-        }
+/// A sessionless replay: `GET` with `Last-Event-ID` under 2026-07-28, as `token` if given.
+fn replay(
+    server: &TestServer,
+    token: Option<&str>,
+    last: &str,
+) -> impl Future<Output = reqwest::Result<reqwest::Response>> + use<> {
+    let mut get = reqwest::Client::new()
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("last-event-id", last.to_owned());
+    if let Some(token) = token {
+        get = get.bearer_auth(token);
     }
-
-    /// Reads until an event satisfies `want` or `within` passes; returns every event that
-    /// completed meanwhile (a check on the result names what was missing).
-    async fn until(&mut self, within: Duration, want: impl Fn(&Event) -> bool) -> Vec<Event> {
-        let deadline = tokio::time::Instant::now() + within;
-        let mut fresh = Vec::new();
-        loop {
-            let complete = self.body.rfind("\n\n").map_or(0, |i| i + 2);
-            let events = parse_sse(&self.body[..complete]);
-            for event in &events[self.seen.min(events.len())..] {
-                fresh.push(event.clone());
-            }
-            self.seen = events.len();
-            if fresh.iter().any(&want) {
-                return fresh;
-            }
-            match tokio::time::timeout_at(deadline, self.resp.chunk()).await {
-                Ok(Ok(Some(chunk))) => self.body.push_str(&String::from_utf8_lossy(&chunk)),
-                _ => return fresh,
-            }
-        }
-    }
+    get.send()
 }
 
 fn method_is(event: &Event, method: &str) -> bool {
@@ -258,12 +235,10 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         json!({}),
     ))
     .await;
-    let read_only = tool_names(&answer(&events, 2));
-    assert!(read_only.contains(&"get_tree".to_owned()), "{read_only:?}");
-    assert!(
-        !read_only.contains(&"perform_action".to_owned()),
-        "{read_only:?}"
-    );
+    let listed = answer(&events, 2);
+    let read_only = tool_names(&listed);
+    assert!(read_only.contains(&"get_tree"), "{read_only:?}");
+    assert!(!read_only.contains(&"perform_action"), "{read_only:?}");
     let (_, _, events) = exchange(modern(
         &server,
         Some(&callers.actor),
@@ -272,7 +247,7 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         json!({}),
     ))
     .await;
-    assert!(tool_names(&answer(&events, 3)).contains(&"perform_action".to_owned()));
+    assert!(tool_names(&answer(&events, 3)).contains(&"perform_action"));
 
     // An act beyond the reader's scope: 403 with the step-up challenge, nothing pressed.
     let press = json!({"name": "perform_action",
@@ -372,17 +347,7 @@ async fn a_sessionless_stream_is_replayed_only_to_its_caller() {
         .unwrap_or_else(|| panic!("a sessionless SSE stream has event ids: {events:?}"));
     let apps = answer(&events, 9);
 
-    let replay = |token: Option<&str>, last: &str| {
-        let mut get = reqwest::Client::new()
-            .get(&server.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", MODERN)
-            .header("last-event-id", last.to_owned());
-        if let Some(token) = token {
-            get = get.bearer_auth(token);
-        }
-        get.send()
-    };
+    let replay = |token: Option<&str>, last: &str| replay(&server, token, last);
     let stolen = replay(Some(&callers.other), &first).await.expect("GET");
     assert_eq!(
         stolen.status(),
@@ -473,7 +438,7 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     .await
     .expect("send");
     assert_eq!(resp.status(), 200);
-    let mut reader = Reader::new(resp);
+    let mut reader = SseReader::new(resp);
     let opened = reader
         .until(Duration::from_secs(10), |e| {
             method_is(e, "notifications/progress")
@@ -490,16 +455,8 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     drop(reader);
     cancelled(1).await;
     // A cancelled request is replayable by nobody, its caller included.
-    let replay = reqwest::Client::new()
-        .get(&server.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-protocol-version", MODERN)
-        .header("last-event-id", first)
-        .bearer_auth(&callers.actor)
-        .send()
-        .await
-        .expect("GET");
-    assert_eq!(replay.status(), 404);
+    let again = replay(&server, Some(&callers.actor), &first).await;
+    assert_eq!(again.expect("GET").status(), 404);
 
     // Without one, nothing is sent before the result: the client gives up waiting for the
     // response and closes the connection.
@@ -529,7 +486,7 @@ async fn subscriptions_listen_delivers_updates_on_its_own_stream() {
     .await
     .expect("listen");
     assert_eq!(resp.status(), 200);
-    let mut listen = Reader::new(resp);
+    let mut listen = SseReader::new(resp);
     let acked = listen
         .until(Duration::from_secs(10), |e| {
             method_is(e, "notifications/subscriptions/acknowledged")
@@ -562,15 +519,7 @@ async fn subscriptions_listen_delivers_updates_on_its_own_stream() {
         .expect("listen event id");
 
     // Another principal cannot replay the listen.
-    let replay = |token: &str| {
-        reqwest::Client::new()
-            .get(&server.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", MODERN)
-            .header("last-event-id", listen_event.clone())
-            .bearer_auth(token.to_owned())
-            .send()
-    };
+    let replay = |token: &str| replay(&server, Some(token), &listen_event);
     assert_eq!(replay(&callers.other).await.expect("GET").status(), 404);
 
     // A sessionless press changes the app; the update arrives on the listen's stream.

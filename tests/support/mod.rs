@@ -157,6 +157,53 @@ pub fn parse_sse(body: &str) -> Vec<Event> {
     out
 }
 
+/// An SSE response read a little at a time.
+pub struct SseReader {
+    resp: reqwest::Response,
+    body: String,
+    seen: usize,
+}
+
+impl SseReader {
+    pub fn new(resp: reqwest::Response) -> SseReader {
+        SseReader {
+            resp,
+            body: String::new(),
+            seen: 0,
+        }
+    }
+
+    /// Reads until an event satisfies `want` or `within` passes; returns every event that
+    /// completed meanwhile (the caller's check on them names what was missing).
+    pub async fn until(&mut self, within: Duration, want: impl Fn(&Event) -> bool) -> Vec<Event> {
+        let deadline = tokio::time::Instant::now() + within;
+        let mut fresh = Vec::new();
+        loop {
+            let complete = [("\n\n", 2), ("\r\n\r\n", 4)]
+                .iter()
+                .filter_map(|(sep, len)| self.body.rfind(sep).map(|i| i + len))
+                .max()
+                .unwrap_or(0);
+            let events = parse_sse(&self.body[..complete]);
+            fresh.extend(events[self.seen.min(events.len())..].iter().cloned());
+            self.seen = events.len();
+            if fresh.iter().any(&want) {
+                return fresh;
+            }
+            match tokio::time::timeout_at(deadline, self.resp.chunk()).await {
+                Ok(Ok(Some(chunk))) => self.body.push_str(&String::from_utf8_lossy(&chunk)),
+                _ => return fresh,
+            }
+        }
+    }
+
+    /// The JSON messages of the events completed during `wait`.
+    pub async fn read_for(&mut self, wait: Duration) -> Vec<Value> {
+        let events = self.until(wait, |_| false).await;
+        events.iter().filter_map(Event::json).collect()
+    }
+}
+
 /// A minimal raw-HTTP MCP client for edge-case tests.
 pub struct Client {
     pub http: reqwest::Client,
