@@ -1,0 +1,465 @@
+//! Synthetic input: `type_text`, `press_key`, `scroll` and `drag`.
+
+use super::*;
+
+#[tokio::test]
+async fn type_text_types_into_fields_and_clears_first() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // (target, text, clear_first, app-side value of `name` after)
+    let cases = [
+        (Some(r#"window[0]/text_field["Name"]"#), "Ada", false, "Ada"),
+        // Without a target the keys go to the focused element (Name, focused above).
+        (None, " Lovelace", false, "Ada Lovelace"),
+        (
+            Some(r#"window[0]/text_field["Name"]"#),
+            "Grace",
+            true,
+            "Grace",
+        ),
+        (Some("window[0]/text_field[0]"), "", true, ""),
+    ];
+    for (target, typed, clear_first, after) in cases {
+        let mut args = json!({"app": "Form", "text": typed, "clear_first": clear_first});
+        if let Some(t) = target {
+            args["target"] = json!(t);
+        }
+        let r = check(&mut c, "type_text", args.clone(), false, &["type_text "]).await;
+        assert_eq!(
+            r["structuredContent"]["element"]["path"],
+            target.unwrap_or("window[0]/text_field[0]"),
+            "{args}: {r}"
+        );
+        assert_eq!(app_value(&server, "Form", "name"), text(after), "{args}");
+    }
+    // Typing shows as a value change of the field.
+    check(
+        &mut c,
+        "type_text",
+        json!({"app": "Form", "target": "window[0]/text_field[\"Email\"]", "text": "ada@example.com"}),
+        false,
+        &["~ [text_field] \"Email\" window[0]/text_field[1] value: \"\" → \"ada@example.com\""],
+    )
+    .await;
+    assert_eq!(app_value(&server, "Form", "email"), text("ada@example.com"));
+    // A newline presses Return: the default button submits with the typed name.
+    check(
+        &mut c,
+        "type_text",
+        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": "Linus\n"}),
+        false,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        app_value(&server, "Form", "status"),
+        text("Submitted: Linus")
+    );
+}
+
+#[tokio::test]
+async fn type_text_never_echoes_what_it_typed_into_a_secure_field() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let secret = "hunter2-swordfish";
+    let r = check(
+        &mut c,
+        "type_text",
+        json!({"app": "Form", "target": "window[0]/secure_text_field[\"Password\"]", "text": secret}),
+        false,
+        &["type_text window[0]/secure_text_field[\"Password\"]"],
+    )
+    .await;
+    let whole = r.to_string();
+    assert!(!whole.contains(secret), "the typed secret leaked: {whole}");
+    assert!(
+        !whole.contains("hunter2"),
+        "part of the secret leaked: {whole}"
+    );
+    assert_eq!(app_value(&server, "Form", "password"), text(secret));
+    // Typing more (into the focused secure field, no target) still never shows it.
+    let r = check(
+        &mut c,
+        "type_text",
+        json!({"app": "Form", "text": "-more"}),
+        false,
+        &[],
+    )
+    .await;
+    assert!(!r.to_string().contains("swordfish"), "{r}");
+    assert_eq!(
+        app_value(&server, "Form", "password"),
+        text(&format!("{secret}-more"))
+    );
+}
+
+#[tokio::test]
+async fn type_text_refusals() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        // Only the window has focus: there is no text field to type into.
+        (
+            json!({"app": "Form", "text": "x"}),
+            vec!["focus a text field first"],
+        ),
+        (
+            json!({"app": "Form", "target": "window[0]/button[2]", "text": "x"}),
+            vec!["is disabled"],
+        ),
+        (
+            json!({"app": "Form", "target": "window[0]/text_field[0]"}),
+            vec!["missing field `text`"],
+        ),
+    ];
+    for (args, needles) in cases {
+        check(&mut c, "type_text", args, true, &needles).await;
+    }
+    assert_eq!(app_value(&server, "Form", "name"), text(""));
+}
+
+// ---------------------------------------------------------------------------------------
+// press_key
+
+#[tokio::test]
+async fn press_key_moves_focus_submits_and_edits() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let focused = |server: &TestServer, id: &str| {
+        server
+            .demo
+            .node_by_identifier("Form", id)
+            .unwrap()
+            .states
+            .focused
+    };
+    // Tab moves focus along the window's controls, shift+tab back.
+    check(
+        &mut c,
+        "focus",
+        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]"}),
+        false,
+        &[],
+    )
+    .await;
+    let r = check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "tab"}),
+        false,
+        &[
+            "press_key window[0]/text_field[0]",
+            "~ [text_field] \"Email\" window[0]/text_field[1] focused: \"false\" → \"true\"",
+        ],
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["verified"], true);
+    assert!(focused(&server, "email") && !focused(&server, "name"));
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "tab", "modifiers": ["shift"]}),
+        false,
+        &[],
+    )
+    .await;
+    assert!(focused(&server, "name"));
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "shift+tab"}),
+        false,
+        &[],
+    )
+    .await;
+    assert!(
+        focused(&server, "stubborn"),
+        "shift+tab wraps to the last control"
+    );
+    // Return presses the default button (Submit), which reads the name.
+    check(
+        &mut c,
+        "set_value",
+        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": "Ada"}),
+        false,
+        &[],
+    )
+    .await;
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "return", "target": "window[0]/text_field[\"Name\"]"}),
+        false,
+        &["value: \"Ready\" → \"Submitted: Ada\""],
+    )
+    .await;
+    assert_eq!(app_value(&server, "Form", "status"), text("Submitted: Ada"));
+    // cmd+a selects everything, so typing replaces it.
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "cmd+a", "target": "window[0]/text_field[\"Name\"]"}),
+        false,
+        &[],
+    )
+    .await;
+    check(
+        &mut c,
+        "type_text",
+        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": "Grace"}),
+        false,
+        &["value: \"Ada\" → \"Grace\""],
+    )
+    .await;
+    assert_eq!(app_value(&server, "Form", "name"), text("Grace"));
+    // The same with the modifier given separately, then backspace empties the field.
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "a", "modifiers": ["command"]}),
+        false,
+        &[],
+    )
+    .await;
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "backspace"}),
+        false,
+        &["value: \"Grace\" → \"\""],
+    )
+    .await;
+    assert_eq!(app_value(&server, "Form", "name"), text(""));
+    // Arrow keys step a focused slider.
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Form", "key": "up", "target": "window[0]/slider[0]"}),
+        false,
+        &["value: \"50\" → \"60\""],
+    )
+    .await;
+    assert_eq!(app_value(&server, "Form", "volume"), number(60.0));
+}
+
+#[tokio::test]
+async fn press_key_runs_menu_shortcuts() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // cmd+s is File > Save in Editor.
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Editor", "key": "cmd+s"}),
+        false,
+        &["~ [window] \"Saved\" window[0] title: \"Untitled\" → \"Saved\""],
+    )
+    .await;
+    let window = server
+        .demo
+        .node_by_identifier("Editor", "document_window")
+        .unwrap();
+    assert_eq!(window.title.as_deref(), Some("Saved"));
+    // cmd+shift+s opens Save As…, escape cancels it.
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Editor", "key": "s", "modifiers": ["cmd", "shift"]}),
+        false,
+        &["+ [dialog] \"Save As\" dialog[0]"],
+    )
+    .await;
+    check(
+        &mut c,
+        "press_key",
+        json!({"app": "Editor", "key": "esc"}),
+        false,
+        &["- [dialog] \"Save As\" dialog[0]"],
+    )
+    .await;
+    assert!(
+        server
+            .demo
+            .node_by_identifier("Editor", "save_dialog")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn press_key_refuses_bad_keys() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"app": "Form", "key": "hyperspace"}),
+            vec!["invalid argument `key`"],
+        ),
+        (
+            json!({"app": "Form", "key": "hyper+a"}),
+            vec![
+                "invalid argument `key`",
+                "unknown modifier \"hyper\"",
+                "cmd, ctrl, opt or shift",
+            ],
+        ),
+        (
+            json!({"app": "Form", "key": "a", "modifiers": ["meta", "turbo"]}),
+            vec!["invalid argument `key`", "turbo"],
+        ),
+        (
+            json!({"app": "Form", "key": ""}),
+            vec!["invalid argument `key`"],
+        ),
+        (
+            json!({"app": "Form", "key": "f21"}),
+            vec!["invalid argument `key`"],
+        ),
+        (json!({"app": "Form"}), vec!["missing field `key`"]),
+    ];
+    for (args, needles) in cases {
+        check(&mut c, "press_key", args, true, &needles).await;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// scroll and drag
+
+#[tokio::test]
+async fn scroll_brings_later_rows_into_view_and_back() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let visible = |r: &Value| r["structuredContent"]["visible"].as_bool().unwrap();
+    let row = |i: usize| format!("window[0]/scroll_area[0]/list[0]/list_item[{i}]");
+    // Ten rows show at first.
+    for (i, shown) in [(0, true), (9, true), (10, false), (14, false)] {
+        let r = check(
+            &mut c,
+            "get_element",
+            json!({"app": "List", "target": row(i)}),
+            false,
+            &[&format!("\"Row {}\"", i + 1)],
+        )
+        .await;
+        assert_eq!(visible(&r), shown, "Row {} before scrolling", i + 1);
+    }
+    let r = check(
+        &mut c,
+        "scroll",
+        json!({"app": "List", "target": "window[0]/scroll_area[0]", "direction": "down", "amount": 5}),
+        false,
+        &[
+            "scroll window[0]/scroll_area[0]",
+            "~ [list_item] \"Row 1\" window[0]/scroll_area[0]/list[0]/list_item[0] visible: \"true\" → \"false\"",
+            "~ [list_item] \"Row 15\" window[0]/scroll_area[0]/list[0]/list_item[14] visible: \"false\" → \"true\"",
+        ],
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["verified"], true);
+    for (i, shown) in [(0, false), (4, false), (5, true), (14, true), (15, false)] {
+        let r = check(
+            &mut c,
+            "get_element",
+            json!({"app": "List", "target": row(i)}),
+            false,
+            &[],
+        )
+        .await;
+        assert_eq!(visible(&r), shown, "Row {} after scrolling down 5", i + 1);
+    }
+    // Scrolling from inside the area (a row) scrolls the area; up brings Row 1 back.
+    check(
+        &mut c,
+        "scroll",
+        json!({"app": "List", "target": row(7), "direction": "up", "amount": 100}),
+        false,
+        &["\"Row 1\"", "visible: \"false\" → \"true\""],
+    )
+    .await;
+    let r = check(
+        &mut c,
+        "get_element",
+        json!({"app": "List", "target": row(0)}),
+        false,
+        &[],
+    )
+    .await;
+    assert!(visible(&r));
+    // Something that cannot scroll: not an error, just no effect.
+    let r = check(
+        &mut c,
+        "scroll",
+        json!({"app": "Form", "target": "window[0]/text_field[0]", "direction": "down"}),
+        false,
+        &["no observable effect yet"],
+    )
+    .await;
+    assert_eq!(r["structuredContent"]["verified"], false);
+    check(
+        &mut c,
+        "scroll",
+        json!({"app": "List", "target": "window[0]/scroll_area[0]", "direction": "sideways"}),
+        true,
+        &["invalid argument `direction`"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn drag_moves_the_slider_thumb() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // The Volume track spans x 60..360: a quarter of the way is x = 135.
+    let cases = [(135.0, 25.0), (360.0, 100.0), (0.0, 0.0), (210.0, 50.0)];
+    for (x, after) in cases {
+        let r = check(
+            &mut c,
+            "drag",
+            json!({"app": "Form", "from": "window[0]/slider[\"Volume\"]", "to_x": x, "to_y": 244}),
+            false,
+            &["drag window[0]/slider[\"Volume\"]"],
+        )
+        .await;
+        assert_eq!(r["structuredContent"]["element"]["value"], after, "{r}");
+        assert_eq!(
+            app_value(&server, "Form", "volume"),
+            number(after),
+            "to x={x}"
+        );
+    }
+    // Dropping onto an element drops at its centre (Clear's centre is x = 205).
+    let r = check(
+        &mut c,
+        "drag",
+        json!({"app": "Form", "from": "window[0]/slider[0]", "to": "window[0]/button[\"Clear\"]"}),
+        false,
+        &[],
+    )
+    .await;
+    let v = r["structuredContent"]["element"]["value"].as_f64().unwrap();
+    assert!((v - 145.0 / 3.0).abs() < 1e-6, "{v}");
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"app": "Form", "from": "window[0]/slider[0]"}),
+            vec!["give either `to` (an element) or both `to_x` and `to_y`"],
+        ),
+        (
+            json!({"app": "Form", "from": "window[0]/slider[0]", "to_x": 1}),
+            vec!["give either `to`"],
+        ),
+        (
+            json!({"app": "Form", "from": "window[0]/slider[0]", "to": "window[0]/button[0]", "to_x": 1, "to_y": 2}),
+            vec!["give either `to`"],
+        ),
+        (
+            json!({"app": "Form", "from": "window[0]/slider[0]", "to": "window[0]/button[\"Disabled Action\"]"}),
+            vec!["is disabled"],
+        ),
+        (
+            json!({"app": "Form", "from": "window[0]/slider[9]", "to_x": 1, "to_y": 2}),
+            vec!["no element at window[0]/slider[9]", "slider[0] \"Volume\""],
+        ),
+    ];
+    for (args, needles) in cases {
+        check(&mut c, "drag", args, true, &needles).await;
+    }
+}

@@ -1,0 +1,431 @@
+//! `get_tree`: filters, cursors and the bounds of a walk.
+
+use super::*;
+
+#[tokio::test]
+async fn get_tree_filters_by_role_visibility_and_interactivity() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // (app, filter arguments, every shown node's role must be one of these, titles that
+    // must show, titles that must not)
+    let cases: Vec<FilterCase> = vec![
+        (
+            "Form",
+            json!({"roles": ["button"]}),
+            vec!["button"],
+            vec!["Submit", "Clear", "Disabled Action", "Stubborn"],
+            vec!["Demo Form", "Name"],
+        ),
+        (
+            "Form",
+            json!({"roles": ["text_field", "secure_text_field"]}),
+            vec!["text_field", "secure_text_field"],
+            vec!["Name", "Email", "Password"],
+            vec!["Submit"],
+        ),
+        (
+            "Form",
+            json!({"interactive_only": true}),
+            vec![
+                "button",
+                "check_box",
+                "text_field",
+                "secure_text_field",
+                "slider",
+                "popup_button",
+            ],
+            vec!["Name", "Subscribe", "Volume", "Color", "Stubborn"],
+            vec!["Demo Form", "Status", "Form"],
+        ),
+        (
+            "Settings",
+            json!({"roles": ["tab", "radio_button"]}),
+            vec!["tab", "radio_button"],
+            vec!["General", "Advanced", "Light", "Dark", "Auto"],
+            vec!["Theme"],
+        ),
+        // Only ten of the List's 200 rows are on screen.
+        (
+            "List",
+            json!({"visible_only": true, "roles": ["list_item"]}),
+            vec!["list_item"],
+            vec!["Row 1", "Row 10"],
+            vec!["Row 11", "Row 200"],
+        ),
+    ];
+    for (app, filter, roles, shown, hidden) in cases {
+        let mut args = filter.clone();
+        args["app"] = json!(app);
+        let r = check(&mut c, "get_tree", args.clone(), false, &[]).await;
+        let list = nodes(&r);
+        assert!(!list.is_empty(), "{args}: nothing shown");
+        for n in &list {
+            let role = n["role"].as_str().unwrap();
+            assert!(roles.contains(&role), "{args}: {role} shown: {n}");
+            if filter["visible_only"] == true {
+                assert!(n["frame"].is_object() || n["role"] == "application", "{n}");
+            }
+        }
+        let titles = field(&list, "title");
+        for t in shown {
+            assert!(titles.contains(&t), "{args}: {t:?} missing from {titles:?}");
+        }
+        for t in hidden {
+            assert!(!titles.contains(&t), "{args}: {t:?} shown in {titles:?}");
+        }
+        // The text lists exactly the shown nodes.
+        assert_eq!(
+            text_of(&r).lines().filter(|l| l.contains('[')).count(),
+            list.len()
+        );
+    }
+    // The walk still goes through filtered-out roles: the buttons sit in the window.
+    let r = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "roles": ["button"]}),
+        false,
+        &[],
+    )
+    .await;
+    assert_eq!(
+        field(&nodes(&r), "path"),
+        [
+            "window[0]/button[0]",
+            "window[0]/button[1]",
+            "window[0]/button[2]",
+            "window[0]/button[3]"
+        ]
+    );
+    check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "roles": ["widget"]}),
+        true,
+        &[
+            "invalid argument `roles`",
+            "unknown role \"widget\"",
+            "check_box",
+        ],
+    )
+    .await;
+}
+
+/// A control inside a hidden panel is not visible to anyone looking at the screen, so
+/// `visible_only` must leave it out (as `element_at` and pointer clicks already do).
+#[tokio::test]
+async fn get_tree_visible_only_leaves_out_the_contents_of_hidden_panels() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    let r = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Settings", "visible_only": true}),
+        false,
+        &[],
+    )
+    .await;
+    let list = nodes(&r);
+    // The hidden panel itself is left out, the visible one shown.
+    let groups: Vec<&str> = list
+        .iter()
+        .filter(|n| n["role"] == "group")
+        .map(|n| n["title"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(groups, ["General"]);
+    let titles: Vec<String> = list
+        .iter()
+        .map(|n| n["title"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(titles.iter().any(|t| t == "Launch at login"), "{titles:?}");
+    assert!(
+        !titles.iter().any(|t| t == "Proxy" || t == "Reset"),
+        "controls of the hidden Advanced panel are shown as visible: {titles:?}"
+    );
+    // The same for the items of Editor's closed menus.
+    let r = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Editor", "visible_only": true}),
+        false,
+        &[],
+    )
+    .await;
+    let titles: Vec<String> = nodes(&r)
+        .iter()
+        .map(|n| n["title"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        !titles.iter().any(|t| t == "Save As…" || t == "Select All"),
+        "items of closed menus are shown as visible: {titles:?}"
+    );
+}
+
+#[tokio::test]
+async fn get_tree_cursor_continues_without_overlap_or_gaps() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // Huge has 20,203 elements: pages of 100 never reach the end.
+    let page = |cursor: Option<&str>| {
+        let mut args = json!({"app": "Huge", "depth": 64, "max_nodes": 100});
+        if let Some(cur) = cursor {
+            args["cursor"] = json!(cur);
+        }
+        args
+    };
+    let first = check(
+        &mut c,
+        "get_tree",
+        page(None),
+        false,
+        &["budget or deadline reached: pass next_cursor as `cursor` to continue"],
+    )
+    .await;
+    let out = &first["structuredContent"];
+    assert_eq!(out["truncated"], true);
+    assert_eq!(out["walked"], 100);
+    let cursor = out["next_cursor"].as_str().expect("a cursor").to_owned();
+    let second = check(&mut c, "get_tree", page(Some(&cursor)), false, &[]).await;
+    let out2 = &second["structuredContent"];
+    assert_eq!(out2["walked"], 100, "{out2}");
+    let cursor2 = out2["next_cursor"].as_str().expect("another cursor");
+    assert_ne!(cursor2, cursor);
+    let (a, b) = (nodes(&first), nodes(&second));
+    let pa: Vec<&str> = field(&a, "path");
+    let pb: Vec<&str> = field(&b, "path");
+    assert_eq!(pa.len(), 100);
+    assert_eq!(pb.len(), 100);
+    let seen: HashSet<&str> = pa.iter().copied().collect();
+    assert!(pb.iter().all(|p| !seen.contains(p)), "pages overlap");
+    // Together the two pages are exactly the first 200 nodes of one walk.
+    let whole = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Huge", "depth": 64, "max_nodes": 200}),
+        false,
+        &[],
+    )
+    .await;
+    let all = nodes(&whole);
+    let joined: Vec<&str> = pa.iter().chain(pb.iter()).copied().collect();
+    assert_eq!(joined, field(&all, "path"));
+    // Handles are stable across pages of one session.
+    assert_eq!(
+        field(&b, "handle"),
+        field(&all, "handle")[100..].to_vec(),
+        "the same element keeps its handle"
+    );
+}
+
+#[tokio::test]
+async fn get_tree_cursor_ends_when_the_walk_is_complete() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // At depth 4 the List has 206 elements: three pages of 100.
+    let mut cursor: Option<String> = None;
+    let mut paths: Vec<String> = Vec::new();
+    let mut pages = 0;
+    loop {
+        let mut args = json!({"app": "List", "depth": 4, "max_nodes": 100});
+        if let Some(cur) = &cursor {
+            args["cursor"] = json!(cur);
+        }
+        let r = check(&mut c, "get_tree", args, false, &[]).await;
+        pages += 1;
+        paths.extend(
+            nodes(&r)
+                .iter()
+                .map(|n| n["path"].as_str().unwrap().to_owned()),
+        );
+        cursor = r["structuredContent"]["next_cursor"]
+            .as_str()
+            .map(str::to_owned);
+        if cursor.is_none() {
+            // Cut by depth, not by the budget: the hint says so.
+            assert!(
+                text_of(&r).contains("deeper levels left out"),
+                "{}",
+                text_of(&r)
+            );
+            assert_eq!(r["structuredContent"]["walked"], 6, "{r}");
+            break;
+        }
+        assert!(pages < 5, "the cursor never ended");
+    }
+    assert_eq!(pages, 3);
+    let unique: HashSet<&String> = paths.iter().collect();
+    assert_eq!(unique.len(), paths.len(), "no node twice");
+    let whole = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "List", "depth": 4}),
+        false,
+        &[],
+    )
+    .await;
+    assert!(
+        whole["structuredContent"]
+            .get("next_cursor")
+            .is_none_or(Value::is_null)
+    );
+    assert_eq!(
+        paths,
+        field(&nodes(&whole), "path")
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    );
+    // When everything fits there is no cursor and nothing is truncated.
+    let form = check(&mut c, "get_tree", json!({"app": "Form"}), false, &[]).await;
+    let out = &form["structuredContent"];
+    assert_eq!(out["truncated"], false);
+    assert!(out.get("next_cursor").is_none_or(Value::is_null), "{out}");
+    assert_eq!(out["walked"], 13);
+    let text = text_of(&form);
+    assert!(
+        !text.contains("next_cursor") && !text.contains("deeper levels"),
+        "{text}"
+    );
+    // A cursor that was not handed out is refused.
+    for bad in ["!!!", "bm90IGEgY3Vyc29y"] {
+        check(
+            &mut c,
+            "get_tree",
+            json!({"app": "Form", "cursor": bad}),
+            true,
+            &["invalid argument `cursor`", "next_cursor"],
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn get_tree_root_depth_and_deadline_bound_the_walk() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // A root given as a path or as a handle.
+    let r = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Settings", "root": "window[0]/tab_group[0]/group[\"General\"]/radio_group[0]"}),
+        false,
+        &["[radio_group] \"Theme\"", "[radio_button] \"Dark\""],
+    )
+    .await;
+    let list = nodes(&r);
+    assert_eq!(list.len(), 4);
+    assert_eq!(list[0]["depth"], 0);
+    assert_eq!(list[1]["depth"], 1);
+    let handle = list[0]["handle"].as_str().unwrap().to_owned();
+    let again = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Settings", "root": handle}),
+        false,
+        &[],
+    )
+    .await;
+    assert_eq!(field(&nodes(&again), "path"), field(&list, "path"));
+    // Depth 0 is the root alone, and says deeper levels were left out.
+    let r = check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "depth": 0}),
+        false,
+        &["deeper levels left out"],
+    )
+    .await;
+    assert_eq!(nodes(&r).len(), 1);
+    assert_eq!(r["structuredContent"]["truncated"], true);
+    // A deadline cuts a big walk short and hands out a cursor (Huge is built first, so the
+    // deadline bounds the walk, not the app's construction).
+    check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Huge", "max_nodes": 10}),
+        false,
+        &[],
+    )
+    .await;
+    for deadline_ms in [200] {
+        let r = check(
+            &mut c,
+            "get_tree",
+            json!({"app": "Huge", "depth": 64, "max_nodes": 20000, "deadline_ms": deadline_ms}),
+            false,
+            &["pass next_cursor as `cursor` to continue"],
+        )
+        .await;
+        let out = &r["structuredContent"];
+        assert_eq!(out["truncated"], true, "{deadline_ms} ms");
+        assert!(out["next_cursor"].is_string(), "{deadline_ms} ms: {out}");
+        assert!(out["walked"].as_u64().unwrap() <= 20000);
+    }
+    let cases: Vec<(Value, Vec<&str>)> = vec![
+        (
+            json!({"app": "Form", "depth": 65}),
+            vec!["invalid argument `depth`: at most 64"],
+        ),
+        (
+            json!({"app": "Form", "max_nodes": 20001}),
+            vec!["invalid argument `max_nodes`: between 1 and 20000"],
+        ),
+        (
+            json!({"app": "Form", "root": "window[3]"}),
+            vec!["no element at window[3]", "window[0] \"Demo Form\""],
+        ),
+        (
+            json!({"app": "Form", "root": "e4242"}),
+            vec!["unknown handle e4242"],
+        ),
+        (
+            json!({"app": "Form", "root": "window[0"}),
+            vec!["invalid argument `root`", "bad element path"],
+        ),
+        (
+            json!({"app": "Form", "deadline_ms": -1}),
+            vec!["invalid argument `deadline_ms`"],
+        ),
+    ];
+    for (args, needles) in cases {
+        check(&mut c, "get_tree", args, true, &needles).await;
+    }
+}
+
+/// `deadline_ms` is documented as "stop walking after this many ms": a deadline that is too
+/// short for the whole walk cuts it short (truncated, with a cursor), it does not fail.
+#[tokio::test]
+async fn get_tree_a_tiny_deadline_truncates_instead_of_failing() {
+    let server = TestServer::start().await;
+    let mut c = session(&server).await;
+    // Build Huge first, so the deadline bounds only the walk.
+    check(
+        &mut c,
+        "get_tree",
+        json!({"app": "Huge", "max_nodes": 10}),
+        false,
+        &[],
+    )
+    .await;
+    let mut failures = Vec::new();
+    for _ in 0..20 {
+        let r = c
+            .call(
+                "get_tree",
+                json!({"app": "Huge", "depth": 64, "max_nodes": 20000, "deadline_ms": 1}),
+            )
+            .await;
+        if r["isError"] == true {
+            failures.push(text_of(&r));
+        } else {
+            assert_eq!(r["structuredContent"]["truncated"], true, "{r}");
+            assert!(r["structuredContent"]["next_cursor"].is_string(), "{r}");
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 20 walks with deadline_ms 1 failed instead of being cut short: {:?}",
+        failures.len(),
+        failures.first()
+    );
+}
