@@ -194,10 +194,11 @@ pub fn app(state: &AppState) -> Router {
     // The handler behind /mcp: the desktop, or the conformance fixture. Everything else —
     // layers, session manager, event log — is the same for both.
     let mcp = if state.config.server.conformance_fixture {
+        let streams = state.sessions.clone() as Admin;
         Router::new().route_service(
             "/mcp",
             StreamableHttpService::new(
-                || Ok(FixtureServer::new()),
+                move || Ok(FixtureServer::with_streams(streams.clone())),
                 state.sessions.clone(),
                 mcp_config,
             ),

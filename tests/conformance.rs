@@ -2,7 +2,8 @@
 //! `tests/conformance/package-lock.json`, run with Node 22 — both from `scripts/test-env`)
 //! against the built binary in conformance-fixture mode (`axgate serve
 //! --conformance-fixture`): every active server scenario of revision 2025-11-25 must pass,
-//! with no expected-failures baseline. The pending scenarios are run too and reported.
+//! with no expected-failures baseline. The pending scenarios are run too and reported; the
+//! disconnect-and-resume check among them must pass (`test_reconnection`).
 //!
 //! Where the suite is weak, our own checks against the same fixture: every fixture tool,
 //! resource and prompt called by name returns its content (the suite passes some scenarios
@@ -175,6 +176,17 @@ fn official_suite_passes_every_active_scenario() {
         run.took.as_secs_f64(),
         summary(&run.stdout)
     );
+    // The one pending check the fixture was built for: the server closes a response stream
+    // mid-call and the result arrives after the client resumes.
+    let resumed = pending
+        .values()
+        .flatten()
+        .find(|c| c["id"] == "server-sse-disconnect-resume");
+    assert!(
+        resumed.is_some_and(|c| c["status"] == "SUCCESS"),
+        "server-sse-disconnect-resume: {resumed:?}\n{}",
+        pending_run.report("conformance suite (pending)")
+    );
     println!("pending scenarios (not required): {}", pending.len());
     for (scenario, checks) in &pending {
         println!("  {scenario}: {}", statuses(checks).join(", "));
@@ -246,6 +258,7 @@ async fn every_fixture_tool_returns_its_content() {
         "test_elicitation_sep1034_defaults",
         "test_elicitation_sep1330_enums",
         "json_schema_2020_12_tool",
+        "test_reconnection",
     ] {
         assert!(names.contains(name), "{name} not in {names:?}");
     }
@@ -504,4 +517,39 @@ async fn fixture_refuses_foreign_origins_and_hosts() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200, "a loopback origin");
+}
+
+#[tokio::test]
+async fn test_reconnection_closes_its_stream_and_the_result_comes_on_resume() {
+    let server = fixture();
+    let c = session(&server.url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 901, "method": "tools/call",
+                      "params": {"name": "test_reconnection", "arguments": {}}});
+    let resp = c.post(&call).send().await.expect("POST");
+    assert_eq!(resp.status(), 200);
+    // The response stream ends before the result: the tool closed it.
+    let events = support::parse_sse(&resp.text().await.expect("stream"));
+    assert!(support::response_of(&events, 901).is_none(), "{events:?}");
+    let last = events
+        .iter()
+        .filter_map(|e| e.id.clone())
+        .last()
+        .expect("the closed stream carried an event id");
+    let resumed = c
+        .http
+        .get(&c.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", c.session.as_deref().expect("session"))
+        .header("mcp-protocol-version", support::PROTOCOL)
+        .header("last-event-id", last)
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(resumed.status(), 200);
+    let events = support::parse_sse(&resumed.text().await.expect("resumed stream"));
+    let result = support::response_of(&events, 901).expect("the result on the resumed stream");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "Reconnection test completed successfully",
+        "{result}"
+    );
 }

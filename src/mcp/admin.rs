@@ -1,5 +1,6 @@
 //! What the admin tools (`list_sessions`, `end_session`, scope `axgate:admin`) may see and do
-//! to the server's sessions: a narrow interface the session manager implements, so the MCP
+//! to the server's sessions — and the conformance fixture's `test_reconnection`, which closes
+//! its own response stream: a narrow interface the session manager implements, so the MCP
 //! layer does not depend on it.
 
 use std::sync::Arc;
@@ -28,6 +29,10 @@ pub trait SessionAdmin: Send + Sync {
     fn sessions(&self) -> Vec<SessionSummary>;
     /// Ends the session with this tag; `false` when none has it.
     async fn end(&self, tag: &str) -> bool;
+    /// Closes the SSE response of a running request without ending the request: the client
+    /// resumes with `Last-Event-ID` and gets the rest from the event log (SEP-1699 polling).
+    /// `false` when the request has no stream (yet).
+    fn close_request_stream(&self, session: &str, request_id: &rmcp::model::RequestId) -> bool;
 }
 
 /// The handle the MCP layer holds.

@@ -213,6 +213,23 @@ impl EventLog {
         }
     }
 
+    /// Ends the current consumer of a request's stream, leaving the stream open: that SSE
+    /// response closes, and a `Last-Event-ID` resume continues it. `false` when the request
+    /// has no registered stream.
+    pub fn close_consumer(&self, session: &str, request_id: &str) -> bool {
+        let mut state = self.lock();
+        let key = (session.to_owned(), request_id.to_owned());
+        let Some(&stream) = state.requests.get(&key) else {
+            return false;
+        };
+        let Some(log) = state.streams.get_mut(&stream) else {
+            return false;
+        };
+        log.consumer += 1;
+        let _ = log.changed.send(log.consumer);
+        true
+    }
+
     /// The stream number of the session's standalone (GET) stream, created if needed.
     pub fn common_stream(&self, session: &str) -> u64 {
         let mut state = self.lock();

@@ -271,6 +271,11 @@ impl SessionAdmin for AxSessionManager {
             .collect()
     }
 
+    fn close_request_stream(&self, session: &str, request_id: &rmcp::model::RequestId) -> bool {
+        self.log
+            .close_consumer(session, &request_id_text(request_id))
+    }
+
     async fn end(&self, tag: &str) -> bool {
         let found = self
             .registry
