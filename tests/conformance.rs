@@ -532,8 +532,8 @@ async fn test_reconnection_closes_its_stream_and_the_result_comes_on_resume() {
     assert!(support::response_of(&events, 901).is_none(), "{events:?}");
     let last = events
         .iter()
-        .filter_map(|e| e.id.clone())
-        .last()
+        .rev()
+        .find_map(|e| e.id.clone())
         .expect("the closed stream carried an event id");
     let resumed = c
         .http
