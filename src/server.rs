@@ -24,6 +24,7 @@ use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::admin::Admin;
 use crate::mcp::server::Shared;
+use crate::mcp::subscriptions::Listens;
 use crate::mcp::{AxServer, FixtureServer};
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
@@ -47,6 +48,9 @@ pub struct AppState {
     pub tls: Option<Arc<Tls>>,
     /// Cancelled at shutdown: ends every SSE stream so connections can drain.
     pub shutdown: CancellationToken,
+    /// Running sessionless `subscriptions/listen` requests, ended gracefully before the
+    /// shutdown token fires.
+    pub listens: Listens,
 }
 
 impl AppState {
@@ -115,6 +119,7 @@ impl AppState {
             policy,
             tls,
             shutdown: CancellationToken::new(),
+            listens: Listens::default(),
         })
     }
 
@@ -210,6 +215,7 @@ pub fn app(state: &AppState) -> Router {
             audit: state.audit.clone(),
             policy: state.policy.clone(),
             admin: Some(state.sessions.clone() as Admin),
+            listens: state.listens.clone(),
         });
         Router::new().route_service(
             "/mcp",
@@ -331,9 +337,16 @@ pub async fn serve(
     let grace = state.config.server.shutdown_grace;
     let signalled = CancellationToken::new();
     let signalled_for_serve = signalled.clone();
+    let listens = state.listens.clone();
+    let events = state.sessions.event_log().clone();
     let stop = async move {
         shutdown.await;
         tracing::info!("shutting down: closing streams and draining requests");
+        // Listens first, while rmcp still forwards: each ends with its final result.
+        if listens.active() > 0 {
+            listens.close(LISTEN_CLOSE).await;
+            events.settle_sessionless(LISTEN_CLOSE).await;
+        }
         signalled_for_serve.cancel();
         token.cancel();
     };
@@ -381,6 +394,9 @@ pub async fn serve(
     sessions.close_all().await;
     result
 }
+
+/// How long shutdown waits for sessionless listens to send their final result.
+const LISTEN_CLOSE: Duration = Duration::from_millis(500);
 
 fn spawn_reaper(state: &AppState) -> tokio::task::JoinHandle<()> {
     let sessions = state.sessions.clone();

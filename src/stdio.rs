@@ -63,6 +63,7 @@ pub async fn serve(
         audit,
         policy,
         admin: None,
+        listens: Default::default(),
     }));
     let running = server
         .serve(rmcp::transport::io::stdio_pipes())

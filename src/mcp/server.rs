@@ -30,7 +30,7 @@ use serde_json::json;
 use super::admin::Admin;
 use super::context::{SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
-use super::subscriptions::{Notifier, Subscriptions};
+use super::subscriptions::{Listens, Notifier, Subscriptions};
 use super::tools;
 use super::{completions, prompts, resources};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
@@ -62,6 +62,8 @@ pub struct Shared {
     pub policy: SharedPolicy,
     /// Session administration for the admin tools; `None` where there is none (stdio).
     pub admin: Option<Admin>,
+    /// Running `subscriptions/listen` requests, ended gracefully at shutdown.
+    pub listens: Listens,
 }
 
 #[derive(Clone)]
@@ -259,10 +261,12 @@ impl ServerHandler for AxServer {
 
     /// Runs one listen: the acknowledged URIs are watched by this listen's own pump, with
     /// updates on the listen's stream, until the client closes the stream (the cancellation
-    /// of 2026-07-28 HTTP) or the server shuts down (then rmcp sends the graceful result).
+    /// of 2026-07-28 HTTP) or the server shuts down (returning `Ok` then makes rmcp send the
+    /// graceful `subscriptions/listen` result).
     /// A URI whose app is not running (or is refused by a bundle-id rule) ends the listen
     /// with an error naming it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        let _running = self.shared.listens.enter();
         let uris = context
             .accepted()
             .resource_subscriptions
@@ -284,6 +288,7 @@ impl ServerHandler for AxServer {
         tokio::select! {
             () = context.cancelled() => {}
             () = client_closed => {}
+            () = self.shared.listens.closing() => {}
         }
         Ok(())
     }

@@ -178,6 +178,24 @@ impl EventLog {
             .is_none_or(|log| log.finished_at.is_some())
     }
 
+    /// Waits until no sessionless stream bound to a caller is still open (each has its
+    /// response stored), or `within` passes. Shutdown uses it so that listens ended on
+    /// purpose get their final result out before rmcp stops forwarding.
+    pub async fn settle_sessionless(&self, within: Duration) {
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            let open = self
+                .lock()
+                .streams
+                .values()
+                .any(|log| log.caller.is_some() && log.finished_at.is_none());
+            if !open {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Gives up a sessionless stream whose client went away before its response: it ends
     /// now, is replayable by nobody, and is dropped after the TTL.
     pub fn abandon(&self, stream: u64) {
