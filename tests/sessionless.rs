@@ -284,6 +284,26 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         Some(axgate::ax::AxValue::Bool(true))
     );
 
+    // A handle lives for one request; the element's path works in the next.
+    let find = json!({"name": "find", "arguments": {"app": "Form", "title": "Submit"}});
+    let (_, _, events) =
+        exchange(modern(&server, Some(&callers.actor), 8, "tools/call", find)).await;
+    let found = answer(&events, 8)["result"]["structuredContent"]["matches"][0].clone();
+    let (handle, path) = (found["handle"].clone(), found["path"].clone());
+    for (id, target, is_error) in [(9, handle, true), (10, path, false)] {
+        let get = json!({"name": "get_element", "arguments": {"app": "Form", "target": target}});
+        let (_, _, events) =
+            exchange(modern(&server, Some(&callers.actor), id, "tools/call", get)).await;
+        let result = answer(&events, id)["result"].clone();
+        assert_eq!(result["isError"], is_error, "{target}: {result}");
+        if is_error {
+            assert!(
+                text_of(&result).contains("do not outlive a sessionless"),
+                "{result}"
+            );
+        }
+    }
+
     // Tools that keep state between requests say why they cannot run without a session.
     for (id, tool, args) in [
         (6, "lease_app", json!({"app": "Form"})),

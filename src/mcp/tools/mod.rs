@@ -123,8 +123,23 @@ pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResul
         Ok(r) => (r, "ok"),
         Err(e) => {
             let outcome = e.outcome();
-            (tool_error(e), outcome)
+            (tool_error(sessionless_hint(ctx, e)), outcome)
         }
+    }
+}
+
+/// On the sessionless path a handle cannot come from an earlier request: say so, and what
+/// works instead, rather than suggesting the handle was evicted.
+fn sessionless_hint(ctx: &ToolCtx, error: ToolError) -> ToolError {
+    match error {
+        ToolError::Ax(crate::ax::AxError::UnknownHandle { handle }) if ctx.sessionless => {
+            ToolError::Usage(format!(
+                "unknown handle {handle}: handles do not outlive a sessionless (2026-07-28) \
+                 request. Name the element by its path (from find or get_tree), or initialize \
+                 a 2025-11-25 session to keep handles"
+            ))
+        }
+        other => other,
     }
 }
 
