@@ -344,7 +344,7 @@ pub async fn serve(
         tracing::info!("shutting down: closing streams and draining requests");
         // Listens first, while rmcp still forwards: each ends with its final result.
         if listens.active() > 0 {
-            listens.close(LISTEN_CLOSE).await;
+            listens.close();
             events.settle_sessionless(LISTEN_CLOSE).await;
         }
         signalled_for_serve.cancel();

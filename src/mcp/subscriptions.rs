@@ -137,13 +137,10 @@ impl Listens {
         self.active.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// Asks every listen to end, and waits until none runs or `within` passes.
-    pub async fn close(&self, within: Duration) {
+    /// Asks every listen to end. Each then returns its final result, which the caller waits
+    /// for in the event log (`EventLog::settle_sessionless`).
+    pub fn close(&self) {
         self.closing.cancel();
-        let deadline = Instant::now() + within;
-        while self.active() > 0 && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
     }
 }
 
