@@ -1,5 +1,5 @@
 //! The fuzzed entry points, one function per cargo-fuzz target (`fuzz/fuzz_targets/`). The
-//! targets are one-line calls into these functions, and `tests/fuzz_corpus.rs` replays every
+//! targets are one-line calls into these functions, and `tests/it/fuzz_corpus.rs` replays every
 //! committed corpus file through the same functions on stable Rust. Each function takes
 //! arbitrary bytes, must never panic, and asserts the properties of its input (a failed
 //! assertion is a crash to the fuzzer):

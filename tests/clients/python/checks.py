@@ -1,7 +1,7 @@
 """The steps every Python SDK client check takes against axgate, shared by client_check.py
 (mcp 2.x) and client_check_v1.py (mcp 1.x): each script only knows how its SDK connects.
 
-Against a fresh server with the demo backend and a static bearer token (tests/clients.rs
+Against a fresh server with the demo backend and a static bearer token (tests/it/clients.rs
 starts one per run, behind a proxy that breaks one response stream), `scenario` initializes,
 subscribes to axgate://app/Form/state, lists the tools, presses the Form app's "Subscribe"
 check box and reads the effect back, waits for the resource update and the per-call log
@@ -10,7 +10,7 @@ records, runs a `wait_for` whose stream the proxy cuts after its first progress 
 DELETE, checks the server answers 404 for it, and finally connects with a wrong and with no
 token and records how the SDK fails.
 
-Every step prints one JSON line `{"step": ..., ...}`; tests/clients.rs asserts on those
+Every step prints one JSON line `{"step": ..., ...}`; tests/it/clients.rs asserts on those
 fields. A failure prints `{"step": "fail", "error": ...}` and exits 1; success ends with
 `{"step": "pass"}`. A warning or error the SDK logs during the authorized session is a failure
 too (the broken stream must not cause one); the refused connections may log.
@@ -292,7 +292,7 @@ def innermost(e: BaseException) -> BaseException:
 
 async def scenario(url: str, connect: Connect, probe: Probe) -> None:
     token = os.environ.get(TOKEN_ENV)
-    check(bool(token), f"{TOKEN_ENV} is not set: tests/clients.rs passes the bearer token there")
+    check(bool(token), f"{TOKEN_ENV} is not set: tests/it/clients.rs passes the bearer token there")
     seen = Seen()
     async with connect(url, token, seen) as (client, hello):
         await session_steps(client, hello, seen)

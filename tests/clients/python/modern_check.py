@@ -9,7 +9,7 @@ It connects (the negotiated revision must be 2026-07-28), lists the tools, opens
 `subscriptions/listen` for axgate://app/Form/state, presses the Form app's "Subscribe" check
 box while listening and waits for the resource update on the listen stream, leaves the listen,
 reads the resource, and calls `lease_app` (which needs a session and must say so). Every step
-prints one JSON line (see checks.py); tests/clients.rs asserts on them.
+prints one JSON line (see checks.py); tests/it/clients.rs asserts on them.
 """
 
 from __future__ import annotations

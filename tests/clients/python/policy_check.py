@@ -3,7 +3,7 @@
 
 Usage: policy_check.py URL TOKEN
 
-Connects with `Authorization: Bearer TOKEN` to an axgate started by tests/clients_policy.rs
+Connects with `Authorization: Bearer TOKEN` to an axgate started by tests/it/clients_policy.rs
 with `policy.read_only = true` and `policy.deny_apps = ["Editor"]`, and prints one JSON line
 per step (`{"step": ..., ...}`) for the Rust test to assert on: the tool names listed, the
 result of a click (refused by read-only mode), of reading the denied Editor and of reading

@@ -7,12 +7,12 @@ Usage: stdio_check.py AXGATE_BINARY CONFIG_FILE STDERR_LOG
 
 It initializes, lists the tools, reads the Form app's tree, presses the "Subscribe" check box
 and reads the effect back, then closes the session (the SDK closes the child's stdin). The
-child's stderr (its logs) goes to STDERR_LOG for tests/stdio.rs to inspect. Any line on the
+child's stderr (its logs) goes to STDERR_LOG for tests/it/stdio.rs to inspect. Any line on the
 child's stdout that is not a JSON-RPC message makes the SDK log an error, which fails the
 check: so a pass also shows stdout carried only protocol messages.
 
 Every step prints one JSON line `{"step": ..., ...}` (see checks.py); the environment given to
-the child is this process's own (tests/stdio.rs strips every AXGATE_* variable first).
+the child is this process's own (tests/it/stdio.rs strips every AXGATE_* variable first).
 """
 
 from __future__ import annotations

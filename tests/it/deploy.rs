@@ -91,9 +91,7 @@ fn combined(output: &Output) -> String {
 
 const TOKEN_FILE: &str = "/etc/prometheus/axgate-scrape.token";
 
-#[path = "deploy/dashboard.rs"]
 mod dashboard;
-#[path = "deploy/launchd.rs"]
 mod launchd;
 // Metric names, for every file that names metrics.
 
@@ -135,5 +133,4 @@ fn assert_known_metrics(what: &str, text: &str) {
     );
 }
 
-#[path = "deploy/prometheus.rs"]
 mod prometheus;

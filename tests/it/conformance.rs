@@ -10,15 +10,12 @@
 //! without looking at it), and cross-origin or foreign-Host requests get 403 (the suite's
 //! DNS-rebinding scenario does not send an Origin).
 
-mod spawned;
-mod support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Duration;
 
+use crate::spawned::{Axgate, node22, repo, require, run};
 use serde_json::{Value, json};
-use spawned::{Axgate, node22, repo, require, run};
 
 const REVISION: &str = "2025-11-25";
 /// How long one run of the suite may take.
@@ -64,7 +61,7 @@ fn results(dir: &Path) -> BTreeMap<String, Vec<Value>> {
 }
 
 /// Runs one suite (`active` or `pending`) against `url`; returns the run and its results.
-fn run_suite(suite: &str, url: &str) -> (spawned::Run, BTreeMap<String, Vec<Value>>) {
+fn run_suite(suite: &str, url: &str) -> (crate::spawned::Run, BTreeMap<String, Vec<Value>>) {
     let out = tempfile::tempdir().expect("temp dir");
     let out_dir = out.path().to_str().expect("utf-8 path");
     let cli = suite_cli();
@@ -195,8 +192,8 @@ fn official_suite_passes_every_active_scenario() {
 }
 
 /// A client session on the spawned fixture.
-async fn session(url: &str) -> support::Client {
-    let mut client = support::Client {
+async fn session(url: &str) -> crate::support::Client {
+    let mut client = crate::support::Client {
         http: reqwest::Client::new(),
         url: url.to_owned(),
         session: None,
@@ -208,7 +205,7 @@ async fn session(url: &str) -> support::Client {
 
 /// The `notifications/message` data the session's GET stream carries while `tool` runs (read
 /// until a second after its result).
-async fn logs_during(c: &mut support::Client, tool: &str) -> Vec<String> {
+async fn logs_during(c: &mut crate::support::Client, tool: &str) -> Vec<String> {
     let mut stream = c
         .http
         .get(&c.url)
@@ -225,9 +222,9 @@ async fn logs_during(c: &mut support::Client, tool: &str) -> Vec<String> {
     while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(until, stream.chunk()).await {
         body.push_str(&String::from_utf8_lossy(&chunk));
     }
-    support::parse_sse(&body)
+    crate::support::parse_sse(&body)
         .iter()
-        .filter_map(support::Event::json)
+        .filter_map(crate::support::Event::json)
         .filter(|m| m["method"] == "notifications/message")
         .map(|m| m["params"]["data"].as_str().unwrap_or_default().to_owned())
         .collect()
@@ -339,10 +336,13 @@ async fn every_fixture_tool_returns_its_content() {
     // This client declared neither sampling nor elicitation: an error result says so.
     let r = c.call("test_sampling", json!({ "prompt": "hi" })).await;
     assert_eq!(r["isError"], true, "{r}");
-    assert!(support::text_of(&r).contains("sampling capability"), "{r}");
+    assert!(
+        crate::support::text_of(&r).contains("sampling capability"),
+        "{r}"
+    );
     let r = c.call("test_elicitation", json!({ "message": "hi" })).await;
     assert!(
-        support::text_of(&r).contains("elicitation capability"),
+        crate::support::text_of(&r).contains("elicitation capability"),
         "{r}"
     );
     // A missing argument and an unknown tool are JSON-RPC errors naming the fix.
@@ -528,8 +528,11 @@ async fn test_reconnection_closes_its_stream_and_the_result_comes_on_resume() {
     let resp = c.post(&call).send().await.expect("POST");
     assert_eq!(resp.status(), 200);
     // The response stream ends before the result: the tool closed it.
-    let events = support::parse_sse(&resp.text().await.expect("stream"));
-    assert!(support::response_of(&events, 901).is_none(), "{events:?}");
+    let events = crate::support::parse_sse(&resp.text().await.expect("stream"));
+    assert!(
+        crate::support::response_of(&events, 901).is_none(),
+        "{events:?}"
+    );
     let last = events
         .iter()
         .rev()
@@ -540,14 +543,15 @@ async fn test_reconnection_closes_its_stream_and_the_result_comes_on_resume() {
         .get(&c.url)
         .header("accept", "text/event-stream")
         .header("mcp-session-id", c.session.as_deref().expect("session"))
-        .header("mcp-protocol-version", support::PROTOCOL)
+        .header("mcp-protocol-version", crate::support::PROTOCOL)
         .header("last-event-id", last)
         .send()
         .await
         .expect("GET");
     assert_eq!(resumed.status(), 200);
-    let events = support::parse_sse(&resumed.text().await.expect("resumed stream"));
-    let result = support::response_of(&events, 901).expect("the result on the resumed stream");
+    let events = crate::support::parse_sse(&resumed.text().await.expect("resumed stream"));
+    let result =
+        crate::support::response_of(&events, 901).expect("the result on the resumed stream");
     assert_eq!(
         result["result"]["content"][0]["text"], "Reconnection test completed successfully",
         "{result}"

@@ -5,15 +5,13 @@
 //! mode, app allow/deny lists (tools, resources, subscriptions, launch), rate limits with a
 //! retry hint, and an audit line for every denied call.
 
-mod support;
-
 use std::path::Path;
 
-use axgate::http::auth::tokens;
-use serde_json::{Value, json};
-use support::{
+use crate::support::{
     Client, PROTOCOL, TestServer, audit_lines, check, client_with, config, session, text_of,
 };
+use axgate::http::auth::tokens;
+use serde_json::{Value, json};
 
 /// One token per role, generated for this test run.
 struct Tokens {
@@ -198,7 +196,7 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
     assert_eq!(m.len(), a.len() + 2, "admin sees every tool");
 
     let target = r#"window[0]/button["Submit"]"#;
-    let before = support::app_value(&server, "Form", "status");
+    let before = crate::support::app_value(&server, "Form", "status");
     for (client, tool, args, needed) in [
         (
             &reader,
@@ -229,7 +227,7 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
         assert!(challenge.contains("resource_metadata="), "{challenge}");
     }
     assert_eq!(
-        support::app_value(&server, "Form", "status"),
+        crate::support::app_value(&server, "Form", "status"),
         before,
         "the refused click did nothing"
     );

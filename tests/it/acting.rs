@@ -5,11 +5,9 @@
 //! twice: in the verified act result, and from the app's side through `server.demo`.
 //! Each test that changes app state runs its own server (its own fresh demo backend).
 
-mod support;
-
+use crate::support::{TestServer, app_value, check, session, text_of};
 use axgate::ax::AxValue;
 use serde_json::{Value, json};
-use support::{TestServer, app_value, check, session, text_of};
 
 /// The app-side value of the element with this identifier (secure values included).
 fn text(s: &str) -> Option<AxValue> {
@@ -43,9 +41,6 @@ fn change_fields(result: &Value, path: &str) -> Vec<String> {
         .collect()
 }
 
-#[path = "acting/input.rs"]
 mod input;
-#[path = "acting/press.rs"]
 mod press;
-#[path = "acting/values.rs"]
 mod values;

@@ -3,15 +3,13 @@
 //! tools, has a click refused by read-only mode, and has the denied app refused with the rule
 //! that denies it, while an allowed app reads normally.
 
-mod support;
-
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::support::{TestServer, config};
 use axgate::http::auth::tokens;
 use serde_json::Value;
-use support::{TestServer, config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_sees_read_only_mode_and_the_deny_list() {

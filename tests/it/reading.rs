@@ -3,12 +3,10 @@
 //! root, bad patterns), `get_element` (attributes and what is settable), `get_focused` and
 //! `element_at`. Reading never changes an app, so most tests share one server per test.
 
-mod support;
-
 use std::collections::HashSet;
 
+use crate::support::{TestServer, check, session, text_of};
 use serde_json::{Value, json};
-use support::{TestServer, check, session, text_of};
 
 fn nodes(result: &Value) -> Vec<Value> {
     result["structuredContent"]["nodes"]
@@ -34,9 +32,6 @@ fn matches(result: &Value) -> Vec<Value> {
         .clone()
 }
 
-#[path = "reading/element.rs"]
 mod element;
-#[path = "reading/query.rs"]
 mod query;
-#[path = "reading/tree.rs"]
 mod tree;

@@ -13,7 +13,7 @@ async fn static_tokens() {
             tokens::hex(&tokens::sha256(token))
         )
     };
-    let server = TestServer::with_config(support::config(&format!(
+    let server = TestServer::with_config(crate::support::config(&format!(
         "[auth]\ntokens = [{}, {}]\n",
         entry("ci", ci, "\"axgate:read\", \"axgate:act\""),
         entry("reader", reader, "\"axgate:read\""),
@@ -106,7 +106,7 @@ async fn token_new_prints_a_working_token_and_config() {
     let again = String::from_utf8(again.stdout).expect("utf-8");
     assert_ne!(again.lines().next(), Some(token), "every token is fresh");
 
-    let server = TestServer::with_config(support::config(snippet)).await;
+    let server = TestServer::with_config(crate::support::config(snippet)).await;
     works(&server, token).await;
 
     let bad = run(&["token", "new", "--name", "ci", "--scopes", "axgate:write"]);
@@ -121,7 +121,7 @@ async fn token_new_prints_a_working_token_and_config() {
 #[tokio::test]
 async fn route_sweep_without_credentials() {
     let token = "axg_sweep-token-for-tests-only-0123456789abcdefgh";
-    let server = TestServer::with_config(support::config(&format!(
+    let server = TestServer::with_config(crate::support::config(&format!(
         "[auth]\ntokens = [{{ name = \"sweep\", sha256 = \"{}\", scopes = [\"axgate:read\"] }}]\n",
         tokens::hex(&tokens::sha256(token))
     )))
@@ -192,7 +192,7 @@ async fn route_sweep_without_credentials() {
 #[tokio::test]
 async fn tokens_in_the_query_string_are_refused() {
     let token = "axg_query-token-for-tests-only-0123456789abcdefgh";
-    let server = TestServer::with_config(support::config(&format!(
+    let server = TestServer::with_config(crate::support::config(&format!(
         "[auth]\ntokens = [{{ name = \"q\", sha256 = \"{}\", scopes = [\"axgate:read\"] }}]\n",
         tokens::hex(&tokens::sha256(token))
     )))
@@ -238,15 +238,22 @@ async fn listening_beyond_loopback_needs_auth() {
         );
         AppState::new(config, engine, metrics)
     };
-    let errors = state(support::config("[server]\nbind = \"0.0.0.0:8741\"\n"))
-        .err()
-        .expect("refused");
+    let errors = state(crate::support::config(
+        "[server]\nbind = \"0.0.0.0:8741\"\n",
+    ))
+    .err()
+    .expect("refused");
     assert!(errors[0].contains("not a loopback address"), "{errors:?}");
     assert!(errors[0].contains("axgate token new"), "{errors:?}");
     let hash = tokens::hex(&tokens::sha256("axg_x"));
-    let with_auth = support::config(&format!(
+    let with_auth = crate::support::config(&format!(
         "[server]\nbind = \"0.0.0.0:8741\"\n[auth]\ntokens = [{{ name = \"n\", sha256 = \"{hash}\", scopes = [\"axgate:read\"] }}]\n"
     ));
     assert!(state(with_auth).is_ok());
-    assert!(state(support::config("[server]\nbind = \"127.0.0.1:8741\"\n")).is_ok());
+    assert!(
+        state(crate::support::config(
+            "[server]\nbind = \"127.0.0.1:8741\"\n"
+        ))
+        .is_ok()
+    );
 }

@@ -2,10 +2,8 @@
 //! one line before its result returns, read-only calls leave none, typed text and secure
 //! values are redacted to their length, and the written trail verifies.
 
-mod support;
-
+use crate::support::{TestServer, audit_lines, config};
 use serde_json::json;
-use support::{TestServer, audit_lines, config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mutating_calls_are_audited_before_their_result_and_redacted() {

@@ -9,9 +9,6 @@
 //! Every `AXGATE_*` variable is stripped from the child's environment: cargo sets some for
 //! tests, and axgate refuses unknown ones.
 
-#[path = "clients/run.rs"]
-mod run;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -20,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use run::{check_common_steps, repo, require, run_script};
+use crate::clients::run::{check_common_steps, repo, require, run_script};
 
 const AXGATE: &str = env!("CARGO_BIN_EXE_axgate");
 /// How long one exchange with the child may take; generous, the machine may be busy.

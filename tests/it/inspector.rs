@@ -4,14 +4,12 @@
 //! here, passed with `--header`. The Inspector runs one method per invocation; each prints the
 //! result as JSON, which the tests read. Without the token the Inspector fails on axgate's 401.
 
-mod spawned;
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::spawned::{Axgate, node22, repo, require, run};
 use axgate::http::auth::tokens;
 use serde_json::Value;
-use spawned::{Axgate, node22, repo, require, run};
 
 /// How long one Inspector invocation may take.
 const INSPECTOR_TIMEOUT: Duration = Duration::from_secs(120);
@@ -42,7 +40,7 @@ fn serve_with_token(dir: &Path) -> (Axgate, String) {
 
 /// One Inspector invocation: `--cli <url> --transport http <args…>`. Its home and catalog
 /// are in `dir`, so nothing is written outside the test's temporary directory.
-fn inspect(dir: &Path, url: &str, args: &[&str]) -> spawned::Run {
+fn inspect(dir: &Path, url: &str, args: &[&str]) -> crate::spawned::Run {
     let cli = inspector();
     let mut all = vec![
         cli.to_str().expect("utf-8 path"),
@@ -63,7 +61,7 @@ fn inspect(dir: &Path, url: &str, args: &[&str]) -> spawned::Run {
 }
 
 /// The JSON a successful invocation printed.
-fn json_of(run: &spawned::Run, what: &str) -> Value {
+fn json_of(run: &crate::spawned::Run, what: &str) -> Value {
     assert!(run.status.success(), "{}", run.report(what));
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.report(what)))
 }

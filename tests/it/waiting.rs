@@ -5,13 +5,11 @@
 //! that survive unrelated changes, are re-resolved after their element was replaced, or
 //! fail closed as stale or unknown, and path or app errors that say what exists instead.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{TestServer, check, config, session, text_of};
 use axgate::ax::AxValue;
 use serde_json::{Value, json};
-use support::{TestServer, check, config, session, text_of};
 
 /// `base` with the fields of `extra` added.
 fn with(base: Value, extra: &Value) -> Value {
@@ -36,9 +34,6 @@ type WaitStep<'a> = (&'a str, Value, (&'a str, Value), Option<&'a str>);
 
 const STATUS: &str = r#"window[0]/static_text["Status"]"#;
 
-#[path = "waiting/checks.rs"]
 mod checks;
-#[path = "waiting/handles.rs"]
 mod handles;
-#[path = "waiting/wait.rs"]
 mod wait;

@@ -2,12 +2,10 @@
 //! deadline while another session's call to another app is answered, and an app that keeps
 //! timing out is marked unresponsive and fails fast.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{TestServer, config, text_of};
 use serde_json::json;
-use support::{TestServer, config, text_of};
 
 fn server_config() -> axgate::config::Config {
     config("[backend]\ncall_timeout_ms = 1500\nunresponsive_after = 2\nprobe_interval_ms = 60000\n")

@@ -2,13 +2,11 @@
 //! nothing is lost (including a result completed while disconnected), the resumed stream
 //! continues live, no other stream's events appear, and another session cannot replay it.
 
-mod support;
-
 use std::collections::HashSet;
 use std::time::Duration;
 
+use crate::support::{Client, Event, PROTOCOL, TestServer, config, parse_sse};
 use serde_json::json;
-use support::{Client, Event, PROTOCOL, TestServer, config, parse_sse};
 
 /// A server whose Hung app answers (with a timeout error) after about one second.
 async fn server() -> TestServer {

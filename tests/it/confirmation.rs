@@ -4,17 +4,15 @@
 //! `policy.unconfirmed` refuses or allows. The app's own state shows whether the press
 //! happened, and the audit line records how it was settled.
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
+use crate::support::{
+    Client, PROTOCOL, TestServer, app_value, audit_lines, check, config, parse_sse, session,
+};
 use axgate::ax::AxValue;
 use futures::StreamExt;
 use serde_json::{Value, json};
-use support::{
-    Client, PROTOCOL, TestServer, app_value, audit_lines, check, config, parse_sse, session,
-};
 
 const RESET: &str = r#"window[0]/tab_group[0]/group["Advanced"]/button["Reset"]"#;
 const PROXY: &str = r#"window[0]/tab_group[0]/group["Advanced"]/text_field["Proxy"]"#;
@@ -202,7 +200,7 @@ async fn a_client_with_elicitation_asks_the_user() {
     );
     assert_eq!(result["isError"], true, "{result}");
     assert!(
-        support::text_of(&result).contains("did not confirm"),
+        crate::support::text_of(&result).contains("did not confirm"),
         "{result}"
     );
     assert!(!was_reset(&server), "declined: not pressed");

@@ -18,12 +18,8 @@
 //! under `target/test-env`, `node_modules` under `tests/clients/ts`). When those are missing
 //! these tests fail, never skip: CI runs `scripts/test`, which prepares them first.
 
-mod support;
-
-#[path = "clients/proxy.rs"]
 mod proxy;
-#[path = "clients/run.rs"]
-mod run;
+pub(crate) mod run;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -31,9 +27,9 @@ use std::path::{Path, PathBuf};
 use axgate::http::auth::{Scope, tokens};
 use serde_json::{Value, json};
 
+use crate::support::TestServer;
 use proxy::BreakingProxy;
 use run::{Run, check_common_steps, repo, require, run_script};
-use support::TestServer;
 
 const STATE_URI: &str = "axgate://app/Form/state";
 /// What the proxy cuts after: the first response stream event carrying progress.
@@ -45,8 +41,10 @@ async fn server_with_token() -> (TestServer, BreakingProxy, String) {
     let token = tokens::generate().expect("OS random numbers");
     let scopes: BTreeSet<Scope> = [Scope::Read, Scope::Act].into();
     let entry = tokens::config_entry("interop", &tokens::sha256(&token), &scopes);
-    let server =
-        TestServer::with_config(support::config(&format!("[auth]\ntokens = [{entry}]\n"))).await;
+    let server = TestServer::with_config(crate::support::config(&format!(
+        "[auth]\ntokens = [{entry}]\n"
+    )))
+    .await;
     let proxy = BreakingProxy::start(server.addr, MARKER).await;
     (server, proxy, token)
 }
@@ -326,7 +324,7 @@ async fn python_sdk_2_sessionless() {
         "no session was made\n{report}"
     );
     assert_eq!(
-        support::app_value(&server, "Form", "subscribe"),
+        crate::support::app_value(&server, "Form", "subscribe"),
         Some(axgate::ax::AxValue::Bool(true)),
         "the app saw the press"
     );

@@ -2,10 +2,8 @@
 //! effects as seen from the app's side, and every error path as an `isError` result whose
 //! text says what to do next.
 
-mod support;
-
+use crate::support::{TestServer, check, session, text_of};
 use serde_json::{Value, json};
-use support::{TestServer, check, session, text_of};
 
 #[tokio::test]
 async fn tools_are_listed_with_annotations_and_schemas() {

@@ -3,14 +3,12 @@
 //! `/readyz` flipping to 503 with the failing check when the demo backend simulates a lost
 //! permission or a locked screen, and progress notifications on the request's own stream.
 
-mod support;
-
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use crate::support::TestServer;
 use axgate::platform::demo::Simulation;
 use serde_json::{Value, json};
-use support::TestServer;
 
 async fn metrics_text(server: &TestServer) -> String {
     let resp = reqwest::get(format!("http://{}/metrics", server.addr))

@@ -2,12 +2,10 @@
 //! refused on that port, and a certificate reload (what SIGHUP runs) that serves the new
 //! certificate from the next handshake while a broken file keeps the old one.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 
+use crate::support::{PROTOCOL, TestServer, config};
 use serde_json::json;
-use support::{PROTOCOL, TestServer, config};
 
 /// A fresh self-signed certificate for 127.0.0.1, as PEM (certificate, key).
 fn certificate() -> (String, String) {

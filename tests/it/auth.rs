@@ -7,13 +7,12 @@
 //! Also: static bearer tokens and `axgate token new`, the route sweep (what answers without
 //! credentials), tokens in the query string, and the network posture at start-up.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{PROTOCOL, TestServer, client_with};
 use axgate::ax::{Engine, EngineConfig};
 use axgate::config::Config;
 use axgate::http::auth::{metadata, tokens};
@@ -23,7 +22,6 @@ use axgate::server::AppState;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
-use support::{PROTOCOL, TestServer, client_with};
 
 /// The resource URI axgate is configured with (the tokens' audience).
 const AUD: &str = "https://mac-17.ci.example:8741/mcp";
@@ -195,7 +193,7 @@ impl Drop for Provider {
 
 /// axgate accepting the provider's JWTs for [`AUD`], with `extra` lines in `[auth]`.
 async fn jwt_server(issuer: &str, jwks_uri: &str, extra: &str) -> TestServer {
-    TestServer::with_config(support::config(&format!(
+    TestServer::with_config(crate::support::config(&format!(
         "[auth]\nissuer = \"{issuer}\"\njwks_uri = \"{jwks_uri}\"\naudience = \"{AUD}\"\n\
          leeway_secs = 0\n{extra}"
     )))
@@ -288,7 +286,5 @@ fn with_payload(token: &str, edit: impl FnOnce(&mut Value)) -> String {
     format!("{}.{payload}.{}", parts[0], parts[2])
 }
 
-#[path = "auth/bearer.rs"]
 mod bearer;
-#[path = "auth/jwt.rs"]
 mod jwt;

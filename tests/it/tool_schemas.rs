@@ -1,11 +1,9 @@
 //! Snapshot of the tool list as clients see it (names, titles, annotations, input and output
 //! schemas), so that any change on the wire is a reviewed diff. Update with
-//! `UPDATE_EXPECT=1 cargo test --test tool_schemas`.
+//! `UPDATE_EXPECT=1 cargo test --test it tool_schemas::`.
 
-mod support;
-
+use crate::support::TestServer;
 use serde_json::json;
-use support::TestServer;
 
 #[tokio::test]
 async fn tool_list_matches_the_snapshot() {

@@ -1,12 +1,10 @@
 //! Streamable HTTP edge cases over raw HTTP against a real server on a port-0 listener:
 //! every status code axgate adds in front of rmcp has a test here.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{Client, PROTOCOL, TestServer, config, parse_sse};
 use serde_json::{Value, json};
-use support::{Client, PROTOCOL, TestServer, config, parse_sse};
 
 fn init_body() -> Value {
     json!({
@@ -196,7 +194,7 @@ async fn protocol_version_header_rules() {
         "a served revision, not the negotiated one"
     );
     let events = parse_sse(&resp.text().await.unwrap());
-    assert!(support::response_of(&events, 7).is_some_and(|r| r.get("result").is_some()));
+    assert!(crate::support::response_of(&events, 7).is_some_and(|r| r.get("result").is_some()));
     // The sessionless revision's header without its `_meta`, inside a session: the
     // session's revision applies (a sessionless request carries its version in `_meta`).
     let resp = send(Some("2026-07-28")).await.unwrap();
@@ -205,7 +203,7 @@ async fn protocol_version_header_rules() {
     let resp = send(None).await.unwrap();
     assert_eq!(resp.status(), 200);
     let events = parse_sse(&resp.text().await.unwrap());
-    let tools = support::response_of(&events, 7).expect("tools/list response");
+    let tools = crate::support::response_of(&events, 7).expect("tools/list response");
     assert!(
         tools["result"]["tools"]
             .as_array()
@@ -226,7 +224,7 @@ async fn older_revision_is_negotiated_and_then_governs_the_session() {
         .unwrap()
         .to_owned();
     let events = parse_sse(&resp.text().await.unwrap());
-    let result = support::response_of(&events, 0).unwrap();
+    let result = crate::support::response_of(&events, 0).unwrap();
     assert_eq!(result["result"]["protocolVersion"], "2025-06-18");
     let resp = client
         .http
@@ -245,7 +243,7 @@ async fn older_revision_is_negotiated_and_then_governs_the_session() {
         "a served revision is accepted inside the session"
     );
     let events = parse_sse(&resp.text().await.unwrap());
-    assert!(support::response_of(&events, 1).is_some_and(|r| r.get("result").is_some()));
+    assert!(crate::support::response_of(&events, 1).is_some_and(|r| r.get("result").is_some()));
 }
 
 #[tokio::test]

@@ -5,15 +5,13 @@
 //! replays (`GET` + `Last-Event-ID`, which rmcp would serve to anyone) only for the caller
 //! whose request the stream answers.
 
-mod support;
-
 use std::time::Duration;
 
-use axgate::http::auth::{Scope, tokens};
-use serde_json::{Value, json};
-use support::{
+use crate::support::{
     Event, PROTOCOL, SseReader, TestServer, audit_lines, client_with, config, parse_sse, text_of,
 };
+use axgate::http::auth::{Scope, tokens};
+use serde_json::{Value, json};
 
 const MODERN: &str = "2026-07-28";
 const CHECK_BOX: &str = "window[0]/check_box[\"Subscribe\"]";
@@ -116,7 +114,8 @@ async fn exchange(req: reqwest::RequestBuilder) -> (u16, reqwest::header::Header
 
 /// The JSON-RPC response to `id` among `events`.
 fn answer(events: &[Event], id: u64) -> Value {
-    support::response_of(events, id).unwrap_or_else(|| panic!("no response to {id}: {events:?}"))
+    crate::support::response_of(events, id)
+        .unwrap_or_else(|| panic!("no response to {id}: {events:?}"))
 }
 
 fn tool_names(list: &Value) -> Vec<&str> {
@@ -267,7 +266,7 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         "{challenge}"
     );
     assert_eq!(
-        support::app_value(&server, "Form", "subscribe"),
+        crate::support::app_value(&server, "Form", "subscribe"),
         Some(axgate::ax::AxValue::Bool(false))
     );
 
@@ -280,7 +279,7 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
     let result = answer(&events, 5)["result"].clone();
     assert_eq!(result["isError"], false, "{result}");
     assert_eq!(
-        support::app_value(&server, "Form", "subscribe"),
+        crate::support::app_value(&server, "Form", "subscribe"),
         Some(axgate::ax::AxValue::Bool(true))
     );
 
@@ -486,5 +485,4 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     cancelled(2).await;
 }
 
-#[path = "sessionless/listen.rs"]
 mod listen;

@@ -3,12 +3,10 @@
 //! debounced `notifications/resources/updated` delivered only to the subscribing session's
 //! GET stream, prompts with their arguments, and completion of the `app` argument.
 
-mod support;
-
 use std::time::Duration;
 
+use crate::support::{Client, PROTOCOL, SseReader, TestServer};
 use serde_json::{Value, json};
-use support::{Client, PROTOCOL, SseReader, TestServer};
 
 const PRESS: &str = "window[0]/check_box[0]";
 

@@ -4,12 +4,10 @@
 //! `lease_app` / `release_app` across two sessions, and `session_info`. Effects are checked
 //! from the app's side through `server.demo` as well as in the results.
 
-mod support;
-
+use crate::support::{Client, TestServer, check, session, text_of};
 use axgate::ax::AxValue;
 use base64::Engine as _;
 use serde_json::{Value, json};
-use support::{Client, TestServer, check, session, text_of};
 
 /// The names of the running apps, from `list_apps`.
 async fn running(c: &mut Client) -> Vec<(String, u64, bool)> {
@@ -58,11 +56,7 @@ const EDITOR_MENUS: [&str; 10] = [
     "Edit > Select All",
 ];
 
-#[path = "apps_windows/apps.rs"]
 mod apps;
-#[path = "apps_windows/leases.rs"]
 mod leases;
-#[path = "apps_windows/menus.rs"]
 mod menus;
-#[path = "apps_windows/windows.rs"]
 mod windows;

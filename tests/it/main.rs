@@ -1,0 +1,38 @@
+//! The integration tests: one test binary (one link against the whole dependency tree), a
+//! module per area. Each drives axgate through a real interface: HTTP on a port-0 loopback
+//! listener, the built binary as a child process, the official MCP SDKs, promtool and
+//! Prometheus, the conformance suite. The AT-SPI suite, which needs the headless desktop, is
+//! its own binary (`tests/atspi.rs`). `cargo test --test it <filter>` runs a part, e.g.
+//! `cargo test --release --test it security::`.
+
+mod spawned;
+#[path = "../support/mod.rs"]
+mod support;
+
+mod acting;
+mod apps_windows;
+mod audit;
+mod audit_calls;
+mod auth;
+mod clients;
+mod clients_policy;
+mod confirmation;
+mod conformance;
+mod deploy;
+mod fuzz_corpus;
+mod http_protocol;
+mod inspector;
+mod operations;
+mod reading;
+mod reload;
+mod resources;
+mod resume;
+mod security;
+mod sessionless;
+mod stdio;
+mod tidy;
+mod tls;
+mod tool_schemas;
+mod tools;
+mod waiting;
+mod workers;
