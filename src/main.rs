@@ -285,7 +285,7 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
 fn token_command(command: &TokenCommand) -> anyhow::Result<i32> {
     use axgate::http::auth::{Scope, tokens};
     let TokenCommand::New { name, scopes } = command;
-    tokens::check_name(name).map_err(anyhow::Error::msg)?;
+    axgate::identity::check_name(name).map_err(anyhow::Error::msg)?;
     let scopes = scopes
         .iter()
         .map(|s| s.parse::<Scope>())

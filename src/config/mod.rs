@@ -12,8 +12,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::http::auth::Scope;
-use crate::http::tls::TlsFiles;
+use crate::identity::Scope;
 use crate::policy::PolicyConfig;
 
 mod keys;
@@ -25,6 +24,14 @@ pub use keys::KEYS;
 use validate::Validator;
 
 /// Which backend to serve.
+/// Where the listener's TLS certificate chain and its key are (`server.tls_cert`,
+/// `server.tls_key`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {
     #[default]

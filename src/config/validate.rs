@@ -4,9 +4,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
+use super::TlsFiles;
 use super::{AuthConfig, JwtConfig, PolicyConfig, Raw, Source, StaticTokenConfig, key};
-use crate::http::auth::Scope;
-use crate::http::tls::TlsFiles;
+use crate::identity::Scope;
 use crate::policy::apps::AppRules;
 use crate::policy::confirm::Unconfirmed;
 
@@ -299,7 +299,7 @@ fn token_entry(item: &toml::Value) -> Result<StaticTokenConfig, Vec<String>> {
         }
     }
     let name = match table.get("name").and_then(toml::Value::as_str) {
-        Some(n) => match crate::http::auth::tokens::check_name(n) {
+        Some(n) => match crate::identity::check_name(n) {
             Ok(()) => n.to_owned(),
             Err(why) => {
                 errors.push(why);
@@ -312,7 +312,7 @@ fn token_entry(item: &toml::Value) -> Result<StaticTokenConfig, Vec<String>> {
         }
     };
     let sha256 = match table.get("sha256").and_then(toml::Value::as_str) {
-        Some(hex) => crate::http::auth::tokens::parse_sha256(hex).unwrap_or_else(|why| {
+        Some(hex) => crate::identity::parse_sha256(hex).unwrap_or_else(|why| {
             errors.push(why);
             [0; 32]
         }),

@@ -19,8 +19,8 @@ use crate::config::{AuthConfig, JwtConfig, StaticTokenConfig};
 use crate::http::auth::jwks::{self, Jwks};
 use crate::http::auth::jwt::JwtVerifier;
 use crate::http::auth::middleware::query_has_token;
-use crate::http::auth::principal::ALL_SCOPES;
 use crate::http::auth::{Auth, MAX_TOKEN_BYTES, Principal, PrincipalKind, Scope, bearer, tokens};
+use crate::identity::ALL_SCOPES;
 use crate::metrics::Metrics;
 
 const ISSUER: &str = "https://issuer.fuzz.test";

@@ -2,7 +2,7 @@
 //! from PEM files (`server.tls_cert`, `server.tls_key`). The files are read again on
 //! SIGHUP and the new certificate serves the next handshake; a bad file keeps the old one.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use axum_server::tls_rustls::RustlsConfig;
@@ -10,12 +10,7 @@ use rustls::ServerConfig;
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 
-/// Where the certificate chain and its key are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TlsFiles {
-    pub cert: PathBuf,
-    pub key: PathBuf,
-}
+use crate::config::TlsFiles;
 
 /// The live TLS configuration of the listener.
 pub struct Tls {

@@ -13,7 +13,7 @@ use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
 use super::tools::{Effect, ToolDef};
-use crate::http::auth::{Principal, Scope};
+use crate::identity::{Principal, Scope};
 use crate::policy::Policy;
 use crate::policy::limits::Limited;
 

@@ -35,7 +35,7 @@ use super::tools;
 use super::{completions, prompts, resources};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
 use crate::ax::{CallStats, Engine};
-use crate::http::auth::Principal;
+use crate::identity::Principal;
 use crate::metrics::Metrics;
 use crate::policy::SharedPolicy;
 

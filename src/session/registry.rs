@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::http::auth::{Principal, PrincipalKind};
+use crate::identity::{Principal, PrincipalKind};
 
 /// Who a session belongs to: how the principal authenticated and its name. Scopes are not
 /// part of it, so a token re-scoped on reload keeps its sessions.

@@ -117,12 +117,12 @@ async fn tls_settings_are_checked_at_start() {
     let (_, other_key) = certificate();
     let key = dir.path().join("other.pem");
     std::fs::write(&key, other_key).unwrap();
-    let files = axgate::http::tls::TlsFiles { cert, key };
+    let files = axgate::config::TlsFiles { cert, key };
     let err = axgate::http::tls::Tls::load(&files)
         .err()
         .expect("mismatched pair");
     assert!(err.contains("do not make a pair"), "{err}");
-    let missing = axgate::http::tls::TlsFiles {
+    let missing = axgate::config::TlsFiles {
         cert: dir.path().join("none.pem"),
         key: dir.path().join("none.key"),
     };

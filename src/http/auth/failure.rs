@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, StatusCode, header};
 use serde_json::json;
 
-use super::principal::Scope;
+use crate::identity::Scope;
 
 /// The scopes a 401 challenge asks for: what an MCP client needs to read and act.
 pub const CHALLENGE_SCOPES: &str = "axgate:read axgate:act";

@@ -13,8 +13,8 @@ use serde::Deserialize;
 
 use super::failure::{Failure, Reason};
 use super::jwks::{Jwks, Lookup};
-use super::principal::{Principal, PrincipalKind, Scope};
 use crate::config::JwtConfig;
+use crate::identity::{Principal, PrincipalKind, Scope};
 
 /// The algorithms accepted; anything else (`none`, HS*, …) is refused before any key is used.
 pub const ALGORITHMS: [Algorithm; 2] = [Algorithm::RS256, Algorithm::ES256];

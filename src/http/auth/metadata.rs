@@ -17,7 +17,7 @@ use http::HeaderMap;
 use serde::Serialize;
 
 use super::Auth;
-use super::principal::ALL_SCOPES;
+use crate::identity::ALL_SCOPES;
 
 /// The metadata document's path for a resource at the server's root.
 pub const ROOT_PATH: &str = "/.well-known/oauth-protected-resource";

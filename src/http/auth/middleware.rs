@@ -17,7 +17,7 @@ use http::header::AUTHORIZATION;
 use super::Auth;
 use super::failure::{Failure, Reason};
 use super::metadata::{MCP_PATH, ROOT_PATH};
-use super::principal::Scope;
+use crate::identity::Scope;
 
 /// Paths served without credentials.
 pub const PUBLIC_PATHS: [&str; 4] = ["/healthz", "/readyz", ROOT_PATH, MCP_PATH];
@@ -103,8 +103,8 @@ fn percent_decode(text: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::{AuthConfig, StaticTokenConfig};
-    use crate::http::auth::principal::Principal;
     use crate::http::auth::tokens::sha256;
+    use crate::identity::Principal;
     use crate::metrics::Metrics;
     use axum::Router;
     use axum::body::Body;

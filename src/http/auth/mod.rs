@@ -22,7 +22,6 @@ pub mod jwt;
 pub mod metadata;
 pub mod middleware;
 pub mod posture;
-pub mod principal;
 pub mod tokens;
 
 use std::sync::Arc;
@@ -32,8 +31,8 @@ use http::HeaderMap;
 use http::header::AUTHORIZATION;
 use prometheus::IntCounterVec;
 
+pub use crate::identity::{Principal, PrincipalKind, Scope, required_scope};
 pub use failure::{Failure, Reason};
-pub use principal::{Principal, PrincipalKind, Scope, required_scope};
 
 use crate::config::AuthConfig;
 use crate::metrics::Metrics;

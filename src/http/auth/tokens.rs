@@ -9,8 +9,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use super::principal::{Principal, PrincipalKind, Scope, format_scopes};
 use crate::config::StaticTokenConfig;
+use crate::identity::{Principal, PrincipalKind, Scope, format_scopes};
 
 /// The prefix of tokens minted by `axgate token new` (lets secret scanners find leaks).
 pub const PREFIX: &str = "axg_";
@@ -63,37 +63,6 @@ pub fn sha256(token: &str) -> [u8; 32] {
 /// Lowercase hex of a digest.
 pub fn hex(digest: &[u8; 32]) -> String {
     digest.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// 64 hex digits → the digest.
-pub fn parse_sha256(text: &str) -> Result<[u8; 32], String> {
-    let bytes = text.as_bytes();
-    let digit = |c: u8| (c as char).to_digit(16);
-    if bytes.len() != 64 || !bytes.iter().all(|c| digit(*c).is_some()) {
-        return Err("`sha256` must be 64 hex digits (the SHA-256 of the token)".into());
-    }
-    let mut out = [0u8; 32];
-    for (i, pair) in bytes.chunks(2).enumerate() {
-        let (hi, lo) = (digit(pair[0]).unwrap_or(0), digit(pair[1]).unwrap_or(0));
-        out[i] = (hi * 16 + lo) as u8;
-    }
-    Ok(out)
-}
-
-/// A token name: 1–64 of `A-Z a-z 0-9 . _ -` (it appears in logs and in config lines).
-pub fn check_name(name: &str) -> Result<(), String> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "token name {name:?} must be 1-64 characters of letters, digits, '.', '_' or '-'"
-        ))
-    }
 }
 
 /// A fresh token: `axg_` + 32 random bytes from the OS CSPRNG, URL-safe base64.
@@ -170,23 +139,16 @@ mod tests {
     #[test]
     fn hashes_round_trip_through_hex() {
         let d = sha256("axg_x");
-        assert_eq!(parse_sha256(&hex(&d)), Ok(d));
-        assert_eq!(parse_sha256(&hex(&d).to_uppercase()), Ok(d));
-        assert!(parse_sha256("abc").is_err());
-        assert!(parse_sha256(&"g".repeat(64)).is_err());
+        assert_eq!(crate::identity::parse_sha256(&hex(&d)), Ok(d));
+        assert_eq!(
+            crate::identity::parse_sha256(&hex(&d).to_uppercase()),
+            Ok(d)
+        );
         // The SHA-256 of the empty string, as any tool prints it.
         assert_eq!(
             hex(&sha256("")),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
-    }
-
-    #[test]
-    fn names() {
-        assert!(check_name("ci-runner_2.mac").is_ok());
-        for bad in ["", "a b", "x\"y", &"n".repeat(65)] {
-            assert!(check_name(bad).is_err(), "{bad:?}");
-        }
     }
 
     #[test]

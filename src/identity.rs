@@ -1,5 +1,7 @@
 //! Who is calling: the [`Principal`] an authenticated request carries in its extensions, and
-//! the [`Scope`]s that decide what it may do.
+//! the [`Scope`]s that decide what it may do. Shared vocabulary: `http::auth` makes
+//! principals, `config` parses scopes, `session`, `mcp` and `policy` read them; this module
+//! knows none of them.
 //!
 //! Scopes are ordered: `axgate:admin` includes `axgate:act`, which includes `axgate:read`
 //! ([`Principal::allows`]); a token only needs the highest scope it is meant to use.
@@ -110,6 +112,37 @@ impl Principal {
     }
 }
 
+/// 64 hex digits → the digest.
+pub fn parse_sha256(text: &str) -> Result<[u8; 32], String> {
+    let bytes = text.as_bytes();
+    let digit = |c: u8| (c as char).to_digit(16);
+    if bytes.len() != 64 || !bytes.iter().all(|c| digit(*c).is_some()) {
+        return Err("`sha256` must be 64 hex digits (the SHA-256 of the token)".into());
+    }
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks(2).enumerate() {
+        let (hi, lo) = (digit(pair[0]).unwrap_or(0), digit(pair[1]).unwrap_or(0));
+        out[i] = (hi * 16 + lo) as u8;
+    }
+    Ok(out)
+}
+
+/// A token name: 1–64 of `A-Z a-z 0-9 . _ -` (it appears in logs and in config lines).
+pub fn check_name(name: &str) -> Result<(), String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "token name {name:?} must be 1-64 characters of letters, digits, '.', '_' or '-'"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,5 +180,20 @@ mod tests {
         assert!(!p(&[]).allows(Scope::Read));
         assert_eq!(required_scope(true), Scope::Read);
         assert_eq!(required_scope(false), Scope::Act);
+    }
+
+    #[test]
+    fn token_digests_parse_from_hex() {
+        assert!(parse_sha256("abc").is_err());
+        assert!(parse_sha256(&"g".repeat(64)).is_err());
+        assert_eq!(parse_sha256(&"0f".repeat(32)), Ok([15u8; 32]));
+    }
+
+    #[test]
+    fn names() {
+        assert!(check_name("ci-runner_2.mac").is_ok());
+        for bad in ["", "a b", "x\"y", &"n".repeat(65)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
     }
 }
