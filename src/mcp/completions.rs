@@ -7,7 +7,7 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Referen
 use serde_json::json;
 
 use super::prompts;
-use super::resources::View;
+use super::uri::View;
 use crate::ax::{AppInfo, CallStats, Engine};
 
 /// `completion/complete`.

@@ -13,6 +13,7 @@ pub mod resources;
 pub mod server;
 pub mod subscriptions;
 pub mod tools;
+pub mod uri;
 pub mod wire;
 
 pub use fixture::FixtureServer;

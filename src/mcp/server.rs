@@ -32,7 +32,7 @@ use super::context::{SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
 use super::subscriptions::{Listens, Notifier, Subscriptions};
 use super::tools;
-use super::{completions, prompts, resources};
+use super::{completions, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
 use crate::ax::{CallStats, Engine};
 use crate::identity::Principal;
@@ -245,11 +245,9 @@ impl ServerHandler for AxServer {
             .resource_subscriptions
             .iter()
             .flatten()
-            .filter(|uri| match resources::ResourceUri::parse(uri) {
-                Ok(resources::ResourceUri::Apps) => true,
-                Ok(resources::ResourceUri::App { app, .. }) => {
-                    self.engine.check_app_name(&app).is_ok()
-                }
+            .filter(|uri| match uri::ResourceUri::parse(uri) {
+                Ok(uri::ResourceUri::Apps) => true,
+                Ok(uri::ResourceUri::App { app, .. }) => self.engine.check_app_name(&app).is_ok(),
                 Err(_) => false,
             })
             .cloned()

@@ -23,7 +23,7 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::resources::{ResourceUri, app_error};
+use super::uri::{ResourceUri, app_error};
 use crate::ax::{CallStats, ChangeEvent, ChangeKind, Engine, Pid};
 
 /// How notifications are coalesced: one is sent once a URI has been quiet for `quiet`, or

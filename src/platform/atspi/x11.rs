@@ -246,7 +246,53 @@ impl Display {
         let masks = visual.map_or((0xff0000, 0x00ff00, 0x0000ff), |v| {
             (v.red_mask, v.green_mask, v.blue_mask)
         });
-        let rgb = super::screenshot::to_rgb(&reply.data, u32::from(w), u32::from(h), masks)?;
+        let rgb = to_rgb(&reply.data, u32::from(w), u32::from(h), masks)?;
         Ok((rgb, u32::from(w), u32::from(h)))
+    }
+}
+
+/// 32-bit Z-pixmap data (little-endian words, channels found by mask) → 8-bit RGB.
+fn to_rgb(data: &[u8], w: u32, h: u32, masks: (u32, u32, u32)) -> Result<Vec<u8>, AxError> {
+    let pixels = (w as usize) * (h as usize);
+    if data.len() < pixels * 4 {
+        return Err(AxError::Unsupported(
+            "the X server's pixel format is not 32 bits per pixel".to_owned(),
+        ));
+    }
+    let channel = |p: u32, mask: u32| -> u8 {
+        if mask == 0 {
+            return 0;
+        }
+        let v = (p & mask) >> mask.trailing_zeros();
+        let bits = (mask >> mask.trailing_zeros()).count_ones();
+        if bits >= 8 {
+            (v >> (bits - 8)) as u8
+        } else {
+            ((v * 255) / ((1 << bits) - 1)) as u8
+        }
+    };
+    let mut out = Vec::with_capacity(pixels * 3);
+    for px in data.chunks_exact(4).take(pixels) {
+        let p = u32::from_le_bytes([px[0], px[1], px[2], px[3]]);
+        out.extend_from_slice(&[
+            channel(p, masks.0),
+            channel(p, masks.1),
+            channel(p, masks.2),
+        ]);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bgrx_words_become_rgb() {
+        // One red and one blue pixel in little-endian 0x00RRGGBB words.
+        let data = [0x00, 0x00, 0xff, 0x00, 0xff, 0x00, 0x00, 0x00];
+        let rgb = to_rgb(&data, 2, 1, (0xff0000, 0x00ff00, 0x0000ff)).unwrap();
+        assert_eq!(rgb, [255, 0, 0, 0, 0, 255]);
+        assert!(to_rgb(&data, 3, 1, (0xff0000, 0xff00, 0xff)).is_err());
     }
 }

@@ -12,7 +12,9 @@ use crate::ax::{
     Snapshot, SnapshotRequest, WindowInfo,
 };
 
-use super::{DemoBackend, interact, keyboard, lock, render, scroll, selection, snapshot, windows};
+use super::{
+    DemoBackend, hit, interact, keyboard, lock, render, scroll, selection, snapshot, windows,
+};
 
 impl DemoBackend {
     /// Runs one synthetic-input operation (refused while the screen is locked) and brings
@@ -147,7 +149,7 @@ impl Backend for DemoBackend {
     ) -> Result<Option<NodeId>, AxError> {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
-            Ok((interact::element_at(tree, point), Vec::new()))
+            Ok((hit::element_at(tree, point), Vec::new()))
         })
     }
 

@@ -1,7 +1,9 @@
 //! The effect language at run time: what a demo app does when an action, a value write, a
 //! click or another trigger runs a node's `on` list, and the change events each step
 //! produces. Effects whose target does not exist are skipped (the app simply does nothing),
-//! as real apps do. Menus live in `menus.rs`, window closing in `windows.rs`.
+//! as real apps do. Menus live in `menus.rs`; the state changes
+//! effects are made of in `state.rs`. Closing a window and quitting run effects too (a window
+//! with unsaved changes asks first), so they live here.
 
 use crate::ax::{AxValue, ChangeEvent, ChangeKind, NodeId, Role};
 
@@ -9,7 +11,7 @@ use super::build::value_of;
 use super::menus::{close_menu, open_menu};
 use super::spec::{Effect, ValueSpec};
 use super::tree::AppTree;
-use super::{lock, roles, windows};
+use super::{lock, state};
 
 /// Runs `effects` on behalf of `origin` (the node acted on), appending the events they cause.
 pub(super) fn run(
@@ -34,7 +36,7 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 ValueSpec::Text(text) => AxValue::Text(interpolate(tree, origin, text)),
                 other => value_of(other, &Default::default()),
             };
-            write_value(tree, target, value, events);
+            state::write_value(tree, target, value, events);
         }
         Effect::SetTitle { title, .. } => {
             let title = interpolate(tree, origin, title);
@@ -42,7 +44,7 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 && node.title.as_deref() != Some(title.as_str())
             {
                 node.title = Some(title);
-                events.push(event(tree, target, ChangeKind::TitleChanged));
+                events.push(state::event(tree, target, ChangeKind::TitleChanged));
             }
         }
         Effect::SetState {
@@ -62,21 +64,21 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
             s.selected = selected.unwrap_or(s.selected);
             s.expanded = expanded.unwrap_or(s.expanded);
             if node.states != before {
-                events.push(event(tree, target, ChangeKind::StateChanged));
+                events.push(state::event(tree, target, ChangeKind::StateChanged));
             }
         }
         Effect::Toggle { .. } => {
             if let Some(AxValue::Bool(b)) = tree.get(target).and_then(|n| n.value.clone()) {
-                write_value(tree, target, AxValue::Bool(!b), events);
+                state::write_value(tree, target, AxValue::Bool(!b), events);
             }
         }
         Effect::Adjust { by, .. } => {
             if let Some(AxValue::Number(n)) = tree.get(target).and_then(|n| n.value.clone()) {
-                write_value(tree, target, AxValue::Number(n + by), events);
+                state::write_value(tree, target, AxValue::Number(n + by), events);
             }
         }
-        Effect::Select { .. } => select(tree, target, events),
-        Effect::Focus { .. } => set_focus(tree, target, events),
+        Effect::Select { .. } => state::select(tree, target, events),
+        Effect::Focus { .. } => state::set_focus(tree, target, events),
         Effect::OpenMenu { template, .. } => open_menu(tree, target, template.as_deref(), events),
         Effect::CloseMenu { .. } => {
             let menu = tree.ancestor_with_role(target, Role::Menu).or_else(|| {
@@ -101,18 +103,18 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 Ok(new) => {
                     let window = tree.window_of(new) == Some(new);
                     if window {
-                        events.push(event(tree, new, ChangeKind::WindowCreated));
+                        events.push(state::event(tree, new, ChangeKind::WindowCreated));
                     }
-                    events.push(event(tree, target, ChangeKind::ChildrenChanged));
+                    events.push(state::event(tree, target, ChangeKind::ChildrenChanged));
                     // A new window or dialog becomes the key window, as on a desktop.
                     if window {
-                        windows::focus_window(tree, new, events);
+                        state::focus_window(tree, new, events);
                     }
                 }
                 Err(e) => tracing::warn!(app = %tree.name, "demo effect open failed: {e}"),
             }
         }
-        Effect::Remove { .. } => remove(tree, target, events),
+        Effect::Remove { .. } => state::remove(tree, target, events),
         Effect::Copy { .. } => {
             if let Some(node) = tree.get(target)
                 && !node.states.secure
@@ -124,12 +126,12 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
         Effect::Paste { .. } => {
             if let Some(AxValue::Text(text)) = tree.get(target).and_then(|n| n.value.clone()) {
                 let clip = lock(&tree.clipboard).clone();
-                write_value(tree, target, AxValue::Text(text + &clip), events);
+                state::write_value(tree, target, AxValue::Text(text + &clip), events);
             }
         }
         Effect::Undo { .. } => {
             if let Some(previous) = tree.get(target).and_then(|n| n.previous_value.clone()) {
-                write_value(tree, target, previous, events);
+                state::write_value(tree, target, previous, events);
             }
         }
         Effect::MarkSaved { .. } => {
@@ -139,13 +141,13 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
         }
         Effect::CloseWindow { .. } => {
             if let Some(window) = tree.window_of(target) {
-                windows::request_close(tree, window, events);
+                request_close(tree, window, events);
             }
         }
         Effect::ContinueQuit {} => {
             if tree.quit_pending {
                 tree.quit_pending = false;
-                tree.exit_requested = windows::may_quit(tree, events);
+                tree.exit_requested = may_quit(tree, events);
             }
         }
         Effect::CancelQuit {} => tree.quit_pending = false,
@@ -185,122 +187,6 @@ fn resolve(tree: &AppTree, origin: NodeId, effect: &Effect) -> Option<NodeId> {
     }
 }
 
-/// Writes a value (numbers clamped to min/max); emits `ValueChanged` when it changed.
-pub(super) fn write_value(
-    tree: &mut AppTree,
-    id: NodeId,
-    value: AxValue,
-    events: &mut Vec<ChangeEvent>,
-) {
-    let Some(node) = tree.get_mut(id) else {
-        return;
-    };
-    let value = match value {
-        AxValue::Number(n) => AxValue::Number(
-            n.max(node.min.unwrap_or(f64::NEG_INFINITY))
-                .min(node.max.unwrap_or(f64::INFINITY)),
-        ),
-        other => other,
-    };
-    if node.value.as_ref() == Some(&value) {
-        return;
-    }
-    node.previous_value = node.value.replace(value);
-    let marks_edited = node.extra.marks_edited;
-    if marks_edited && let Some(window) = tree.window_of(id).and_then(|w| tree.get_mut(w)) {
-        window.extra.edited = true;
-    }
-    events.push(event(tree, id, ChangeKind::ValueChanged));
-}
-
-/// Writes a value as the user's own edit would: `write_value`, then the node's `change`
-/// effects if the value changed.
-pub(super) fn change_value(
-    tree: &mut AppTree,
-    id: NodeId,
-    value: AxValue,
-    events: &mut Vec<ChangeEvent>,
-) {
-    let before = events.len();
-    write_value(tree, id, value, events);
-    if events.len() > before
-        && let Some(reaction) = tree.get(id).and_then(|n| n.effects("change"))
-    {
-        run(tree, id, &reaction, events);
-    }
-}
-
-/// Moves keyboard focus to `id` and makes its window the focused one.
-pub(super) fn set_focus(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
-    if tree.get(id).is_none_or(|n| n.states.focused) {
-        return;
-    }
-    let window = tree.window_of(id);
-    let root = tree.root();
-    for other in tree.preorder(root) {
-        let is_window = tree.window_of(other) == Some(other);
-        let Some(node) = tree.get_mut(other) else {
-            continue;
-        };
-        if is_window {
-            if window.is_some() {
-                node.states.focused = Some(other) == window;
-            }
-        } else {
-            node.states.focused = other == id;
-        }
-    }
-    events.push(event(tree, id, ChangeKind::FocusChanged));
-}
-
-/// Selects `id` and deselects its siblings of the same role (their bool values follow).
-pub(super) fn select(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
-    let Some(node) = tree.get(id) else {
-        return;
-    };
-    let role = node.role;
-    let siblings = match node.parent.and_then(|p| tree.get(p)) {
-        Some(parent) => parent.children.clone(),
-        None => vec![id],
-    };
-    for sibling in siblings {
-        let chosen = sibling == id;
-        let Some(node) = tree.get_mut(sibling) else {
-            continue;
-        };
-        if node.role != role {
-            continue;
-        }
-        if node.states.selected != chosen {
-            node.states.selected = chosen;
-            events.push(event(tree, sibling, ChangeKind::StateChanged));
-        }
-        if matches!(
-            tree.get(sibling).and_then(|n| n.value.as_ref()),
-            Some(AxValue::Bool(_))
-        ) {
-            write_value(tree, sibling, AxValue::Bool(chosen), events);
-        }
-    }
-}
-
-/// Removes a subtree (a menu is closed instead), with the events a real app emits.
-pub(super) fn remove(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
-    let Some(role) = tree.get(id).map(|n| n.role) else {
-        return;
-    };
-    if role == Role::Menu {
-        close_menu(tree, id, events);
-        return;
-    }
-    if roles::is_window(role) {
-        events.push(event(tree, id, ChangeKind::WindowClosed));
-    }
-    if let Some(parent) = tree.remove(id) {
-        events.push(event(tree, parent, ChangeKind::ChildrenChanged));
-    }
-}
-
 /// Replaces `{self.title}`, `{self.value}` and `{identifier}` (that node's value).
 /// Secure values are never interpolated.
 fn interpolate(tree: &AppTree, origin: NodeId, text: &str) -> String {
@@ -331,10 +217,53 @@ fn interpolate(tree: &AppTree, origin: NodeId, text: &str) -> String {
     out
 }
 
-fn event(tree: &AppTree, id: NodeId, kind: ChangeKind) -> ChangeEvent {
-    ChangeEvent {
-        pid: tree.pid,
-        node: Some(id),
-        kind,
+/// Closes a window the way its close button does: a window with unsaved changes and
+/// `close_edited` effects runs those instead (shows a save dialog) and stays open.
+pub(super) fn request_close(tree: &mut AppTree, window: NodeId, events: &mut Vec<ChangeEvent>) {
+    let Some(node) = tree.get(window) else {
+        return;
+    };
+    if node.extra.edited
+        && let Some(ask) = node.effects("close_edited")
+    {
+        run(tree, window, &ask, events);
+        return;
+    }
+    let was_focused = node.states.focused;
+    state::remove(tree, window, events);
+    if was_focused {
+        state::focus_next_window(tree, events);
+    }
+}
+
+/// Whether the app may quit now. If a window has unsaved changes and `close_edited` effects,
+/// runs them (shows its save dialog), marks the quit pending and says no.
+pub(super) fn may_quit(tree: &mut AppTree, events: &mut Vec<ChangeEvent>) -> bool {
+    let asking = tree.windows().into_iter().find_map(|w| {
+        let node = tree.get(w).filter(|n| n.extra.edited)?;
+        Some((w, node.effects("close_edited")?))
+    });
+    let Some((window, ask)) = asking else {
+        return true;
+    };
+    tree.quit_pending = true;
+    run(tree, window, &ask, events);
+    false
+}
+
+/// Writes a value as the user's own edit would: `write_value`, then the node's `change`
+/// effects if the value changed.
+pub(super) fn change_value(
+    tree: &mut AppTree,
+    id: NodeId,
+    value: AxValue,
+    events: &mut Vec<ChangeEvent>,
+) {
+    let before = events.len();
+    state::write_value(tree, id, value, events);
+    if events.len() > before
+        && let Some(reaction) = tree.get(id).and_then(|n| n.effects("change"))
+    {
+        run(tree, id, &reaction, events);
     }
 }

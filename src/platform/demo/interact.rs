@@ -1,12 +1,13 @@
 //! What a demo app does when it is driven: semantic actions, value writes, focus, synthetic
-//! clicks and hit testing. Each function works on one locked app tree and returns the change
+//! clicks (hit testing is `hit.rs`). Each function works on one locked app tree and returns the change
 //! events to deliver once the lock is released. Values are never logged.
 
 use crate::ax::backend::MouseButton;
-use crate::ax::{AxError, AxValue, ChangeEvent, NodeId, Rect, Role};
+use crate::ax::{AxError, AxValue, ChangeEvent, NodeId, Role};
 
+use super::hit::element_at;
 use super::tree::AppTree;
-use super::{effects, roles, scroll, selection, windows};
+use super::{effects, roles, scroll, selection, state};
 
 /// Performs a semantic action: checks the element is enabled and supports the action, then
 /// runs the element's effects for it (an element without effects accepts and ignores it,
@@ -33,7 +34,7 @@ pub(super) fn perform_action(
     if let Some(reaction) = node.effects(action) {
         effects::run(tree, id, &reaction, &mut events);
     } else if action == "raise" && tree.window_of(id) == Some(id) {
-        windows::focus_window(tree, id, &mut events);
+        state::focus_window(tree, id, &mut events);
     }
     Ok(events)
 }
@@ -104,7 +105,7 @@ pub(super) fn focus(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>, 
         )));
     }
     let mut events = Vec::new();
-    effects::set_focus(tree, id, &mut events);
+    state::set_focus(tree, id, &mut events);
     Ok(events)
 }
 
@@ -165,74 +166,9 @@ fn left_click(tree: &mut AppTree, hit: NodeId, events: &mut Vec<ChangeEvent>) {
             return;
         }
         if roles::focusable(node.role) {
-            effects::set_focus(tree, id, events);
+            state::set_focus(tree, id, events);
             return;
         }
         cursor = node.parent;
     }
-}
-
-/// The topmost visible element containing the point: the last one painted there, unless an
-/// enclosing scroll area hides that part of it.
-pub(super) fn element_at(tree: &AppTree, (x, y): (f64, f64)) -> Option<NodeId> {
-    paint_order(tree).into_iter().rev().find(|id| {
-        tree.get(*id)
-            .and_then(|n| n.frame)
-            .is_some_and(|f| f.contains(x, y))
-            && scroll_clip(tree, *id).is_none_or(|clip| clip.contains(x, y))
-    })
-}
-
-/// The part of the screen an element's scroll-area ancestors leave visible (`None`: not
-/// inside a scroll area). Content scrolled out of view has frames outside it.
-pub(super) fn scroll_clip(tree: &AppTree, id: NodeId) -> Option<Rect> {
-    let mut clip: Option<Rect> = None;
-    let mut cursor = tree.get(id).and_then(|n| n.parent);
-    while let Some(node) = cursor.and_then(|p| tree.get(p)) {
-        if node.role == Role::ScrollArea
-            && let Some(frame) = node.frame
-        {
-            clip = Some(clip.map_or(frame, |c| intersect(c, frame)));
-        }
-        cursor = node.parent;
-    }
-    clip
-}
-
-fn intersect(a: Rect, b: Rect) -> Rect {
-    let (x, y) = (a.x.max(b.x), a.y.max(b.y));
-    let right = (a.x + a.w).min(b.x + b.w);
-    let bottom = (a.y + a.h).min(b.y + b.h);
-    Rect {
-        x,
-        y,
-        w: (right - x).max(0.0),
-        h: (bottom - y).max(0.0),
-    }
-}
-
-/// Visible elements in the order they are drawn: parents before children, later siblings
-/// over earlier ones, and menus (with their items) over everything else.
-pub(super) fn paint_order(tree: &AppTree) -> Vec<NodeId> {
-    let mut out = Vec::new();
-    let mut layers = vec![tree.root()];
-    let mut layer = 0;
-    while let Some(&start) = layers.get(layer) {
-        let mut stack = vec![start];
-        while let Some(id) = stack.pop() {
-            let Some(node) = tree.get(id).filter(|n| n.states.visible) else {
-                continue;
-            };
-            out.push(id);
-            for child in node.children.iter().rev() {
-                if tree.get(*child).is_some_and(|c| c.role == Role::Menu) {
-                    layers.push(*child);
-                } else {
-                    stack.push(*child);
-                }
-            }
-        }
-        layer += 1;
-    }
-    out
 }

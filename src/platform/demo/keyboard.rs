@@ -8,7 +8,7 @@ use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey};
 use crate::ax::{AxError, ChangeEvent, NodeId, Role};
 
 use super::tree::AppTree;
-use super::{effects, menus, roles, text};
+use super::{effects, menus, roles, state, text};
 
 /// Types `input` grapheme by grapheme into the focused element. Newlines press Return and
 /// tabs press Tab (so focus may move mid-text, as with a real keyboard). A disabled or
@@ -246,7 +246,7 @@ fn move_focus(
             .find(|id| tab_stop(tree, *id))
             .unwrap_or(stops[stops.len() - 1]),
     };
-    effects::set_focus(tree, next, events);
+    state::set_focus(tree, next, events);
 }
 
 /// Whether Tab stops at this element: an enabled, shown control (not a menu, nor a list row:

@@ -229,7 +229,7 @@ impl DemoBackend {
             }
             let (leaves, events) = {
                 let (mut tree, mut events) = app.lock();
-                let leaves = super::windows::may_quit(&mut tree, &mut events);
+                let leaves = super::effects::may_quit(&mut tree, &mut events);
                 (leaves, events)
             };
             self.emit(events);

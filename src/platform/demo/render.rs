@@ -5,7 +5,7 @@
 use crate::ax::{AxError, AxValue, CallCtx, Rect, Role};
 
 use super::font::{self, ADVANCE, GLYPH_H};
-use super::interact::{paint_order, scroll_clip};
+use super::hit::{paint_order, scroll_clip};
 use super::roles;
 use super::tree::{AppTree, Node};
 

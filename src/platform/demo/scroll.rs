@@ -6,9 +6,9 @@
 
 use crate::ax::{AxError, AxValue, ChangeEvent, ChangeKind, NodeId, Rect, Role};
 
-use super::effects;
-use super::interact::element_at;
+use super::hit::element_at;
 use super::tree::AppTree;
+use super::{effects, state};
 
 /// Points one scrolled line moves.
 pub(super) const LINE: f64 = 24.0;
@@ -151,7 +151,7 @@ fn update_bar(tree: &mut AppTree, area: NodeId, events: &mut Vec<ChangeEvent>) {
     let (_, total) = range(tree, area);
     let offset = tree.get(area).map_or(0.0, |n| n.extra.scroll_offset.1);
     let position = if total > 0.0 { offset / total } else { 0.0 };
-    effects::write_value(tree, bar, AxValue::Number(position), events);
+    state::write_value(tree, bar, AxValue::Number(position), events);
 }
 
 /// Marks the area's content outside the viewport as scrolled out; true if any mark changed.
@@ -241,7 +241,7 @@ pub(super) fn drag(tree: &mut AppTree, from: (f64, f64), to: (f64, f64)) -> Vec<
             }
             Role::ScrollBar => {
                 let down = ((to.1 - f.y) / f.h).clamp(0.0, 1.0);
-                effects::write_value(tree, id, AxValue::Number(down), &mut events);
+                state::write_value(tree, id, AxValue::Number(down), &mut events);
                 follow_bar(tree, id, &mut events);
                 break;
             }

@@ -6,7 +6,7 @@
 use crate::ax::{AxError, ChangeEvent, NodeId, Role};
 
 use super::tree::AppTree;
-use super::{effects, scroll};
+use super::{effects, scroll, state};
 
 /// Selects an element on behalf of `select`.
 pub(super) fn select(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>, AxError> {
@@ -47,7 +47,7 @@ pub(super) fn select(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>,
 /// Makes `id` the selected one of its siblings, runs its `select` (else `press`) effects and
 /// scrolls it into view.
 pub(super) fn select_item(tree: &mut AppTree, id: NodeId, events: &mut Vec<ChangeEvent>) {
-    effects::select(tree, id, events);
+    state::select(tree, id, events);
     let reaction = tree
         .get(id)
         .and_then(|n| n.effects("select").or_else(|| n.effects("press")));
