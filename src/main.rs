@@ -128,11 +128,6 @@ struct Common {
     /// (policy.read_only).
     #[arg(long)]
     read_only: bool,
-    /// Serve the MCP conformance fixture at /mcp instead of the desktop
-    /// (server.conformance_fixture): fixed test tools, resources and prompts on the real
-    /// transport, for the official conformance suite.
-    #[arg(long)]
-    conformance_fixture: bool,
 }
 
 impl Common {
@@ -155,9 +150,6 @@ impl Common {
         }
         if self.read_only {
             layers.flag("policy.read_only", "true".into());
-        }
-        if self.conformance_fixture {
-            layers.flag("server.conformance_fixture", "true".into());
         }
         Ok(layers.build()?)
     }
@@ -319,7 +311,6 @@ async fn serve_until_signal(
 ) -> anyhow::Result<i32> {
     let bind = config.server.bind;
     let backend = engine.backend_name();
-    let fixture = config.server.conformance_fixture;
     let state = AppState::new(config, engine, metrics).map_err(|errors| {
         anyhow::anyhow!("invalid configuration:\n  - {}", errors.join("\n  - "))
     })?;
@@ -329,11 +320,7 @@ async fn serve_until_signal(
         )
     })?;
     let local = listener.local_addr()?;
-    if fixture {
-        tracing::warn!(%local, "serving the MCP conformance fixture at http://{local}/mcp: test tools only, no desktop access");
-    } else {
-        tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
-    }
+    tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
     tokio::spawn(reload_on_hangup(state.clone(), reload));
     server::run(listener, state, shutdown_signal()).await?;
     tracing::info!("axgate stopped");

@@ -9,6 +9,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::middleware::from_fn_with_state;
 use axum::routing::get;
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -25,7 +26,7 @@ use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::admin::Admin;
 use crate::mcp::server::Shared;
 use crate::mcp::subscriptions::Listens;
-use crate::mcp::{AxServer, FixtureServer};
+use crate::mcp::AxServer;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
@@ -186,6 +187,25 @@ fn same_except_tls(a: &crate::config::ServerConfig, b: &crate::config::ServerCon
 
 /// The router with every layer. Layers run outermost first (the last `.layer` call).
 pub fn app(state: &AppState) -> Router {
+    let shared = Arc::new(Shared {
+        engine: state.engine.clone(),
+        metrics: state.metrics.clone(),
+        audit: state.audit.clone(),
+        policy: state.policy.clone(),
+        admin: Some(state.sessions.clone() as Admin),
+        listens: state.listens.clone(),
+    });
+    app_serving(state, move |_| AxServer::new(shared.clone()))
+}
+
+/// The router with every layer around another MCP handler at `/mcp`: `make` builds one
+/// handler per session and is given the session administration (the conformance fixture
+/// closes response streams with it). Guard, auth, intake, sessions, event log and metrics
+/// are the product's whatever the handler, so a test of the transport tests axgate's.
+pub fn app_serving<H: ServerHandler + Send + 'static>(
+    state: &AppState,
+    make: impl Fn(Admin) -> H + Send + Sync + 'static,
+) -> Router {
     let server = &state.config.server;
     let mcp_config = StreamableHttpServerConfig::default()
         .with_sse_keep_alive(Some(server.sse_keep_alive))
@@ -196,36 +216,15 @@ pub fn app(state: &AppState) -> Router {
         // lists; rmcp's own loopback-only defaults would refuse a configured public name.
         .disable_allowed_hosts()
         .disable_allowed_origins();
-    // The handler behind /mcp: the desktop, or the conformance fixture. Everything else —
-    // layers, session manager, event log — is the same for both.
-    let mcp = if state.config.server.conformance_fixture {
-        let streams = state.sessions.clone() as Admin;
-        Router::new().route_service(
-            "/mcp",
-            StreamableHttpService::new(
-                move || Ok(FixtureServer::with_streams(streams.clone())),
-                state.sessions.clone(),
-                mcp_config,
-            ),
-        )
-    } else {
-        let shared = Arc::new(Shared {
-            engine: state.engine.clone(),
-            metrics: state.metrics.clone(),
-            audit: state.audit.clone(),
-            policy: state.policy.clone(),
-            admin: Some(state.sessions.clone() as Admin),
-            listens: state.listens.clone(),
-        });
-        Router::new().route_service(
-            "/mcp",
-            StreamableHttpService::new(
-                move || Ok(AxServer::new(shared.clone())),
-                state.sessions.clone(),
-                mcp_config,
-            ),
-        )
-    };
+    let admin = state.sessions.clone() as Admin;
+    let mcp = Router::new().route_service(
+        "/mcp",
+        StreamableHttpService::new(
+            move || Ok(make(admin.clone())),
+            state.sessions.clone(),
+            mcp_config,
+        ),
+    );
     let intake = Arc::new(Intake {
         registry: state.sessions.registry().clone(),
         events: state.sessions.event_log().clone(),
@@ -308,6 +307,18 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    let router = app(&state);
+    serve_router(listener, metrics_listener, state, router, shutdown).await
+}
+
+/// [`serve`] with a router of the caller's, such as one from [`app_serving`].
+pub async fn serve_router(
+    listener: TcpListener,
+    metrics_listener: Option<TcpListener>,
+    state: AppState,
+    router: Router,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     if let Some(metrics_listener) = metrics_listener {
         let addr = metrics_listener.local_addr()?;
         let mut routes = metrics_routes(&state);
@@ -330,7 +341,6 @@ pub async fn serve(
             }
         });
     }
-    let router = app(&state);
     let reaper = spawn_reaper(&state);
     let token = state.shutdown.clone();
     let sessions = state.sessions.clone();

@@ -55,11 +55,6 @@ pub const KEYS: &[Key] = &[
         default: "1000",
     },
     Key {
-        name: "server.conformance_fixture",
-        doc: "Serve the MCP conformance fixture (fixed test tools, resources and prompts) at /mcp instead of the desktop; for the conformance suite only.",
-        default: "false",
-    },
-    Key {
         name: "sessions.max",
         doc: "Most live sessions; beyond it initialize gets 503 with Retry-After.",
         default: "64",

@@ -73,8 +73,6 @@ pub struct ServerConfig {
     pub sse_retry: Duration,
     /// TLS certificate chain and key; `None`: plain HTTP.
     pub tls: Option<TlsFiles>,
-    /// Serve the conformance fixture (`crate::mcp::fixture`) at `/mcp` instead of `AxServer`.
-    pub conformance_fixture: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -307,7 +305,6 @@ impl Layers {
                 sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
                 sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
                 tls: v.tls(),
-                conformance_fixture: v.boolean("server.conformance_fixture"),
             },
             sessions: SessionsConfig {
                 max_sessions: v.int("sessions.max", 1, 100_000) as usize,

@@ -204,24 +204,18 @@ fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
 }
 
 #[test]
-fn conformance_fixture_is_a_boolean_in_every_layer() {
-    assert!(
-        !Layers::default()
-            .build()
-            .expect("defaults")
-            .server
-            .conformance_fixture
-    );
+fn booleans_parse_in_every_layer() {
+    assert!(!Layers::default().build().expect("defaults").policy.read_only);
     let mut layers = Layers::default();
-    layers.toml_text("[server]\nconformance_fixture = true\n", "f.toml");
-    assert!(layers.build().expect("valid").server.conformance_fixture);
+    layers.toml_text("[policy]\nread_only = true\n", "f.toml");
+    assert!(layers.build().expect("valid").policy.read_only);
     let mut layers = Layers::default();
-    layers.env(env(&[("AXGATE_SERVER_CONFORMANCE_FIXTURE", "true")]));
-    assert!(layers.build().expect("valid").server.conformance_fixture);
+    layers.env(env(&[("AXGATE_POLICY_READ_ONLY", "true")]));
+    assert!(layers.build().expect("valid").policy.read_only);
 
     let mut layers = Layers::default();
-    layers.toml_text("[server]\nconformance_fixture = \"yes\"\n", "f.toml");
-    layers.env(env(&[("AXGATE_SERVER_CONFORMANCE_FIXTURE", "maybe")]));
+    layers.toml_text("[policy]\nread_only = \"yes\"\n", "f.toml");
+    layers.env(env(&[("AXGATE_POLICY_READ_ONLY", "maybe")]));
     let err = layers.build().expect_err("invalid").to_string();
     assert!(err.contains("expected true or false"), "{err}");
 }

@@ -6,7 +6,6 @@ pub mod completions;
 pub mod confirm;
 pub mod context;
 pub mod errors;
-pub mod fixture;
 pub mod gate;
 pub mod prompts;
 pub mod resources;
@@ -16,5 +15,4 @@ pub mod tools;
 pub mod uri;
 pub mod wire;
 
-pub use fixture::FixtureServer;
 pub use server::{AxServer, PROTOCOL_VERSIONS, supports};
