@@ -311,6 +311,11 @@ async fn serve_until_signal(
 ) -> anyhow::Result<i32> {
     let bind = config.server.bind;
     let backend = engine.backend_name();
+    // launchd and many shells give 256 open files; each client connection needs one.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(limit) => tracing::debug!(limit, "open-file limit"),
+        Err(error) => tracing::warn!(%error, "cannot raise the open-file limit"),
+    }
     let state = AppState::new(config, engine, metrics).map_err(|errors| {
         anyhow::anyhow!("invalid configuration:\n  - {}", errors.join("\n  - "))
     })?;

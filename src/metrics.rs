@@ -37,6 +37,8 @@ pub struct Metrics {
     pub backend_round_trips: HistogramVec,
     pub sessions_active: IntGauge,
     pub sse_streams_open: IntGauge,
+    pub connections_open: IntGauge,
+    pub connections_closed: IntCounterVec,
     pub events_replayed: IntCounter,
     pub session_evictions: IntCounterVec,
     pub auth_failures: IntCounterVec,
@@ -170,6 +172,17 @@ impl Metrics {
         )?;
         r.register(Box::new(build_info.clone()))?;
         Ok(Metrics {
+            connections_open: gauge(
+                "axgate_connections_open",
+                "Open client connections (all listeners).",
+            )?,
+            connections_closed: counter(
+                r,
+                "axgate_connections_closed_total",
+                "Connections closed by the server: refused at the cap, or cut by the header, \
+                 idle or TLS-handshake timeout.",
+                &["reason"],
+            )?,
             http_requests: counter(
                 r,
                 "axgate_http_requests_total",

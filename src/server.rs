@@ -20,6 +20,7 @@ use crate::audit::Audit;
 use crate::ax::Engine;
 use crate::config::Config;
 use crate::http::auth::{self, Auth};
+use crate::http::conn::{self, ConnLimits, ConnMetrics};
 use crate::http::observe::{self, Observed};
 use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
@@ -229,6 +230,7 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         registry: state.sessions.registry().clone(),
         events: state.sessions.event_log().clone(),
         max_body_bytes: server.max_body_bytes,
+        body_timeout: server.body_timeout,
         metrics: state.metrics.clone(),
         auth: state.auth.clone(),
         audit: state.audit.clone(),
@@ -360,36 +362,29 @@ pub async fn serve_router(
         signalled_for_serve.cancel();
         token.cancel();
     };
-    let serve: std::pin::Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>> =
-        match &state.tls {
-            Some(tls) => {
-                // TLS: axum-server with rustls; TCP_NODELAY on every accepted stream.
-                let handle = axum_server::Handle::new();
-                let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(tls.rustls())
-                    .acceptor(axum_server::accept::NoDelayAcceptor::new());
-                let server = axum_server::from_tcp(listener.into_std()?)?
-                    .acceptor(acceptor)
-                    .handle(handle.clone());
-                tokio::spawn(async move {
-                    stop.await;
-                    handle.graceful_shutdown(Some(grace));
-                });
-                Box::pin(server.serve(router.into_make_service()))
-            }
-            None => {
-                // Without TCP_NODELAY an SSE response waits ~44 ms for the client's delayed ACK.
-                let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                    if let Err(error) = tcp.set_nodelay(true) {
-                        tracing::warn!(%error, "cannot set TCP_NODELAY");
-                    }
-                });
-                Box::pin(async move {
-                    axum::serve(listener, router)
-                        .with_graceful_shutdown(stop)
-                        .await
-                })
-            }
-        };
+    let limits = ConnLimits {
+        header_timeout: state.config.server.header_timeout,
+        idle_timeout: state.config.server.idle_timeout,
+        max_connections: conn::effective_cap(
+            state.config.server.max_connections,
+            rlimit::Resource::NOFILE.get_soft().ok(),
+        ),
+        max_header_bytes: state.config.server.max_header_bytes,
+    };
+    if limits.max_connections < state.config.server.max_connections {
+        tracing::warn!(
+            configured = state.config.server.max_connections,
+            applied = limits.max_connections,
+            "server.max_connections lowered to fit the open-file limit; raise `ulimit -n` (launchd: SoftResourceLimits NumberOfFiles) for more"
+        );
+    }
+    let conn_metrics = ConnMetrics {
+        closed: state.metrics.connections_closed.clone(),
+        open: state.metrics.connections_open.clone(),
+    };
+    // Plain or TLS, every connection goes through the same accept loop and bounds.
+    let tls = state.tls.as_ref().map(|tls| tls.rustls());
+    let serve = conn::serve(listener, tls, router, limits, conn_metrics, stop);
     let result = tokio::select! {
         r = serve => r,
         _ = async {

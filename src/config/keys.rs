@@ -50,6 +50,31 @@ pub const KEYS: &[Key] = &[
         default: "15",
     },
     Key {
+        name: "server.header_timeout_ms",
+        doc: "A request head (and a TLS handshake) must arrive whole within this once the server waits for it, also between requests on a kept-alive connection; else the connection is closed.",
+        default: "10000",
+    },
+    Key {
+        name: "server.idle_timeout_secs",
+        doc: "A connection on which no byte moves either way for this long, while the server waits on it, is closed; longer than server.sse_keep_alive_secs.",
+        default: "120",
+    },
+    Key {
+        name: "server.body_timeout_ms",
+        doc: "A request body must arrive whole within this; else 408.",
+        default: "30000",
+    },
+    Key {
+        name: "server.max_connections",
+        doc: "Most open connections per listener (lowered to fit the open-file limit); past it a connection gets 503 with Retry-After and is closed.",
+        default: "1024",
+    },
+    Key {
+        name: "server.max_header_bytes",
+        doc: "Largest request head in bytes (at least 8192); a larger one gets 431.",
+        default: "32768",
+    },
+    Key {
         name: "server.sse_retry_ms",
         doc: "Reconnect hint sent in every stream's priming event.",
         default: "1000",

@@ -70,6 +70,14 @@ pub struct ServerConfig {
     /// A separate listener for `/metrics` (then absent from the main one).
     pub metrics_bind: Option<SocketAddr>,
     pub sse_keep_alive: Duration,
+    /// A request head (and a TLS handshake) must arrive within this (`http::conn`).
+    pub header_timeout: Duration,
+    /// A connection with no traffic for this long is closed (`http::conn`).
+    pub idle_timeout: Duration,
+    /// A request body must arrive within this (`http::intake`).
+    pub body_timeout: Duration,
+    pub max_connections: usize,
+    pub max_header_bytes: usize,
     pub sse_retry: Duration,
     /// TLS certificate chain and key; `None`: plain HTTP.
     pub tls: Option<TlsFiles>,
@@ -304,6 +312,19 @@ impl Layers {
                 }),
                 sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
                 sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
+                header_timeout: Duration::from_millis(v.int(
+                    "server.header_timeout_ms",
+                    100,
+                    600_000,
+                )),
+                idle_timeout: Duration::from_secs(v.int("server.idle_timeout_secs", 1, 86_400)),
+                body_timeout: Duration::from_millis(v.int(
+                    "server.body_timeout_ms",
+                    100,
+                    3_600_000,
+                )),
+                max_connections: v.int("server.max_connections", 1, 1_000_000) as usize,
+                max_header_bytes: v.int("server.max_header_bytes", 8192, 1 << 20) as usize,
                 tls: v.tls(),
             },
             sessions: SessionsConfig {
@@ -363,6 +384,14 @@ impl Layers {
             auth: v.auth(),
             policy: v.policy(),
         };
+        if config.server.idle_timeout <= config.server.sse_keep_alive {
+            v.errors.push(format!(
+                "server.idle_timeout_secs ({}) must be longer than server.sse_keep_alive_secs ({}), \
+                 or idle streams are cut between keep-alive comments",
+                config.server.idle_timeout.as_secs(),
+                config.server.sse_keep_alive.as_secs()
+            ));
+        }
         if v.errors.is_empty() {
             Ok(config)
         } else {

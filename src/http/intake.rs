@@ -47,6 +47,8 @@ pub struct Intake {
     /// The event log, for binding sessionless streams to their callers and checking replays.
     pub events: Arc<EventLog>,
     pub max_body_bytes: usize,
+    /// How long the whole body may take to arrive (a trickled body is cut off with 408).
+    pub body_timeout: std::time::Duration,
     pub metrics: Metrics,
     /// For the step-up challenge of a tool call beyond the token's scope.
     pub auth: Option<Arc<Auth>>,
@@ -176,9 +178,22 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
                 .next()
                 .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
         });
-    let bytes = match to_bytes(body, intake.max_body_bytes).await {
-        Ok(b) => b,
+    let read = tokio::time::timeout(intake.body_timeout, to_bytes(body, intake.max_body_bytes));
+    let bytes = match read.await {
+        Ok(Ok(b)) => b,
         Err(_) => {
+            return jsonrpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                None,
+                -32600,
+                format!(
+                    "Request body not received within {} ms (server.body_timeout_ms); send it \
+                     at once",
+                    intake.body_timeout.as_millis()
+                ),
+            );
+        }
+        Ok(Err(_)) => {
             return jsonrpc_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 None,

@@ -3,6 +3,7 @@
 //! HTTP metrics layer. Knows nothing of accessibility.
 
 pub mod auth;
+pub mod conn;
 pub mod guard;
 pub mod health;
 pub mod intake;

@@ -18,6 +18,7 @@ mod clients;
 mod clients_policy;
 mod confirmation;
 mod conformance;
+mod connections;
 mod deploy;
 mod fuzz_corpus;
 mod http_protocol;

@@ -49,7 +49,20 @@ impl Axgate {
     /// `AXGATE_*` variables of the test's environment are removed (cargo sets
     /// `AXGATE_GIT_SHA` for tests, and axgate refuses unknown `AXGATE_*` names).
     pub fn serve(args: &[&str]) -> Axgate {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_axgate"));
+        Axgate::serve_under(&[], args)
+    }
+
+    /// [`Axgate::serve`] run by a wrapper command, e.g. `["prlimit", "--nofile=256:256"]`.
+    pub fn serve_under(wrapper: &[&str], args: &[&str]) -> Axgate {
+        let axgate = env!("CARGO_BIN_EXE_axgate");
+        let mut command = match wrapper.split_first() {
+            Some((program, rest)) => {
+                let mut c = Command::new(program);
+                c.args(rest).arg(axgate);
+                c
+            }
+            None => Command::new(axgate),
+        };
         command
             .args(["serve", "--bind", "127.0.0.1:0", "--log-format", "json"])
             .args(args)

@@ -1,0 +1,287 @@
+//! Connection hygiene on every listener, plain and TLS: axgate's own accept loop around
+//! hyper's HTTP/1 connection, so that no client — silent, trickling or many — holds the
+//! server's sockets or memory before any guard or auth has run.
+//!
+//! - **Header timeout** (`server.header_timeout_ms`): a request head must arrive whole within
+//!   it once the server waits for one — on a new connection, after a TLS handshake (which
+//!   has the same bound), and between requests on a kept-alive one. hyper enforces it.
+//! - **Idle timeout** (`server.idle_timeout_secs`): a connection on which no byte moves either
+//!   way for this long, while the server waits on it, is closed (a client that stopped
+//!   reading a stream, a stalled body). SSE keep-alive comments count as traffic.
+//! - **Connection cap** (`server.max_connections`, clamped below the open-file limit): past
+//!   it a plain connection gets a `503` with `Retry-After` and is closed at once (a TLS one
+//!   is closed); the accept loop never stops accepting, so the kernel backlog never fills.
+//! - **Header size** (`server.max_header_bytes`): hyper's read buffer; a larger head gets 431.
+//!
+//! TCP_NODELAY is set on every accepted socket: without it an SSE response waits ~44 ms for
+//! the client's delayed ACK.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum_server::tls_rustls::RustlsConfig;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use prometheus::IntCounterVec;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::time::{Instant, Sleep};
+
+/// The bounds of one listener, from `[server]`.
+#[derive(Clone, Debug)]
+pub struct ConnLimits {
+    pub header_timeout: Duration,
+    pub idle_timeout: Duration,
+    pub max_connections: usize,
+    pub max_header_bytes: usize,
+}
+
+/// What the accept loop reports: connections refused at the cap, and cut by a timeout.
+#[derive(Clone)]
+pub struct ConnMetrics {
+    /// `reason`: `cap`, `header_timeout`, `idle_timeout`, `tls_handshake`.
+    pub closed: IntCounterVec,
+    pub open: prometheus::IntGauge,
+}
+
+/// The answer to a connection over the cap: read by people and by MCP clients alike.
+const FULL: &str = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\
+Content-Type: application/json\r\nContent-Length: 131\r\n\r\n\
+{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"too many open connections \
+(server.max_connections); retry shortly\"}}";
+
+/// How many descriptors stay free for everything else the process opens (audit, workers,
+/// the metrics listener, outgoing JWKS fetches).
+const RESERVED_FDS: u64 = 64;
+
+/// The cap actually applied: the configured one, lowered to fit the process's open-file
+/// limit (`soft`) with room for everything else. `None` for the limit: unknown.
+pub fn effective_cap(configured: usize, soft_fd_limit: Option<u64>) -> usize {
+    match soft_fd_limit {
+        Some(limit) => {
+            let room = limit.saturating_sub(RESERVED_FDS).max(1);
+            configured.min(usize::try_from(room).unwrap_or(usize::MAX))
+        }
+        None => configured,
+    }
+}
+
+/// Serves `router` on `listener` until `stop` resolves, then lets open connections finish
+/// (the caller bounds how long). `tls`: handshake each connection with the current
+/// certificate (a reload applies from the next handshake).
+pub async fn serve(
+    listener: TcpListener,
+    tls: Option<RustlsConfig>,
+    router: Router,
+    limits: ConnLimits,
+    metrics: ConnMetrics,
+    stop: impl Future<Output = ()> + Send,
+) -> io::Result<()> {
+    let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let graceful = GracefulShutdown::new();
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .max_buf_size(limits.max_header_bytes.max(8192));
+    let builder = Arc::new(builder);
+    tokio::pin!(stop);
+    loop {
+        let (tcp, _peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(pair) => pair,
+                Err(error) => {
+                    // Out of descriptors or a connection reset before accept: keep serving.
+                    tracing::warn!(%error, "accept failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut stop => break,
+        };
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::warn!(%error, "cannot set TCP_NODELAY");
+        }
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            metrics.closed.with_label_values(&["cap"]).inc();
+            tokio::spawn(refuse(tcp, tls.is_none()));
+            continue;
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let builder = builder.clone();
+        let tls = tls.clone();
+        let metrics = metrics.clone();
+        let watcher = graceful.watcher();
+        metrics.open.inc();
+        tokio::spawn(async move {
+            let io = Idle::new(tcp, limits.idle_timeout);
+            let outcome = match tls {
+                None => {
+                    let conn = builder.serve_connection(TokioIo::new(io), service);
+                    watcher.watch(conn).await
+                }
+                Some(tls) => {
+                    let acceptor = tokio_rustls::TlsAcceptor::from(tls.get_inner());
+                    match tokio::time::timeout(limits.header_timeout, acceptor.accept(io)).await {
+                        Ok(Ok(stream)) => {
+                            let conn = builder.serve_connection(TokioIo::new(stream), service);
+                            watcher.watch(conn).await
+                        }
+                        _ => {
+                            metrics.closed.with_label_values(&["tls_handshake"]).inc();
+                            Ok(())
+                        }
+                    }
+                }
+            };
+            if let Err(error) = outcome {
+                let reason = if error.is_timeout() {
+                    Some("header_timeout")
+                } else if is_idle(&error) {
+                    Some("idle_timeout")
+                } else {
+                    None
+                };
+                if let Some(reason) = reason {
+                    metrics.closed.with_label_values(&[reason]).inc();
+                }
+            }
+            metrics.open.dec();
+            drop(slot);
+        });
+    }
+    graceful.shutdown().await;
+    Ok(())
+}
+
+/// Whether hyper's error came from [`Idle`] closing a connection nobody used.
+fn is_idle(error: &hyper::Error) -> bool {
+    std::error::Error::source(error)
+        .and_then(|e| e.downcast_ref::<io::Error>())
+        .is_some_and(|e| e.kind() == io::ErrorKind::TimedOut)
+}
+
+/// Answers a connection over the cap and closes it (plain HTTP: a 503; TLS: just closed).
+async fn refuse(mut tcp: TcpStream, plain: bool) {
+    if plain {
+        let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(FULL.as_bytes())).await;
+        let _ = tcp.shutdown().await;
+    }
+}
+
+/// A socket that fails with `TimedOut` once no byte has moved either way for `limit` while
+/// it is being polled.
+struct Idle<T> {
+    inner: T,
+    limit: Duration,
+    deadline: Pin<Box<Sleep>>,
+}
+
+impl<T> Idle<T> {
+    fn new(inner: T, limit: Duration) -> Idle<T> {
+        Idle {
+            inner,
+            limit,
+            deadline: Box::pin(tokio::time::sleep(limit)),
+        }
+    }
+
+    fn moved(&mut self) {
+        self.deadline.as_mut().reset(Instant::now() + self.limit);
+    }
+
+    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
+        self.deadline.as_mut().poll(cx).is_ready()
+    }
+}
+
+fn idle_error() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::TimedOut,
+        "connection idle past server.idle_timeout_secs",
+    )
+}
+
+impl<T: AsyncRead + Unpin> AsyncRead for Idle<T> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        match Pin::new(&mut self.inner).poll_read(cx, buf) {
+            Poll::Ready(Ok(())) => {
+                if buf.filled().len() > before {
+                    self.moved();
+                }
+                Poll::Ready(Ok(()))
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
+            other => other,
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for Idle<T> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, data) {
+            Poll::Ready(Ok(n)) => {
+                if n > 0 {
+                    self.moved();
+                }
+                Poll::Ready(Ok(n))
+            }
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
+            other => other,
+        }
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match Pin::new(&mut self.inner).poll_flush(cx) {
+            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
+            other => other,
+        }
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cap_leaves_room_below_the_open_file_limit() {
+        assert_eq!(effective_cap(1024, Some(256)), 192);
+        assert_eq!(effective_cap(100, Some(256)), 100);
+        assert_eq!(effective_cap(1024, None), 1024);
+        assert_eq!(effective_cap(1024, Some(10)), 1);
+    }
+
+    #[test]
+    fn the_full_answer_is_well_formed_http() {
+        let (head, body) = FULL.split_once("\r\n\r\n").expect("head and body");
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .and_then(|n| n.parse().ok())
+            .expect("a content length");
+        assert_eq!(length, body.len(), "Content-Length matches the body");
+        let json: serde_json::Value = serde_json::from_str(body).expect("a JSON-RPC body");
+        assert_eq!(json["error"]["code"], -32000);
+    }
+}
