@@ -20,6 +20,7 @@ mod confirmation;
 mod conformance;
 mod connections;
 mod deploy;
+mod faults;
 mod fuzz_corpus;
 mod http_protocol;
 mod inspector;

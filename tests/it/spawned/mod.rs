@@ -107,6 +107,12 @@ impl Axgate {
         Axgate { child, url, log }
     }
 
+    /// `kill -9`: the process ends at once, mid-whatever it was doing.
+    pub fn kill_9(&mut self) {
+        self.child.kill().expect("SIGKILL");
+        let _ = self.child.wait();
+    }
+
     pub fn log(&self) -> String {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
