@@ -10,6 +10,7 @@ use crate::config::BackendChoice;
 #[cfg(target_os = "linux")]
 pub mod atspi;
 pub mod demo;
+pub(crate) mod mac_logic;
 #[cfg(target_os = "macos")]
 pub mod macos;
 

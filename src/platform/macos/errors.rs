@@ -46,6 +46,14 @@ impl AxFailure {
         matches!(self, AxFailure::Deadline) || self.is(kAXErrorCannotComplete)
     }
 
+    /// The failure for a message: the AX error's name, or the deadline.
+    pub(super) fn describe(self) -> String {
+        match self {
+            AxFailure::Code(code) => error_string(code).to_string(),
+            AxFailure::Deadline => "the call's deadline passed".to_owned(),
+        }
+    }
+
     /// The attribute has no value or does not exist on this element.
     pub(super) fn is_absent(self) -> bool {
         self.is(kAXErrorNoValue) || self.is(kAXErrorAttributeUnsupported)

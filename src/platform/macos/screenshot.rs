@@ -21,12 +21,12 @@ use crate::ax::{AxError, CallCtx, Pid, Rect};
 
 use super::apps;
 use super::attrs;
-use super::capture::{self, SCREENCAPTURE, Target};
 use super::child;
-use super::decode;
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check, to_ax_error};
 use super::permissions::screen_recording_fix;
+use crate::platform::mac_logic::capture::{self, SCREENCAPTURE, Target};
+use crate::platform::mac_logic::decode;
 
 /// `AXError _AXUIElementGetWindow(AXUIElementRef, CGWindowID *)`.
 type GetWindowFn = unsafe extern "C" fn(AXUIElementRef, *mut u32) -> AXError;

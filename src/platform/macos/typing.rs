@@ -1,6 +1,7 @@
 //! Synthetic keyboard input: typed text as one key press per grapheme cluster carrying its
 //! text (`CGEventKeyboardSetUnicodeString`), line breaks and tabs as real keys, and key combos
-//! with their modifier flags stamped on both events. Strokes come from `keystrokes.rs`.
+//! with their modifier flags stamped on both events. Strokes come from `mac_logic::keystrokes`; the
+//! input guard runs first.
 //! Typed text is never logged.
 
 use std::thread;
@@ -13,7 +14,8 @@ use crate::ax::keys::{KeyCombo, Modifiers};
 use crate::ax::{AxError, CallCtx, Pid};
 
 use super::input;
-use super::keystrokes::{self, Stroke};
+use crate::platform::mac_logic::input_guard::Event;
+use crate::platform::mac_logic::keystrokes::{self, Stroke};
 
 /// Pause between key events; apps drop keys that arrive faster.
 const KEY_GAP: Duration = Duration::from_millis(12);
@@ -22,7 +24,7 @@ const KEY_GAP: Duration = Duration::from_millis(12);
 pub(super) fn type_text(pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
     let strokes = keystrokes::type_strokes(text);
     let needed = KEY_GAP * 2 * u32::try_from(strokes.len()).unwrap_or(u32::MAX);
-    let source = input::prepare(pid, needed, ctx)?;
+    let source = input::prepare(pid, Event::Keys, needed, ctx)?;
     for stroke in &strokes {
         press(&source, stroke)?;
     }
@@ -35,7 +37,7 @@ pub(super) fn press_key(pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result
         element: "the key combo".to_owned(),
         reason,
     })?;
-    let source = input::prepare(pid, KEY_GAP * 2, ctx)?;
+    let source = input::prepare(pid, Event::Keys, KEY_GAP * 2, ctx)?;
     press(&source, &stroke)
 }
 

@@ -6,11 +6,11 @@ use std::path::Path;
 use crate::ax::Rect;
 
 /// The system screenshot tool.
-pub(super) const SCREENCAPTURE: &str = "/usr/sbin/screencapture";
+pub(crate) const SCREENCAPTURE: &str = "/usr/sbin/screencapture";
 
 /// What to capture.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Target {
+pub(crate) enum Target {
     /// A window by its window-server id.
     Window(u32),
     /// A region in global top-left points.
@@ -19,7 +19,7 @@ pub(super) enum Target {
 
 /// The `-R` argument for a region: whole points covering the rectangle, or `None` for an
 /// empty or non-finite one.
-pub(super) fn region_arg(r: &Rect) -> Option<String> {
+pub(crate) fn region_arg(r: &Rect) -> Option<String> {
     if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.w <= 0.0 || r.h <= 0.0 {
         return None;
     }
@@ -31,7 +31,7 @@ pub(super) fn region_arg(r: &Rect) -> Option<String> {
 
 /// Arguments for a silent (`-x`) PNG capture into `out`; `None` for an empty region.
 /// Window captures leave out the shadow (`-o`) so the image is the window's own frame.
-pub(super) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
+pub(crate) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
     let mut args = vec!["-x".to_owned(), "-t".to_owned(), "png".to_owned()];
     match target {
         Target::Window(id) => {
@@ -46,7 +46,7 @@ pub(super) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
 }
 
 /// Whether bytes start with the PNG signature.
-pub(super) fn is_png(bytes: &[u8]) -> bool {
+pub(crate) fn is_png(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x89PNG\r\n\x1a\n")
 }
 

@@ -6,11 +6,11 @@
 use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
 
 /// The most UTF-16 units one keyboard event may carry.
-pub(super) const MAX_UNITS: usize = 20;
+pub(crate) const MAX_UNITS: usize = 20;
 
 /// One key press.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Stroke {
+pub(crate) enum Stroke {
     /// A press that types this text (UTF-16), whatever key the layout has for it.
     Text(Vec<u16>),
     /// A real key, by virtual key code, with modifiers.
@@ -18,7 +18,7 @@ pub(super) enum Stroke {
 }
 
 /// The strokes that type `text`.
-pub(super) fn type_strokes(text: &str) -> Vec<Stroke> {
+pub(crate) fn type_strokes(text: &str) -> Vec<Stroke> {
     let mut strokes = Vec::new();
     let mut cluster = String::new();
     let mut regional = 0;
@@ -187,7 +187,7 @@ fn ansi_key(c: char) -> Option<(u16, bool)> {
 
 /// The stroke for a key combo. A character without a key on the ANSI layout can still be
 /// typed when no modifier other than shift is held; with modifiers it is an error.
-pub(super) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
+pub(crate) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
     let mut modifiers = combo.modifiers;
     match combo.key {
         Key::Named(key) => Ok(Stroke::Code {
