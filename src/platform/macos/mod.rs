@@ -43,8 +43,8 @@ use std::sync::Arc;
 use crate::ax::backend::{MouseButton, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, EventSink, NodeId, Pid, ReadinessCheck, Rect,
-    Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 pub use runloop::run_with_main_loop;
@@ -182,7 +182,7 @@ impl Backend for MacBackend {
         pid: Pid,
         region: Option<Rect>,
         ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError> {
+    ) -> Result<Capture, AxError> {
         screenshot::screenshot(pid, region, ctx)
     }
 
