@@ -14,9 +14,9 @@ use objc2_app_kit::NSRunningApplication;
 use crate::ax::{AppInfo, AxError, CallCtx, Pid};
 
 use super::apps;
-use super::child;
 use super::guard;
 use super::process;
+use crate::platform::mac_logic::child;
 use crate::platform::mac_logic::input_guard::Event;
 use crate::platform::mac_logic::launch_spec::{self, OPEN};
 

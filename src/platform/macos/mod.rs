@@ -8,17 +8,18 @@
 //! per-pid worker threads; AX objects never leave this module (the engine sees `NodeId`s).
 //!
 //! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
-//! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target` +
-//! `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events behind the
-//! input guard), `hit_test`, `apps` + `launch`, `clipboard`, `observer` + `exits` (change
-//! events), `permissions` (readiness), `screenshot`, `runloop`, `errors`, `process`, `child`.
-//! Everything that needs no Apple API (tables, decoding, write plans, budgets, the tree walk,
-//! the input guard, gestures, keystrokes, capture maths) lives in `platform/mac_logic`.
+//! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target`
+//! and `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events)
+//! behind `guard` (the input guard's facts), `hit_test`, `apps` + `launch`, `clipboard`,
+//! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot`,
+//! `runloop`, `errors` (code classes), `process`. Everything that needs no Apple API
+//! (tables, decoding, write plans, budgets, the tree walk, the handle table, the input
+//! guard, error and readiness texts, gestures, keystrokes, capture arguments) lives in
+//! `platform/mac_logic`.
 
 mod actions;
 mod apps;
 mod attrs;
-mod child;
 mod clipboard;
 mod element;
 mod errors;

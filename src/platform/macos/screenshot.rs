@@ -23,11 +23,11 @@ use crate::ax::{AxError, CallCtx, Capture, Pid, Rect};
 
 use super::apps;
 use super::attrs;
-use super::child;
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check, to_ax_error};
 use super::permissions::screen_recording_fix;
 use crate::platform::mac_logic::capture::{self, SCREENCAPTURE, Target};
+use crate::platform::mac_logic::child;
 use crate::platform::mac_logic::decode;
 
 /// `AXError _AXUIElementGetWindow(AXUIElementRef, CGWindowID *)`.
