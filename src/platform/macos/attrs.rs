@@ -251,16 +251,6 @@ pub(super) fn perform(element: &AxElement, action: &str, ctx: &mut CallCtx) -> A
     check(unsafe { AXUIElementPerformAction(element.as_ptr(), action.as_concrete_TypeRef()) })
 }
 
-/// The app's element at a global point, if any.
-pub(super) fn element_at(
-    app: &AxElement,
-    point: (f32, f32),
-    ctx: &mut CallCtx,
-) -> AxResult<Option<AxElement>> {
-    arm(app, ctx)?;
-    copy_element_at(app, point)
-}
-
 /// The frontmost app's element (`AXFocusedApplication` of the system-wide element). The
 /// system-wide element's timeout is the process default, so it is not re-armed: the
 /// global timeout applies.
