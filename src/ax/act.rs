@@ -246,7 +246,7 @@ async fn ensure_on_top(
         .await?;
     let Some(hit) = hit else {
         return Err(AxError::Unsupported(
-            "nothing of the app is at the element's click point".into(),
+            "nothing of the app is at the element's click point (another app's window may cover it, or it is off screen)".into(),
         ));
     };
     if hit == target {

@@ -3,10 +3,21 @@
 //! kept whole), except line breaks and tabs, which need real key codes. A combo's character
 //! key maps to its ANSI-layout virtual key code (shifted characters add shift).
 
+use std::time::Duration;
+
 use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
 
 /// The most UTF-16 units one keyboard event may carry.
 pub(crate) const MAX_UNITS: usize = 20;
+
+/// Pause after each key event; apps drop keys that arrive faster.
+pub(crate) const KEY_GAP: Duration = Duration::from_millis(12);
+
+/// How long posting `strokes` key presses takes (a down and an up event each, each followed
+/// by [`KEY_GAP`]); checked against the deadline before the first is posted.
+pub(crate) fn strokes_duration(strokes: usize) -> Duration {
+    KEY_GAP * 2 * u32::try_from(strokes).unwrap_or(u32::MAX)
+}
 
 /// One key press.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,6 +259,13 @@ mod tests {
         assert_eq!(texts(flags), ["\u{1F1EB}\u{1F1F7}", "\u{1F1E9}\u{1F1EA}"]);
         // Skin tone modifier.
         assert_eq!(texts("\u{1F44D}\u{1F3FD}"), ["\u{1F44D}\u{1F3FD}"]);
+    }
+
+    #[test]
+    fn typing_time_is_two_gaps_per_stroke() {
+        assert_eq!(strokes_duration(0), Duration::ZERO);
+        assert_eq!(strokes_duration(3), KEY_GAP * 6);
+        assert!(strokes_duration(usize::MAX) > Duration::from_secs(86_400));
     }
 
     #[test]
