@@ -4,9 +4,10 @@
 //!
 //! The slice is derived from the call's remaining deadline rather than fixed: a fixed
 //! 250 ms slice cut slow-but-healthy reads short (a big table in a busy app) and made them
-//! look like a hung app. Each AX call may take a share of what is left ([`DEADLINE_SHARE`]),
-//! never less than a configurable floor and never more than what is left, so a hung app
-//! still ends the call before its deadline and a walk still has time after one slow node.
+//! look like a hung app. Each AX call may take a share of what is left ([`DEADLINE_SHARE`],
+//! at most [`MAX_SLICE`]), never less than a configurable floor and never more than what is
+//! left, so a hung app still ends the call before its deadline and a walk still has time
+//! after one slow node.
 
 use std::time::Duration;
 
@@ -20,6 +21,10 @@ pub(crate) const DEFAULT_FLOOR: Duration = Duration::from_millis(250);
 /// One AX call may wait for at most this fraction (1/n) of the remaining deadline, unless
 /// the floor is larger.
 pub(crate) const DEADLINE_SHARE: u32 = 4;
+
+/// No AX call waits longer than this, however long the deadline: the system's own default
+/// messaging timeout, past which macOS itself treats an app as not answering.
+pub(crate) const MAX_SLICE: Duration = Duration::from_secs(6);
 
 /// The most children one `AXChildren` listing contributes to a walk, whatever the node
 /// budget says.
@@ -49,13 +54,12 @@ impl Default for Slicing {
 
 impl Slicing {
     /// The messaging timeout for the next AX call when `remaining` is left before the
-    /// call's deadline: `min(remaining, max(floor, remaining / DEADLINE_SHARE))`, or `None`
-    /// when the deadline leaves no time for a call.
+    /// call's deadline: `min(remaining, max(floor, min(remaining / DEADLINE_SHARE,
+    /// MAX_SLICE)))`, or `None` when the deadline leaves no time for a call.
     pub(crate) fn slice(self, remaining: Duration) -> Option<Duration> {
         (remaining >= MIN_SLICE).then(|| {
-            remaining
-                .min((remaining / DEADLINE_SHARE).max(self.floor))
-                .max(MIN_SLICE)
+            let share = (remaining / DEADLINE_SHARE).min(MAX_SLICE);
+            remaining.min(share.max(self.floor)).max(MIN_SLICE)
         })
     }
 }
@@ -79,6 +83,20 @@ mod tests {
         let slicing = Slicing::default();
         assert_eq!(slicing.slice(Duration::from_secs(10)), Some(ms(2500)));
         assert_eq!(slicing.slice(Duration::from_secs(2)), Some(ms(500)));
+    }
+
+    #[test]
+    fn a_long_deadline_is_not_one_calls_to_wait_out() {
+        let slicing = Slicing::default();
+        assert_eq!(slicing.slice(Duration::from_secs(600)), Some(MAX_SLICE));
+        let generous = Slicing {
+            floor: Duration::from_secs(10),
+        };
+        assert_eq!(
+            generous.slice(Duration::from_secs(600)),
+            Some(Duration::from_secs(10)),
+            "a configured floor wins"
+        );
     }
 
     #[test]
