@@ -31,6 +31,8 @@ pub(crate) enum PointOwner {
     App(AppRef),
     /// No accessible element is there (the desktop, or off every screen).
     Nobody,
+    /// The hit test failed (the text says how; a hung app in front answers nothing).
+    Unknown(String),
 }
 
 /// The event about to be posted.
@@ -97,6 +99,11 @@ pub(crate) fn may_post(target: &AppRef, event: Event, observed: &Observed) -> Re
         )),
         Some(PointOwner::Nobody) | None => Err(format!(
             "nothing of {} is at ({x}, {y}) (the point is off its windows or off screen)",
+            target.label
+        )),
+        Some(PointOwner::Unknown(reason)) => Err(format!(
+            "cannot tell what is at ({x}, {y}) ({reason}), so a pointer event there might not \
+             reach {}; retry, or use a semantic action instead",
             target.label
         )),
     }
@@ -191,6 +198,19 @@ mod tests {
         let seen = observed(Some(notes.clone()), Some(PointOwner::Nobody));
         let err = may_post(&notes, CLICK, &seen).unwrap_err();
         assert!(err.contains("nothing of Notes (pid 42)"), "{err}");
+    }
+
+    #[test]
+    fn a_failed_hit_test_refuses_pointer_events_only() {
+        let notes = app(42, "Notes");
+        let seen = observed(
+            Some(notes.clone()),
+            Some(PointOwner::Unknown("kAXErrorCannotComplete".into())),
+        );
+        let err = may_post(&notes, CLICK, &seen).unwrap_err();
+        assert!(err.contains("cannot tell what is at (100, 200)"), "{err}");
+        assert!(err.contains("kAXErrorCannotComplete"), "{err}");
+        assert_eq!(may_post(&notes, Event::Keys, &seen), Ok(()));
     }
 
     #[test]

@@ -37,21 +37,29 @@ pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result
             break;
         }
         thread::sleep(*pause);
-        observed.frontmost = attrs::focused_application(&system, ctx)
-            .map_err(fail)?
-            .and_then(|app| app.pid())
-            .map(app_ref);
+        // A failed query (the app in front does not answer) leaves the front unknown, which
+        // the guard refuses: it is not a failure of the target app.
+        observed.frontmost = match attrs::focused_application(&system, ctx) {
+            Ok(found) => found.and_then(|app| app.pid()).map(app_ref),
+            Err(AxFailure::Deadline) => return Err(fail(AxFailure::Deadline)),
+            Err(_) => None,
+        };
         if input_guard::is_frontmost(pid, &observed) {
             break;
         }
     }
     if let Event::Pointer { at: (x, y) } = event {
         // The AX API takes single-precision points; screen coordinates fit easily.
-        let hit = attrs::system_element_at(&system, (x as f32, y as f32), ctx).map_err(fail)?;
-        observed.at_point = Some(match hit.and_then(|element| element.pid()) {
-            Some(owner) => PointOwner::App(app_ref(owner)),
-            None => PointOwner::Nobody,
-        });
+        observed.at_point = Some(
+            match attrs::system_element_at(&system, (x as f32, y as f32), ctx) {
+                Ok(hit) => match hit.and_then(|element| element.pid()) {
+                    Some(owner) => PointOwner::App(app_ref(owner)),
+                    None => PointOwner::Nobody,
+                },
+                Err(AxFailure::Deadline) => return Err(fail(AxFailure::Deadline)),
+                Err(f) => PointOwner::Unknown(f.describe()),
+            },
+        );
     }
     input_guard::may_post(&target, event, &observed).map_err(AxError::Unsupported)
 }
