@@ -302,6 +302,42 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_listing_contributes_at_most_the_child_cap() {
+        let mut s = FakeSource::default();
+        let rows: Vec<u32> = (10..10 + 3 * budget::MAX_CHILDREN as u32).collect();
+        s.add(0, "AXApplication", &[1]);
+        s.add(1, "AXTable", &rows);
+        for r in &rows {
+            s.add(*r, "AXRow", &[]);
+        }
+        let mut ctx = ctx();
+        let walked = walk(&s, 0, limits(5, 100_000), &mut ctx).unwrap();
+        assert_eq!(
+            walked.nodes[1].child_count,
+            rows.len(),
+            "the true count is kept"
+        );
+        assert_eq!(walked.nodes.len(), 2 + budget::MAX_CHILDREN);
+        assert!(walked.truncated);
+        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64);
+    }
+
+    #[test]
+    fn editable_nodes_are_settable_without_a_round_trip() {
+        let mut s = FakeSource::default();
+        s.add(0, "AXWindow", &[1, 2]);
+        s.add(1, "AXTextField", &[]);
+        s.add(2, "AXCheckBox", &[]);
+        let mut ctx = ctx();
+        let walked = walk(&s, 0, limits(5, 100), &mut ctx).unwrap();
+        assert!(walked.nodes[1].states.value_settable);
+        assert!(walked.nodes[2].states.value_settable, "pressable toggles");
+        assert_eq!(walked.nodes[2].actions, ["press"]);
+        assert_eq!(walked.nodes[0].actions, ["raise"]);
+        assert_eq!(ctx.round_trips(), 3);
+    }
+
+    #[test]
     fn a_cycle_is_walked_once() {
         let mut s = FakeSource::default();
         // 2's child is its grandparent; 3 is listed twice by 1.
