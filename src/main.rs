@@ -183,8 +183,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         .build()
         .context("cannot start the async runtime")?;
     let code = runtime.block_on(async move {
-        let backend =
-            axgate::platform::select(config.backend.choice).map_err(anyhow::Error::msg)?;
+        let backend = axgate::platform::select(&config.backend).map_err(anyhow::Error::msg)?;
         let metrics = Metrics::new(prometheus::Registry::new())
             .context("cannot register the metric families")?;
         let engine = Engine::new(

@@ -246,7 +246,7 @@ async fn ensure_on_top(
         .await?;
     let Some(hit) = hit else {
         return Err(AxError::Unsupported(
-            "nothing of the app is at the element's centre".into(),
+            "nothing of the app is at the element's click point (another app's window may cover it, or it is off screen)".into(),
         ));
     };
     if hit == target {
@@ -264,7 +264,7 @@ async fn ensure_on_top(
         Ok(())
     } else {
         Err(AxError::Unsupported(
-            "another element is at the element's centre (hidden, covered or scrolled away); a pointer click would hit that one".into(),
+            "another element is at the element's click point (hidden, covered or scrolled away); a pointer click would hit that one".into(),
         ))
     }
 }
@@ -284,11 +284,10 @@ pub async fn perform_rung(
     match rung {
         Rung::Press => engine.perform_action(app, node, "press", stats).await,
         Rung::Pointer => {
-            let frame = element
+            let point = element
                 .node
-                .frame
+                .click_point()
                 .ok_or_else(|| AxError::Unsupported("the element has no frame to click".into()))?;
-            let point = frame.center();
             ensure_on_top(engine, app, element, point, stats).await?;
             let _input = engine.input_lock().await;
             engine

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::capture::Capture;
 use super::error::AxError;
 use super::keys::KeyCombo;
 use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
@@ -209,13 +210,14 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<Option<NodeId>, AxError>;
 
-    /// A PNG of the app's window, or of a region of the screen.
+    /// A PNG of the app's window, or of a region of the screen, with the area it shows and
+    /// its scale (pixels per point).
     fn screenshot(
         &self,
         pid: Pid,
         region: Option<Rect>,
         ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError>;
+    ) -> Result<Capture, AxError>;
 
     /// Types text into the app's focused element as synthetic key events (one grapheme per
     /// key press). Callers serialise synthetic input through the engine's input queue.

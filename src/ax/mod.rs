@@ -4,6 +4,7 @@
 
 pub mod act;
 pub mod backend;
+pub mod capture;
 pub mod connection;
 pub mod diff;
 pub mod engine;
@@ -20,6 +21,7 @@ pub use backend::{
     Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot,
     SnapshotRequest, WindowAction,
 };
+pub use capture::Capture;
 pub use connection::{AppConnection, Connections, Resolved, Target};
 pub use engine::{Engine, EngineConfig, Lease, RecentEvent};
 pub use error::AxError;

@@ -272,6 +272,9 @@ pub struct RawNode {
     pub min_value: Option<f64>,
     pub max_value: Option<f64>,
     pub frame: Option<Rect>,
+    /// Where a pointer click activates the element (macOS `AXActivationPoint`), in global
+    /// points, when the backend knows it; see [`RawNode::click_point`].
+    pub activation_point: Option<(f64, f64)>,
     pub states: States,
     /// Normalised action names (`press`, `increment`, `show_menu`, …).
     pub actions: Vec<String>,
@@ -295,6 +298,7 @@ impl RawNode {
             min_value: None,
             max_value: None,
             frame: None,
+            activation_point: None,
             states: States::default(),
             actions: Vec::new(),
             child_count: 0,
@@ -307,6 +311,26 @@ impl RawNode {
             .as_deref()
             .filter(|t| !t.is_empty())
             .or(self.description.as_deref().filter(|d| !d.is_empty()))
+    }
+
+    /// Where a pointer click on the element goes: its activation point when the backend
+    /// reports one inside (or on the edge of) the frame, else the frame's centre; `None`
+    /// without a frame. A point outside the frame is distrusted: it would click elsewhere.
+    pub fn click_point(&self) -> Option<(f64, f64)> {
+        let frame = self.frame?;
+        let inside = |&(x, y): &(f64, f64)| {
+            x.is_finite()
+                && y.is_finite()
+                && x >= frame.x
+                && y >= frame.y
+                && x <= frame.x + frame.w
+                && y <= frame.y + frame.h
+        };
+        Some(
+            self.activation_point
+                .filter(inside)
+                .unwrap_or(frame.center()),
+        )
     }
 
     /// The value, unless the element is a secure field.
@@ -351,6 +375,35 @@ mod tests {
             assert_eq!(Role::parse(role.as_str()), Some(*role));
         }
         assert_eq!(Role::parse("Button"), None);
+    }
+
+    #[test]
+    fn clicks_go_to_the_activation_point_when_it_is_inside_the_frame() {
+        let mut node = RawNode::new(NodeId(1), Role::Button, "AXButton");
+        assert_eq!(node.click_point(), None);
+        node.frame = Some(Rect {
+            x: 10.0,
+            y: 20.0,
+            w: 100.0,
+            h: 40.0,
+        });
+        assert_eq!(node.click_point(), Some((60.0, 40.0)));
+        node.activation_point = Some((15.0, 25.0));
+        assert_eq!(node.click_point(), Some((15.0, 25.0)));
+        node.activation_point = Some((110.0, 60.0));
+        assert_eq!(
+            node.click_point(),
+            Some((110.0, 60.0)),
+            "the edge is inside"
+        );
+        node.activation_point = Some((500.0, 25.0));
+        assert_eq!(
+            node.click_point(),
+            Some((60.0, 40.0)),
+            "outside: the centre"
+        );
+        node.activation_point = Some((f64::NAN, 25.0));
+        assert_eq!(node.click_point(), Some((60.0, 40.0)));
     }
 
     #[test]

@@ -130,6 +130,11 @@ pub const KEYS: &[Key] = &[
         default: "5000",
     },
     Key {
+        name: "backend.min_call_slice_ms",
+        doc: "macOS: the least time one accessibility call may take before it counts as a timeout (unless the deadline is closer); calls may take up to a quarter of what is left of their deadline (at most 6 s).",
+        default: "250",
+    },
+    Key {
         name: "log.format",
         doc: "human or json.",
         default: "\"human\"",

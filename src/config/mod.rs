@@ -99,6 +99,10 @@ pub struct BackendConfig {
     pub unresponsive_after: u32,
     pub probe_interval: Duration,
     pub handle_cap: usize,
+    /// The least time one accessibility call is given before it counts as a timeout, unless
+    /// the call's deadline is closer (macOS; each call may otherwise take a share of what is
+    /// left of its deadline).
+    pub min_call_slice: Duration,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -357,6 +361,11 @@ impl Layers {
                     600_000,
                 )),
                 handle_cap: v.int("backend.handle_cap", 16, 10_000_000) as usize,
+                min_call_slice: Duration::from_millis(v.int(
+                    "backend.min_call_slice_ms",
+                    1,
+                    60_000,
+                )),
             },
             log: LogConfig {
                 format: v.parse("log.format", |s| match s {

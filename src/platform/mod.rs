@@ -5,21 +5,23 @@
 use std::sync::Arc;
 
 use crate::ax::Backend;
-use crate::config::BackendChoice;
+use crate::config::{BackendChoice, BackendConfig};
 
 #[cfg(target_os = "linux")]
 pub mod atspi;
 pub mod demo;
+pub(crate) mod mac_logic;
 #[cfg(target_os = "macos")]
 pub mod macos;
 
-/// Creates the backend `choice` names. `auto` is macos on macOS; on Linux atspi when an
-/// accessibility bus is reachable (`org.a11y.Bus` has an owner), else demo; otherwise demo.
-pub fn select(choice: BackendChoice) -> Result<Arc<dyn Backend>, String> {
-    match choice {
+/// Creates the backend `config.choice` names. `auto` is macos on macOS; on Linux atspi when
+/// an accessibility bus is reachable (`org.a11y.Bus` has an owner), else demo; otherwise
+/// demo.
+pub fn select(config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
+    match config.choice {
         BackendChoice::Demo => Ok(Arc::new(demo::DemoBackend::new())),
-        BackendChoice::Auto => Ok(auto()),
-        BackendChoice::Macos => macos_backend(),
+        BackendChoice::Auto => Ok(auto(config)),
+        BackendChoice::Macos => macos_backend(config),
         BackendChoice::Atspi => atspi_backend(),
     }
 }
@@ -35,12 +37,12 @@ fn atspi_backend() -> Result<Arc<dyn Backend>, String> {
 }
 
 #[cfg(target_os = "macos")]
-fn auto() -> Arc<dyn Backend> {
-    Arc::new(macos::MacBackend::new())
+fn auto(config: &BackendConfig) -> Arc<dyn Backend> {
+    Arc::new(mac(config))
 }
 
 #[cfg(target_os = "linux")]
-fn auto() -> Arc<dyn Backend> {
+fn auto(_config: &BackendConfig) -> Arc<dyn Backend> {
     if atspi::bus_available()
         && let Ok(backend) = atspi::AtspiBackend::new()
     {
@@ -50,17 +52,25 @@ fn auto() -> Arc<dyn Backend> {
 }
 
 #[cfg(not(any(target_os = "macos", target_os = "linux")))]
-fn auto() -> Arc<dyn Backend> {
+fn auto(_config: &BackendConfig) -> Arc<dyn Backend> {
     Arc::new(demo::DemoBackend::new())
 }
 
 #[cfg(target_os = "macos")]
-fn macos_backend() -> Result<Arc<dyn Backend>, String> {
-    Ok(Arc::new(macos::MacBackend::new()))
+fn macos_backend(config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
+    Ok(Arc::new(mac(config)))
+}
+
+/// The macOS backend with the configured call timing.
+#[cfg(target_os = "macos")]
+fn mac(config: &BackendConfig) -> macos::MacBackend {
+    macos::MacBackend::with_slicing(mac_logic::budget::Slicing {
+        floor: config.min_call_slice,
+    })
 }
 
 #[cfg(not(target_os = "macos"))]
-fn macos_backend() -> Result<Arc<dyn Backend>, String> {
+fn macos_backend(_config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
     Err("the macos backend runs only on macOS; use --backend demo or auto".into())
 }
 

@@ -415,7 +415,8 @@ pub(super) static SCREENSHOT: ToolDef = ToolDef {
     name: "screenshot",
     title: "Take a screenshot",
     description: "Captures the app's window, an element's frame, or a screen region as a PNG \
-                  image.",
+                  image, with the captured frame (global points) and its scale (pixels per \
+                  point) to map pixels back to points.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<ShotArgs>,
@@ -458,16 +459,18 @@ pub(super) async fn screenshot(
         }
     };
     let pid = app.pid;
-    let png = ctx
+    let shot = ctx
         .engine
         .run(&app, &ctx.stats, "screenshot", move |b, c| {
             b.screenshot(pid, region, c)
         })
         .await?;
-    let data = base64::engine::general_purpose::STANDARD.encode(&png);
-    let summary = format!("screenshot of {} ({} bytes PNG)", app.name, png.len());
-    Ok(CallToolResult::success(vec![
+    let data = base64::engine::general_purpose::STANDARD.encode(&shot.png);
+    let summary = format!("screenshot of {} ({} bytes PNG)", app.name, shot.png.len());
+    let mut content = vec![
         ContentBlock::image(data, "image/png"),
         ContentBlock::text(summary),
-    ]))
+    ];
+    content.extend(shot.describe_geometry().map(ContentBlock::text));
+    Ok(CallToolResult::success(content))
 }

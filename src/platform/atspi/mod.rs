@@ -46,8 +46,8 @@ use atspi::zbus::Connection;
 use crate::ax::backend::{MouseButton, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, EventSink, NodeId, Pid, ReadinessCheck, Rect,
-    Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use apps::{AppEntry, Apps};
@@ -299,7 +299,7 @@ impl Backend for AtspiBackend {
         pid: Pid,
         region: Option<Rect>,
         ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError> {
+    ) -> Result<Capture, AxError> {
         screenshot::screenshot(&self.core, pid, region, ctx)
     }
 

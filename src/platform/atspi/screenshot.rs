@@ -2,7 +2,7 @@
 //! first so nothing covers it) or a screen region, read with `GetImage` and encoded with the
 //! `png` crate.
 
-use crate::ax::{AxError, CallCtx, Pid, Rect};
+use crate::ax::{AxError, CallCtx, Capture, Pid, Rect};
 
 use super::Core;
 use super::x11::Display;
@@ -25,7 +25,7 @@ pub(super) fn screenshot(
     pid: Pid,
     region: Option<Rect>,
     ctx: &mut CallCtx,
-) -> Result<Vec<u8>, AxError> {
+) -> Result<Capture, AxError> {
     let rect = match region {
         Some(r) => r,
         None => {
@@ -39,7 +39,7 @@ pub(super) fn screenshot(
     };
     let display = Display::open()?;
     let (rgb, w, h) = display.capture(rect)?;
-    encode_png(&rgb, w, h)
+    Ok(Capture::new(encode_png(&rgb, w, h)?, Some(rect)))
 }
 
 /// Encodes 8-bit RGB rows as a PNG.

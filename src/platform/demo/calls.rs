@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 use crate::ax::backend::{MouseButton, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, EventSink, NodeId, Pid, ReadinessCheck, Rect,
-    Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use super::{
@@ -158,7 +158,7 @@ impl Backend for DemoBackend {
         pid: Pid,
         region: Option<Rect>,
         ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError> {
+    ) -> Result<Capture, AxError> {
         self.simulation().check_unlocked("screenshots")?;
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
@@ -166,7 +166,8 @@ impl Backend for DemoBackend {
                 Some(r) => r,
                 None => render::window_area(tree)?,
             };
-            Ok((render::render(tree, area, ctx)?, Vec::new()))
+            let png = render::render(tree, area, ctx)?;
+            Ok((Capture::new(png, Some(area)), Vec::new()))
         })
     }
 

@@ -11,15 +11,17 @@ use core_foundation::string::CFString;
 
 use crate::ax::{AxError, AxValue, CallCtx, NodeId, Pid, Role};
 
-use super::action_names;
 use super::apps;
 use super::attrs;
 use super::element::AxElement;
 use super::errors::AxResult;
 use super::handles::Handles;
-use super::roles;
+use super::snapshot;
 use super::target::Target;
-use super::writes::{self, WritePlan};
+use crate::platform::mac_logic::action_names;
+use crate::platform::mac_logic::input_guard::Activation;
+use crate::platform::mac_logic::roles;
+use crate::platform::mac_logic::writes::{self, TimedOutWrite, WritePlan};
 
 /// Container attributes that select their children, tried in order by [`select`].
 const SELECTION_ATTRS: &[&str] = &["AXSelectedRows", "AXSelectedChildren"];
@@ -87,8 +89,26 @@ pub(super) fn set_value(
                     element: target.describe(),
                     reason: "the app rejected the value".to_owned(),
                 }),
+                Err(f) if f.is_timeout() => after_timed_out_write(&target, &value, ctx),
                 Err(f) => Err(target.fail(f)),
             }
+        }
+    }
+}
+
+/// A value write that timed out may still have landed (the app applied it and answered
+/// late): read the value back once and let `mac_logic::writes` judge.
+fn after_timed_out_write(
+    target: &Target,
+    written: &AxValue,
+    ctx: &mut CallCtx,
+) -> Result<(), AxError> {
+    let read_back = snapshot::read_node(&target.element, ctx).ok();
+    let value = read_back.as_ref().and_then(|node| node.value.as_ref());
+    match writes::judge_timed_out_write(written, value, target.node.states.secure) {
+        TimedOutWrite::Landed => Ok(()),
+        TimedOutWrite::Unverified(reason) => {
+            Err(AxError::Backend(format!("{}: {reason}", target.describe())))
         }
     }
 }
@@ -178,16 +198,17 @@ pub(super) fn raise_window(target: &Target, ctx: &mut CallCtx) -> Result<(), AxE
     }
 }
 
-/// Asks the app to become frontmost (`AXFrontmost` ← true). Activation on macOS 14+ is
-/// cooperative, so callers verify the effect rather than trusting this; only a timeout is
-/// an error.
-pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<()> {
+/// Asks the app to become frontmost (`AXFrontmost` ← true) and says how the request went.
+/// Activation on macOS 14+ is cooperative, so callers verify the effect rather than trusting
+/// this (the input guard waits until the app is frontmost); only a timeout is an error.
+pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<Activation> {
     let Some(app) = AxElement::application(pid) else {
-        return Ok(());
+        return Ok(Activation::Failed(format!("pid {pid} is no application")));
     };
     match attrs::write(&app, "AXFrontmost", &true_cf(), ctx) {
+        Ok(()) => Ok(Activation::Done),
         Err(f) if f.is_timeout() => Err(f),
-        _ => Ok(()),
+        Err(f) => Ok(Activation::Failed(f.describe())),
     }
 }
 

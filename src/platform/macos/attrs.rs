@@ -1,18 +1,21 @@
 //! The AX calls of the backend. Each function is one IPC round trip to the app: it re-arms
-//! the element's messaging timeout with the call's slice (`min(remaining, 250 ms)`), counts
-//! the trip in the [`CallCtx`], makes the call and converts the Core Foundation result.
-//! Attribute reads are batched with `AXUIElementCopyMultipleAttributeValues`; failed slots
-//! become [`AttrValue::Missing`] or [`AttrValue::Failed`].
+//! the element's messaging timeout with the call's slice (a share of the remaining deadline,
+//! never below the configured floor: `mac_logic::budget`), counts the trip in the
+//! [`CallCtx`], makes the call and converts the Core Foundation result. Attribute reads are
+//! batched with `AXUIElementCopyMultipleAttributeValues`; failed slots become
+//! [`AttrValue::Missing`] or [`AttrValue::Failed`], and an `AXChildren` slot can be taken
+//! out as elements, so a snapshot node costs one round trip.
 #![allow(unsafe_code)]
 // Apple's constant names (kAX…) are matched as patterns.
 #![allow(non_upper_case_globals)]
 
 use std::ptr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use accessibility_sys::{
-    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyAttributeValues,
-    AXUIElementCopyElementAtPosition, AXUIElementCopyMultipleAttributeValues,
-    AXUIElementGetAttributeValueCount, AXUIElementGetTypeID, AXUIElementIsAttributeSettable,
+    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyElementAtPosition,
+    AXUIElementCopyMultipleAttributeValues, AXUIElementGetTypeID, AXUIElementIsAttributeSettable,
     AXUIElementPerformAction, AXUIElementRef, AXUIElementSetAttributeValue, AXValueCreate,
     AXValueGetType, AXValueGetTypeID, AXValueGetValue, AXValueRef, kAXErrorAttributeUnsupported,
     kAXErrorCannotComplete, kAXErrorInvalidUIElement, kAXErrorNoValue, kAXValueTypeAXError,
@@ -20,7 +23,7 @@ use accessibility_sys::{
 };
 use core_foundation::array::{CFArray, CFArrayRef};
 use core_foundation::attributed_string::{CFAttributedString, CFAttributedStringGetString};
-use core_foundation::base::{CFIndex, CFNullGetTypeID, CFType, CFTypeRef, TCFType};
+use core_foundation::base::{CFNullGetTypeID, CFType, CFTypeRef, TCFType};
 use core_foundation::boolean::CFBoolean;
 use core_foundation::number::{CFNumber, CFNumberIsFloatType};
 use core_foundation::string::CFString;
@@ -29,16 +32,33 @@ use core_graphics::geometry::{CGPoint, CGRect, CGSize};
 
 use crate::ax::{CallCtx, Rect};
 
-use super::budget;
-use super::decode::{self, AttrValue};
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check};
+use crate::platform::mac_logic::budget::{self, Slicing};
+use crate::platform::mac_logic::decode::{self, AttrValue};
 
-const CHILDREN: &str = "AXChildren";
+pub(super) const CHILDREN: &str = "AXChildren";
+
+/// The slice floor in milliseconds, set once when the backend is made.
+static FLOOR_MS: AtomicU64 = AtomicU64::new(budget::DEFAULT_FLOOR.as_millis() as u64);
+
+/// Sets how AX calls are timed (the backend's configuration).
+pub(super) fn set_slicing(slicing: Slicing) {
+    let ms = u64::try_from(slicing.floor.as_millis()).unwrap_or(u64::MAX);
+    FLOOR_MS.store(ms, Ordering::Relaxed);
+}
+
+fn slicing() -> Slicing {
+    Slicing {
+        floor: Duration::from_millis(FLOOR_MS.load(Ordering::Relaxed)),
+    }
+}
 
 /// Arms the element's messaging timeout with this call's slice and counts the round trip.
 pub(super) fn arm(element: &AxElement, ctx: &mut CallCtx) -> AxResult<()> {
-    let slice = budget::call_slice(ctx.remaining()).ok_or(AxFailure::Deadline)?;
+    let slice = slicing()
+        .slice(ctx.remaining())
+        .ok_or(AxFailure::Deadline)?;
     element.set_timeout(slice);
     ctx.trips(1);
     Ok(())
@@ -57,6 +77,41 @@ pub(super) fn read_many(
     names: &CFArray<CFString>,
     ctx: &mut CallCtx,
 ) -> AxResult<Vec<AttrValue>> {
+    let raw = read_raw(element, names, ctx)?;
+    let slots: Vec<AttrValue> = raw
+        .iter()
+        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
+        .collect();
+    check_slots(&slots)?;
+    Ok(slots)
+}
+
+/// Like [`read_many`] for `names` whose last entry is `AXChildren`: the other slots as
+/// values, and the children as elements (none when the slot failed or is missing).
+pub(super) fn read_with_children(
+    element: &AxElement,
+    names: &CFArray<CFString>,
+    ctx: &mut CallCtx,
+) -> AxResult<(Vec<AttrValue>, Vec<AxElement>)> {
+    let mut raw = read_raw(element, names, ctx)?;
+    let children = raw.pop().flatten();
+    let slots: Vec<AttrValue> = raw
+        .iter()
+        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
+        .collect();
+    check_slots(&slots)?;
+    let children = children
+        .and_then(|v| v.downcast::<CFArray>())
+        .map_or_else(Vec::new, |array| elements_of(&array));
+    Ok((slots, children))
+}
+
+/// One batched read: the raw value of each name, in order (`None` for missing slots).
+fn read_raw(
+    element: &AxElement,
+    names: &CFArray<CFString>,
+    ctx: &mut CallCtx,
+) -> AxResult<Vec<Option<CFType>>> {
     arm(element, ctx)?;
     let mut out: CFArrayRef = ptr::null();
     // SAFETY: valid element and name array; `out` receives a +1 array (Copy rule) on success.
@@ -73,15 +128,20 @@ pub(super) fn read_many(
     if !out.is_null() {
         // SAFETY: a non-null array we own one reference to (Copy rule).
         let values: CFArray<CFType> = unsafe { CFArray::wrap_under_create_rule(out) };
-        slots.extend(values.iter().map(|v| convert(&v)));
+        slots.extend(values.iter().map(|v| Some(CFType::clone(&v))));
     }
-    slots.resize(wanted, AttrValue::Missing);
-    if let Some(code) = decode::uniform_failure(&slots)
-        && (code == kAXErrorInvalidUIElement || code == kAXErrorCannotComplete)
-    {
-        return Err(AxFailure::Code(code));
-    }
+    slots.resize(wanted, None);
     Ok(slots)
+}
+
+/// Fails a read whose slots all carry the same "element gone" or "app not answering" code.
+fn check_slots(slots: &[AttrValue]) -> AxResult<()> {
+    match decode::uniform_failure(slots) {
+        Some(code) if code == kAXErrorInvalidUIElement || code == kAXErrorCannotComplete => {
+            Err(AxFailure::Code(code))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Reads one attribute; `None` when the element has no such attribute or no value.
@@ -125,57 +185,6 @@ pub(super) fn read_elements(
     Ok(value
         .downcast::<CFArray>()
         .map_or_else(Vec::new, |array| elements_of(&array)))
-}
-
-/// At most `cap` children, in order, in one round trip.
-pub(super) fn children(
-    element: &AxElement,
-    cap: usize,
-    ctx: &mut CallCtx,
-) -> AxResult<Vec<AxElement>> {
-    if cap == 0 {
-        return Ok(Vec::new());
-    }
-    arm(element, ctx)?;
-    let name = CFString::from_static_string(CHILDREN);
-    let cap = CFIndex::try_from(cap).unwrap_or(CFIndex::MAX);
-    let mut out: CFArrayRef = ptr::null();
-    // SAFETY: valid element and name; `out` receives a +1 array (Copy rule) on success.
-    let code = unsafe {
-        AXUIElementCopyAttributeValues(
-            element.as_ptr(),
-            name.as_concrete_TypeRef(),
-            0,
-            cap,
-            &mut out,
-        )
-    };
-    match check(code) {
-        Ok(()) if out.is_null() => Ok(Vec::new()),
-        Ok(()) => {
-            // SAFETY: a non-null array we own one reference to (Copy rule).
-            let array: CFArray = unsafe { CFArray::wrap_under_create_rule(out) };
-            Ok(elements_of(&array))
-        }
-        Err(f) if f.is_absent() => Ok(Vec::new()),
-        Err(f) => Err(f),
-    }
-}
-
-/// How many children the element has, in one round trip.
-pub(super) fn child_count(element: &AxElement, ctx: &mut CallCtx) -> AxResult<usize> {
-    arm(element, ctx)?;
-    let name = CFString::from_static_string(CHILDREN);
-    let mut count: CFIndex = 0;
-    // SAFETY: valid element, name and out pointer.
-    let code = unsafe {
-        AXUIElementGetAttributeValueCount(element.as_ptr(), name.as_concrete_TypeRef(), &mut count)
-    };
-    match check(code) {
-        Ok(()) => Ok(usize::try_from(count).unwrap_or(0)),
-        Err(f) if f.is_absent() => Ok(0),
-        Err(f) => Err(f),
-    }
 }
 
 /// The element's native action names.
@@ -242,16 +251,57 @@ pub(super) fn perform(element: &AxElement, action: &str, ctx: &mut CallCtx) -> A
     check(unsafe { AXUIElementPerformAction(element.as_ptr(), action.as_concrete_TypeRef()) })
 }
 
-/// The app's element at a global point, if any.
-pub(super) fn element_at(
-    app: &AxElement,
-    (x, y): (f32, f32),
+/// The frontmost app's element (`AXFocusedApplication` of the system-wide element). The
+/// system-wide element's timeout is the process default, so it is not re-armed: the
+/// global timeout applies.
+pub(super) fn focused_application(
+    system: &AxElement,
     ctx: &mut CallCtx,
 ) -> AxResult<Option<AxElement>> {
-    arm(app, ctx)?;
+    count_unarmed(ctx)?;
+    let name = CFString::from_static_string("AXFocusedApplication");
+    let mut out: CFTypeRef = ptr::null();
+    // SAFETY: valid element and name; `out` receives a +1 value (Copy rule) on success.
+    let code = unsafe {
+        AXUIElementCopyAttributeValue(system.as_ptr(), name.as_concrete_TypeRef(), &mut out)
+    };
+    match check(code) {
+        Ok(()) if out.is_null() => Ok(None),
+        Ok(()) => {
+            // SAFETY: a non-null value we own one reference to.
+            let value = unsafe { CFType::wrap_under_create_rule(out) };
+            // SAFETY: a valid CF object; `from_get` checks its type and retains it.
+            Ok(unsafe { AxElement::from_get(value.as_CFTypeRef()) })
+        }
+        Err(f) if f.is_absent() => Ok(None),
+        Err(f) => Err(f),
+    }
+}
+
+/// The element of any app at a global point (a hit test on the system-wide element, so a
+/// window of another app over the point is what it finds). Not re-armed, as above.
+pub(super) fn system_element_at(
+    system: &AxElement,
+    point: (f32, f32),
+    ctx: &mut CallCtx,
+) -> AxResult<Option<AxElement>> {
+    count_unarmed(ctx)?;
+    copy_element_at(system, point)
+}
+
+/// Counts a round trip on an element whose timeout must not change (the system-wide one).
+fn count_unarmed(ctx: &mut CallCtx) -> AxResult<()> {
+    slicing()
+        .slice(ctx.remaining())
+        .ok_or(AxFailure::Deadline)?;
+    ctx.trips(1);
+    Ok(())
+}
+
+fn copy_element_at(element: &AxElement, (x, y): (f32, f32)) -> AxResult<Option<AxElement>> {
     let mut out: AXUIElementRef = ptr::null_mut();
-    // SAFETY: valid application element and out pointer; `out` is +1 (Copy rule) on success.
-    let code = unsafe { AXUIElementCopyElementAtPosition(app.as_ptr(), x, y, &mut out) };
+    // SAFETY: valid element and out pointer; `out` is +1 (Copy rule) on success.
+    let code = unsafe { AXUIElementCopyElementAtPosition(element.as_ptr(), x, y, &mut out) };
     match check(code) {
         // SAFETY: `out` is null or an element we own one reference to.
         Ok(()) => Ok(unsafe { AxElement::from_create(out) }),

@@ -1,5 +1,5 @@
-//! How AX error codes become engine errors. The codes come from `accessibility-sys`; the
-//! messages name the fix. Call sites that give a code a special meaning (CannotComplete after
+//! How AX error codes become engine errors: the codes come from `accessibility-sys` and are
+//! classified here; the rules and messages are `mac_logic::failures`. Call sites that give a code a special meaning (CannotComplete after
 //! an action, an unsupported attribute on a write) handle it before falling back to this map.
 // Apple's constant names (kAXError…) are matched as patterns.
 #![allow(non_upper_case_globals)]
@@ -13,6 +13,7 @@ use accessibility_sys::{
 };
 
 use crate::ax::{AxError, NodeId, Pid};
+use crate::platform::mac_logic::failures::{self, Context, Failure};
 
 use super::{apps, process};
 
@@ -46,21 +47,23 @@ impl AxFailure {
         matches!(self, AxFailure::Deadline) || self.is(kAXErrorCannotComplete)
     }
 
+    /// The failure for a message: the AX error's name, or the deadline.
+    pub(super) fn describe(self) -> String {
+        match self {
+            AxFailure::Code(code) => error_string(code).to_string(),
+            AxFailure::Deadline => "the call's deadline passed".to_owned(),
+        }
+    }
+
     /// The attribute has no value or does not exist on this element.
     pub(super) fn is_absent(self) -> bool {
         self.is(kAXErrorNoValue) || self.is(kAXErrorAttributeUnsupported)
     }
 }
 
-/// Fix-it text for a missing Accessibility grant.
+/// Fix-it text for a missing Accessibility grant of this binary.
 pub(super) fn accessibility_fix() -> String {
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "the axgate binary".to_owned());
-    format!(
-        "Accessibility access is not granted to {exe}: enable it in System Settings > \
-         Privacy & Security > Accessibility, then restart axgate"
-    )
+    failures::accessibility_fix(&failures::exe_label())
 }
 
 /// The engine error for a failed call about `node` of `pid` (`None`: the app element),
@@ -71,56 +74,31 @@ pub(super) fn to_ax_error(
     node: Option<NodeId>,
     started: Instant,
 ) -> AxError {
-    let code = match failure {
-        AxFailure::Deadline => kAXErrorCannotComplete,
-        AxFailure::Code(code) => code,
+    let context = Context {
+        pid,
+        app: apps::label(pid),
+        node,
+        running: process::is_running(pid),
+        elapsed: started.elapsed(),
     };
-    if (code == kAXErrorCannotComplete || code == kAXErrorInvalidUIElement)
-        && !process::is_running(pid)
-    {
-        return AxError::AppExited { pid };
-    }
-    match code {
-        kAXErrorCannotComplete => AxError::Timeout {
-            app: apps::label(pid),
-            after: started.elapsed(),
-        },
-        kAXErrorInvalidUIElement => match node {
-            Some(node) => stale(pid, node),
-            None => AxError::Backend(format!(
-                "{} has no accessibility tree (kAXErrorInvalidUIElement)",
-                apps::label(pid)
-            )),
-        },
-        kAXErrorAPIDisabled => AxError::Permission(accessibility_fix()),
-        kAXErrorNotImplemented => AxError::Unsupported(format!(
-            "{} does not implement this accessibility call",
-            apps::label(pid)
-        )),
-        kAXErrorActionUnsupported | kAXErrorAttributeUnsupported | kAXErrorNoValue => {
-            AxError::Unsupported(format!(
-                "{} does not support this on the element ({})",
-                apps::label(pid),
-                error_string(code)
-            ))
-        }
-        kAXErrorIllegalArgument => AxError::Backend(format!(
-            "{} rejected the request as malformed (kAXErrorIllegalArgument)",
-            apps::label(pid)
-        )),
-        other => AxError::Backend(format!(
-            "{} failed the accessibility call ({})",
-            apps::label(pid),
-            error_string(other)
-        )),
-    }
+    failures::to_ax_error(classify(failure), &context)
 }
 
-/// The error for a handle whose element no longer exists.
-pub(super) fn stale(pid: Pid, node: NodeId) -> AxError {
-    AxError::Stale {
-        handle: format!("node {} of pid {pid}", node.0),
-        expected: "a live element".to_owned(),
-        found: "nothing: the element was destroyed (its window, menu or sheet closed)".to_owned(),
+/// The class of a failure, by the constants of `accessibility-sys`.
+fn classify(failure: AxFailure) -> Failure {
+    let code = match failure {
+        AxFailure::Deadline => return Failure::NoAnswer,
+        AxFailure::Code(code) => code,
+    };
+    match code {
+        kAXErrorCannotComplete => Failure::NoAnswer,
+        kAXErrorInvalidUIElement => Failure::InvalidElement,
+        kAXErrorAPIDisabled => Failure::ApiDisabled,
+        kAXErrorNotImplemented => Failure::NotImplemented,
+        kAXErrorActionUnsupported | kAXErrorAttributeUnsupported | kAXErrorNoValue => {
+            Failure::Unsupported(error_string(code).to_owned())
+        }
+        kAXErrorIllegalArgument => Failure::IllegalArgument,
+        other => Failure::Other(error_string(other).to_owned()),
     }
 }

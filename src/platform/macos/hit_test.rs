@@ -1,5 +1,7 @@
-//! Hit testing: the app's element at a global point (`AXUIElementCopyElementAtPosition` on
-//! the application element), minted as a handle. A hit in another app is no hit.
+//! Hit testing: the element at a global point, asked of the system-wide element
+//! (`AXUIElementCopyElementAtPosition`), so what is found is what is really on top there. A
+//! hit in another app (a window of it covering the point) is no hit for this app; the input
+//! guard then names that app before any pointer event is posted.
 
 use std::time::Instant;
 
@@ -7,6 +9,7 @@ use crate::ax::{AxError, CallCtx, NodeId, Pid};
 
 use super::apps;
 use super::attrs;
+use super::element::AxElement;
 use super::errors::to_ax_error;
 use super::handles::Handles;
 
@@ -23,9 +26,11 @@ pub(super) fn element_at(
             reason: "coordinates must be finite numbers".to_owned(),
         });
     }
-    let app = apps::app_element(pid)?;
+    apps::app_element(pid)?;
+    let system = AxElement::system_wide()
+        .ok_or_else(|| AxError::Backend("cannot create the system-wide element".to_owned()))?;
     // The AX API takes single-precision points; screen coordinates fit easily.
-    match attrs::element_at(&app, (x as f32, y as f32), ctx) {
+    match attrs::system_element_at(&system, (x as f32, y as f32), ctx) {
         Ok(Some(element)) if element.pid() == Some(pid) => {
             Ok(handles.mint(pid, vec![element]).into_iter().next())
         }

@@ -1,7 +1,8 @@
 //! Synthetic pointer input through CoreGraphics events posted at the HID tap: clicks, drags
-//! and scrolling, as sequenced in `gestures.rs`, with modifier flags cleared on every event.
-//! The app is asked to come forward first. Posting needs the Accessibility grant, checked
-//! without prompting; `typing.rs` shares the checks and the event source.
+//! and scrolling, as sequenced in `mac_logic::gestures`, with modifier flags cleared on every
+//! event. Nothing is posted until the input guard (`guard.rs`) has the app frontmost and,
+//! for pointer events, the point on one of its windows. Posting needs the Accessibility
+//! grant, checked without prompting; `typing.rs` shares the checks and the event source.
 #![allow(unsafe_code)]
 
 use std::thread;
@@ -17,10 +18,11 @@ use core_graphics::geometry::CGPoint;
 use crate::ax::backend::MouseButton;
 use crate::ax::{AxError, CallCtx, Pid};
 
-use super::actions;
 use super::apps;
-use super::errors::{accessibility_fix, to_ax_error};
-use super::gestures::{self, Phase};
+use super::errors::accessibility_fix;
+use super::guard;
+use crate::platform::mac_logic::gestures::{self, Phase};
+use crate::platform::mac_logic::input_guard::Event;
 
 #[link(name = "CoreGraphics", kind = "framework")]
 unsafe extern "C" {
@@ -28,11 +30,12 @@ unsafe extern "C" {
     fn CGPreflightPostEventAccess() -> bool;
 }
 
-/// Prepares synthetic input for `pid`: checks the grant, asks the app to come forward and
-/// checks that `needed` fits before the deadline (a half-posted gesture is worse than none).
-/// Returns the event source to post from.
+/// Prepares synthetic input for `pid`: checks the grant, runs the input guard for `event`
+/// and checks that `needed` fits before the deadline (a half-posted gesture is worse than
+/// none). Returns the event source to post from.
 pub(super) fn prepare(
     pid: Pid,
+    event: Event,
     needed: Duration,
     ctx: &mut CallCtx,
 ) -> Result<CGEventSource, AxError> {
@@ -44,7 +47,7 @@ pub(super) fn prepare(
             accessibility_fix()
         )));
     }
-    actions::bring_forward(pid, ctx).map_err(|f| to_ax_error(f, pid, None, started))?;
+    guard::ensure_target(pid, event, ctx)?;
     if ctx.remaining() < needed {
         return Err(AxError::Timeout {
             app: apps::label(pid),
@@ -94,7 +97,14 @@ pub(super) fn click_at(
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
     let point = finite_point(point, "the click point")?;
-    let source = prepare(pid, gestures::click_duration(count), ctx)?;
+    let source = prepare(
+        pid,
+        Event::Pointer {
+            at: (point.x, point.y),
+        },
+        gestures::click_duration(count),
+        ctx,
+    )?;
     let (cg_button, down, up) = match button {
         MouseButton::Left => (
             CGMouseButton::Left,
@@ -129,7 +139,12 @@ pub(super) fn drag(
 ) -> Result<(), AxError> {
     let start = finite_point(from, "the drag start")?;
     let end = finite_point(to, "the drag end")?;
-    let source = prepare(pid, gestures::drag_duration(), ctx)?;
+    let source = prepare(
+        pid,
+        Event::Pointer { at: from },
+        gestures::drag_duration(),
+        ctx,
+    )?;
     let left = CGMouseButton::Left;
     mouse(&source, CGEventType::MouseMoved, start, left, 0)?;
     thread::sleep(gestures::SETTLE);
@@ -163,7 +178,12 @@ pub(super) fn scroll(
             reason: "give at least one whole line as finite numbers".to_owned(),
         });
     };
-    let source = prepare(pid, gestures::SETTLE + gestures::BETWEEN * 2, ctx)?;
+    let source = prepare(
+        pid,
+        Event::Pointer { at: point },
+        gestures::SETTLE + gestures::BETWEEN * 2,
+        ctx,
+    )?;
     mouse(&source, CGEventType::MouseMoved, at, CGMouseButton::Left, 0)?;
     thread::sleep(gestures::SETTLE);
     let event =

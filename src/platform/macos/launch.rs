@@ -2,7 +2,7 @@
 //! and waits until the workspace lists a matching app (a pid is not yet a ready tree: the
 //! engine waits for windows). Quit asks `NSRunningApplication` to terminate (or force) and
 //! leaves verifying the exit to the engine: `terminate` succeeds even when a save sheet then
-//! blocks it. Activation is `AXFrontmost` ← true.
+//! blocks it. Activation goes through the input guard (activate, raise, wait until frontmost).
 
 use std::process::{Command, Stdio};
 use std::thread;
@@ -13,12 +13,12 @@ use objc2_app_kit::NSRunningApplication;
 
 use crate::ax::{AppInfo, AxError, CallCtx, Pid};
 
-use super::actions;
 use super::apps;
-use super::child;
-use super::errors::to_ax_error;
-use super::launch_spec::{self, OPEN};
+use super::guard;
 use super::process;
+use crate::platform::mac_logic::child;
+use crate::platform::mac_logic::input_guard::Event;
+use crate::platform::mac_logic::launch_spec::{self, OPEN};
 
 /// How often the workspace is checked for the launched app.
 const POLL: Duration = Duration::from_millis(100);
@@ -100,8 +100,9 @@ pub(super) fn quit_app(pid: Pid, force: bool, _ctx: &mut CallCtx) -> Result<(), 
     }
 }
 
+/// Brings the app forward the way the input guard does (activate, raise, wait until it is
+/// frontmost), so a refusal names the app that kept the front.
 pub(super) fn activate_app(pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
-    let started = Instant::now();
     apps::app_element(pid)?;
-    actions::bring_forward(pid, ctx).map_err(|f| to_ax_error(f, pid, None, started))
+    guard::ensure_target(pid, Event::Keys, ctx)
 }

@@ -1,64 +1,56 @@
 //! The macOS backend (AXUIElement), compiled only for Apple targets. A thin adapter from the
 //! [`Backend`] trait to the Accessibility API; every decision that can be tested without a
 //! Mac (role and action tables, value decoding, write plans, budgets, click sequences,
-//! capture arguments) lives in plain-Rust files beside the adapter code.
+//! capture arguments, the tree walk) lives in the platform-neutral `platform/mac_logic`.
 //!
 //! Process model: the main thread must run the CFRunLoop (observers and NSWorkspace need
 //! it), so `main` hands its work to [`run_with_main_loop`]. AX queries run on the engine's
 //! per-pid worker threads; AX objects never leave this module (the engine sees `NodeId`s).
 //!
 //! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
-//! (one function per AX call), `snapshot` (the bounded walk), `target` + `actions`
-//! (semantic operations), `windows`, `input` + `typing` (synthetic events), `hit_test`,
-//! `apps` + `launch`, `clipboard`, `observer` + `exits` (change events), `permissions`
-//! (readiness), `screenshot`, `runloop`, `errors`, `process`, `child`. Plain Rust with no
-//! Apple types, ready to move to platform-neutral code: `roles`, `action_names`,
-//! `notifications`, `decode`, `writes`, `budget`, `gestures`, `keystrokes`, `capture`,
-//! `launch_spec`.
+//! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target`
+//! and `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events)
+//! behind `guard` (the input guard's facts), `hit_test`, `apps` + `launch`, `clipboard`,
+//! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot`,
+//! `runloop`, `errors` (code classes), `process`. Everything that needs no Apple API
+//! (tables, decoding, write plans, budgets, the tree walk, the handle table, the input
+//! guard, error and readiness texts, gestures, keystrokes, capture arguments) lives in
+//! `platform/mac_logic`.
 
-mod action_names;
 mod actions;
 mod apps;
 mod attrs;
-mod budget;
-mod capture;
-mod child;
 mod clipboard;
-mod decode;
 mod element;
 mod errors;
 mod exits;
-mod gestures;
+mod guard;
 mod handles;
 mod hit_test;
 mod input;
-mod keystrokes;
 mod launch;
-mod launch_spec;
-mod notifications;
 mod observer;
 mod permissions;
 mod process;
-mod roles;
 mod runloop;
 mod screenshot;
 mod snapshot;
 mod target;
 mod typing;
 mod windows;
-mod writes;
 
 use std::sync::Arc;
 
 use crate::ax::backend::{MouseButton, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, EventSink, NodeId, Pid, ReadinessCheck, Rect,
-    Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 pub use runloop::run_with_main_loop;
 
+use crate::platform::mac_logic::budget::{self, Slicing};
 use element::AxElement;
 use handles::Handles;
 use observer::Observers;
@@ -73,6 +65,12 @@ impl MacBackend {
     /// Sets the process-wide AX messaging timeout and starts with empty handle tables.
     /// Cheap and infallible; readiness reports missing grants.
     pub fn new() -> Self {
+        MacBackend::with_slicing(Slicing::default())
+    }
+
+    /// [`MacBackend::new`] with AX calls timed by `slicing` (the floor of the per-call slice).
+    pub(crate) fn with_slicing(slicing: Slicing) -> Self {
+        attrs::set_slicing(slicing);
         if let Some(system) = AxElement::system_wide() {
             system.set_timeout(budget::GLOBAL_TIMEOUT);
         }
@@ -185,7 +183,7 @@ impl Backend for MacBackend {
         pid: Pid,
         region: Option<Rect>,
         ctx: &mut CallCtx,
-    ) -> Result<Vec<u8>, AxError> {
+    ) -> Result<Capture, AxError> {
         screenshot::screenshot(pid, region, ctx)
     }
 

@@ -35,8 +35,8 @@ use super::attrs;
 use super::element::AxElement;
 use super::exits::ExitWatcher;
 use super::handles::Handles;
-use super::notifications::{self, APP_NOTIFICATIONS, WINDOW_DESTROYED};
 use super::runloop::{self, MainLoopError};
+use crate::platform::mac_logic::notifications::{self, APP_NOTIFICATIONS, WINDOW_DESTROYED};
 
 /// Registration attempts per process before giving up on its events.
 const MAX_ATTEMPTS: u32 = 5;

@@ -1,8 +1,9 @@
-//! Readiness checks of the macOS backend, all without prompting: the Accessibility grant
-//! (`AXIsProcessTrustedWithOptions` with prompt off; it also covers posting input events,
-//! which `input.rs` re-checks before each gesture), the right to record the screen, the GUI session (on the console, screen unlocked: a locked screen yields
-//! inconsistent trees rather than errors) and the main run loop that delivers events. Each
-//! failing check says how to fix it.
+//! The facts behind the macOS readiness checks, all read without prompting: the
+//! Accessibility grant (`AXIsProcessTrustedWithOptions` with prompt off; it also covers
+//! posting input events, which `input.rs` re-checks before each gesture), the right to
+//! record the screen, the GUI session (on the console, screen unlocked: a locked screen
+//! yields inconsistent trees rather than errors) and the main run loop that delivers events.
+//! The checks and their fix texts are `mac_logic::readiness`.
 #![allow(unsafe_code)]
 
 use accessibility_sys::{AXIsProcessTrustedWithOptions, kAXTrustedCheckOptionPrompt};
@@ -15,8 +16,9 @@ use core_graphics::access::ScreenCaptureAccess;
 
 use crate::ax::ReadinessCheck;
 
-use super::errors::accessibility_fix;
 use super::runloop;
+use crate::platform::mac_logic::failures;
+use crate::platform::mac_logic::readiness::{self, Facts, Session};
 
 #[link(name = "CoreGraphics", kind = "framework")]
 unsafe extern "C" {
@@ -29,56 +31,17 @@ const ON_CONSOLE_KEY: &str = "kCGSSessionOnConsoleKey";
 const SCREEN_LOCKED_KEY: &str = "CGSSessionScreenIsLocked";
 
 pub(super) fn readiness() -> Vec<ReadinessCheck> {
-    let session = session();
-    vec![
-        check("ax_trusted", ax_trusted(), accessibility_fix),
-        check(
-            "screen_recording",
-            ScreenCaptureAccess.preflight(),
-            screen_recording_fix,
-        ),
-        check("gui_session", session.is_some_and(|s| s.on_console), || {
-            "axgate is not running in the logged-in user's GUI (Aqua) session: run it as a \
-             LaunchAgent of that user (from SSH: launchctl bootstrap gui/<uid> …), never as a \
-             LaunchDaemon or a plain SSH process, and enable auto-login on unattended Macs"
-                .to_owned()
-        }),
-        check(
-            "screen_unlocked",
-            !session.is_some_and(|s| s.locked),
-            || {
-                "the screen is locked, so apps report inconsistent trees: unlock it, and on \
-             unattended Macs turn off the screen lock and screen saver (System Settings > \
-             Lock Screen) and display sleep (pmset displaysleep 0 sleep 0)"
-                    .to_owned()
-            },
-        ),
-        check("main_run_loop", runloop::is_running(), || {
-            "the main run loop is not running, so no change events are delivered: start \
-             axgate through platform::macos::run_with_main_loop"
-                .to_owned()
-        }),
-    ]
+    readiness::checks(Facts {
+        ax_trusted: ax_trusted(),
+        screen_recording: ScreenCaptureAccess.preflight(),
+        session: session(),
+        main_loop: runloop::is_running(),
+    })
 }
 
-/// Fix-it text for a missing Screen Recording grant.
+/// Fix-it text for a missing Screen Recording grant of this binary.
 pub(super) fn screen_recording_fix() -> String {
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "the axgate binary".to_owned());
-    format!(
-        "Screen Recording is not granted to {exe}: enable it in System Settings > Privacy & \
-         Security > Screen & System Audio Recording (Screen Recording before macOS 15), then \
-         restart axgate"
-    )
-}
-
-fn check(name: &'static str, ok: bool, fix: impl FnOnce() -> String) -> ReadinessCheck {
-    ReadinessCheck {
-        name,
-        ok,
-        detail: if ok { String::new() } else { fix() },
-    }
+    failures::screen_recording_fix(&failures::exe_label())
 }
 
 fn ax_trusted() -> bool {
@@ -87,12 +50,6 @@ fn ax_trusted() -> bool {
     let options = CFDictionary::from_CFType_pairs(&[(prompt, CFBoolean::false_value())]);
     // SAFETY: a valid options dictionary; with the prompt off this only reads TCC state.
     unsafe { AXIsProcessTrustedWithOptions(options.as_concrete_TypeRef()) }
-}
-
-#[derive(Clone, Copy)]
-struct Session {
-    on_console: bool,
-    locked: bool,
 }
 
 /// The GUI session's state; `None` outside a GUI session.

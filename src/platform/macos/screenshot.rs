@@ -3,7 +3,9 @@
 //! `_AXUIElementGetWindow`, resolved with `dlsym` at run time so the binary still loads if it
 //! disappears; the window frame is the fallback), or a screen region. The PNG goes to a
 //! temporary file, is read back and removed. Needs the Screen Recording grant, checked first:
-//! without it `screencapture` silently returns only the desktop.
+//! without it `screencapture` silently returns only the desktop. The capture carries the
+//! frame it shows (the window frame, or the region rounded out to whole points) and so its
+//! scale (`ax::Capture`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
@@ -17,16 +19,16 @@ use std::time::Instant;
 use accessibility_sys::{AXError, AXUIElementRef};
 use core_graphics::access::ScreenCaptureAccess;
 
-use crate::ax::{AxError, CallCtx, Pid, Rect};
+use crate::ax::{AxError, CallCtx, Capture, Pid, Rect};
 
 use super::apps;
 use super::attrs;
-use super::capture::{self, SCREENCAPTURE, Target};
-use super::child;
-use super::decode;
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check, to_ax_error};
 use super::permissions::screen_recording_fix;
+use crate::platform::mac_logic::capture::{self, SCREENCAPTURE, Target};
+use crate::platform::mac_logic::child;
+use crate::platform::mac_logic::decode;
 
 /// `AXError _AXUIElementGetWindow(AXUIElementRef, CGWindowID *)`.
 type GetWindowFn = unsafe extern "C" fn(AXUIElementRef, *mut u32) -> AXError;
@@ -35,20 +37,25 @@ pub(super) fn screenshot(
     pid: Pid,
     region: Option<Rect>,
     ctx: &mut CallCtx,
-) -> Result<Vec<u8>, AxError> {
+) -> Result<Capture, AxError> {
     let started = Instant::now();
     if !ScreenCaptureAccess.preflight() {
         return Err(AxError::Permission(screen_recording_fix()));
     }
-    let target = match region {
-        Some(rect) => Target::Region(rect),
+    let (target, frame) = match region {
+        Some(rect) => (Target::Region(rect), capture::covered_region(&rect)),
         None => window_target(pid, ctx, started)?,
     };
-    run_screencapture(target, ctx.deadline(), started)
+    let png = run_screencapture(target, ctx.deadline(), started)?;
+    Ok(Capture::new(png, frame))
 }
 
-/// The app's focused window (else its first window) as a capture target.
-fn window_target(pid: Pid, ctx: &mut CallCtx, started: Instant) -> Result<Target, AxError> {
+/// The app's focused window (else its first window) as a capture target, with its frame.
+fn window_target(
+    pid: Pid,
+    ctx: &mut CallCtx,
+    started: Instant,
+) -> Result<(Target, Option<Rect>), AxError> {
     let fail = |f: AxFailure| to_ax_error(f, pid, None, started);
     let app = apps::app_element(pid)?;
     let window = match attrs::read_element(&app, "AXFocusedWindow", ctx).map_err(fail)? {
@@ -64,16 +71,17 @@ fn window_target(pid: Pid, ctx: &mut CallCtx, started: Instant) -> Result<Target
             apps::label(pid)
         )));
     };
-    if let Some(id) = window_id(&window, ctx).map_err(fail)? {
-        return Ok(Target::Window(id));
-    }
     let values =
         attrs::read_many(&window, &attrs::names(&["AXPosition", "AXSize"]), ctx).map_err(fail)?;
     let frame = match values.as_slice() {
         [position, size] => decode::frame(position, size),
         _ => None,
     };
-    frame.map(Target::Region).ok_or_else(|| {
+    if let Some(id) = window_id(&window, ctx).map_err(fail)? {
+        return Ok((Target::Window(id), frame));
+    }
+    let region = frame.and_then(|f| capture::covered_region(&f));
+    region.map(|r| (Target::Region(r), Some(r))).ok_or_else(|| {
         AxError::Backend(format!(
             "cannot locate the window of {} on screen",
             apps::label(pid)

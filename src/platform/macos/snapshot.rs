@@ -1,10 +1,8 @@
-//! The bounded pre-order walk behind `Backend::snapshot`. Per node: one batched attribute
-//! read, the action names and the settable flag where the role calls for them, and one ranged
-//! `AXChildren` listing capped by the node budget (plus a count when the listing came back
-//! full or the node is at the depth limit). Every call re-arms a `min(remaining, 250 ms)`
-//! messaging timeout and counts one round trip. Elements that vanish mid-walk are skipped;
-//! the deadline or a slow app ends the walk early with `truncated` set, never an error,
-//! unless not even the root could be read.
+//! `Backend::snapshot` on macOS: the AX source behind the platform-neutral walk
+//! (`mac_logic::walk`). One round trip per node: every attribute of `NODE_ATTRS` and
+//! `AXChildren` in one `AXUIElementCopyMultipleAttributeValues`. The walk decides the
+//! order, the budgets and the cycle guard; this file only makes the call and says what an
+//! error code means.
 
 use std::time::Instant;
 
@@ -12,28 +10,55 @@ use accessibility_sys::kAXErrorInvalidUIElement;
 use core_foundation::array::CFArray;
 use core_foundation::string::CFString;
 
-use crate::ax::{AxError, CallCtx, RawNode, Snapshot, SnapshotRequest};
+use crate::ax::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
+use crate::platform::mac_logic::decode::NODE_ATTRS;
+use crate::platform::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
 
-use super::action_names;
 use super::apps;
-use super::attrs;
-use super::budget;
-use super::decode::{self, NODE_ATTRS};
+use super::attrs::{self, CHILDREN};
 use super::element::AxElement;
-use super::errors::{AxResult, to_ax_error};
+use super::errors::{AxFailure, AxResult, to_ax_error};
 use super::handles::Handles;
-use super::roles;
 
-/// A node waiting to be read.
-struct Pending {
-    element: AxElement,
-    parent: Option<usize>,
-    depth: u32,
+/// Reads nodes of one app through batched attribute reads.
+struct MacSource {
+    /// `NODE_ATTRS` followed by `AXChildren`, built once per snapshot.
+    names: CFArray<CFString>,
+}
+
+impl MacSource {
+    fn new() -> Self {
+        let mut names: Vec<&str> = NODE_ATTRS.to_vec();
+        names.push(CHILDREN);
+        MacSource {
+            names: attrs::names(&names),
+        }
+    }
+}
+
+impl AxSource for MacSource {
+    type Element = AxElement;
+    type Failure = AxFailure;
+
+    fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
+        let (values, children) = attrs::read_with_children(element, &self.names, ctx)?;
+        Ok(NodeRead { values, children })
+    }
+
+    fn classify(&self, failure: AxFailure) -> FailureKind {
+        if failure.is(kAXErrorInvalidUIElement) {
+            FailureKind::Gone
+        } else if failure.is_timeout() {
+            FailureKind::Timeout
+        } else {
+            FailureKind::Other
+        }
+    }
 }
 
 pub(super) fn snapshot(
     handles: &Handles,
-    pid: crate::ax::Pid,
+    pid: Pid,
     request: &SnapshotRequest,
     ctx: &mut CallCtx,
 ) -> Result<Snapshot, AxError> {
@@ -42,108 +67,26 @@ pub(super) fn snapshot(
         None => apps::app_element(pid)?,
         Some(node) => handles.element(pid, node)?,
     };
-    let names = attrs::names(NODE_ATTRS);
-    let max_nodes = request.max_nodes.max(1);
-    let mut stack = vec![Pending {
-        element: root,
-        parent: None,
-        depth: 0,
-    }];
-    let mut nodes: Vec<RawNode> = Vec::new();
-    let mut elements: Vec<AxElement> = Vec::new();
-    let mut truncated = false;
-    while let Some(item) = stack.pop() {
-        if nodes.len() >= max_nodes || ctx.expired() {
-            truncated = true;
-            break;
-        }
-        let mut node = match read_node(&item.element, &names, ctx) {
-            Ok(node) => node,
-            Err(f) if nodes.is_empty() => return Err(to_ax_error(f, pid, request.root, started)),
-            // The element went away between listing and reading: not part of the tree now.
-            Err(f) if f.is(kAXErrorInvalidUIElement) => continue,
-            Err(_) => {
-                truncated = true;
-                break;
-            }
-        };
-        node.parent = item.parent;
-        let index = nodes.len();
-        let nodes_left = max_nodes - index - 1;
-        let listing = if item.depth < request.max_depth {
-            list_children(&item.element, budget::child_cap(nodes_left), ctx)
-        } else {
-            attrs::child_count(&item.element, ctx).map(|count| (Vec::new(), count))
-        };
-        match listing {
-            Ok((children, count)) => {
-                node.child_count = count;
-                if item.depth < request.max_depth && count > children.len() {
-                    truncated = true;
-                }
-                stack.extend(children.into_iter().rev().map(|element| Pending {
-                    element,
-                    parent: Some(index),
-                    depth: item.depth + 1,
-                }));
-            }
-            Err(f) if f.is(kAXErrorInvalidUIElement) => {}
-            Err(_) => truncated = true,
-        }
-        nodes.push(node);
-        elements.push(item.element);
-    }
-    let ids = handles.mint(pid, elements);
+    let limits = Limits {
+        max_depth: request.max_depth,
+        max_nodes: request.max_nodes,
+    };
+    let walked = walk::walk(&MacSource::new(), root, limits, ctx)
+        .map_err(|f| to_ax_error(f, pid, request.root, started))?;
+    let mut nodes = walked.nodes;
+    let ids = handles.mint(pid, walked.elements);
     for (node, id) in nodes.iter_mut().zip(ids) {
         node.id = id;
     }
-    Ok(Snapshot { nodes, truncated })
+    Ok(Snapshot {
+        nodes,
+        truncated: walked.truncated,
+    })
 }
 
-/// At most `cap` children and the true child count (counted separately only when the
-/// listing came back full).
-fn list_children(
-    element: &AxElement,
-    cap: usize,
-    ctx: &mut CallCtx,
-) -> AxResult<(Vec<AxElement>, usize)> {
-    if cap == 0 {
-        return attrs::child_count(element, ctx).map(|count| (Vec::new(), count));
-    }
-    let children = attrs::children(element, cap, ctx)?;
-    let count = if children.len() >= cap {
-        attrs::child_count(element, ctx)?.max(children.len())
-    } else {
-        children.len()
-    };
-    Ok((children, count))
-}
-
-/// One node: the batched attribute read, then action names and the settable flag where the
-/// role calls for them. The id, parent and child count are left for the caller.
-pub(super) fn read_node(
-    element: &AxElement,
-    names: &CFArray<CFString>,
-    ctx: &mut CallCtx,
-) -> AxResult<RawNode> {
-    let values = attrs::read_many(element, names, ctx)?;
-    let mut node = decode::decode_node(&values);
-    if roles::reads_actions(node.role) {
-        match attrs::action_names(element, ctx) {
-            Ok(natives) => {
-                node.actions = action_names::normalise_all(natives.iter().map(String::as_str))
-            }
-            Err(f) if f.is_timeout() || f.is(kAXErrorInvalidUIElement) => return Err(f),
-            Err(_) => {}
-        }
-    }
-    if roles::reads_settable(node.role) {
-        match attrs::is_settable(element, "AXValue", ctx) {
-            Ok(settable) => node.states.value_settable = settable,
-            Err(f) if f.is_timeout() || f.is(kAXErrorInvalidUIElement) => return Err(f),
-            Err(_) => {}
-        }
-    }
-    decode::finish_states(&mut node);
-    Ok(node)
+/// One element read the way a snapshot reads it (one round trip), for operations that
+/// re-read their target. The id, parent and child count are left for the caller.
+pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
+    let values = attrs::read_many(element, &attrs::names(NODE_ATTRS), ctx)?;
+    Ok(walk::node_from(&values))
 }

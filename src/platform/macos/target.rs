@@ -9,12 +9,12 @@ use core_foundation::base::CFType;
 
 use crate::ax::{AxError, CallCtx, NodeId, Pid, RawNode};
 
-use super::action_names;
 use super::attrs;
-use super::decode::{self, NODE_ATTRS};
 use super::element::AxElement;
 use super::errors::{AxFailure, to_ax_error};
 use super::handles::Handles;
+use crate::platform::mac_logic::action_names;
+use crate::platform::mac_logic::decode::{self, NODE_ATTRS};
 
 pub(super) struct Target {
     pub(super) pid: Pid,

@@ -1,10 +1,9 @@
 //! Synthetic keyboard input: typed text as one key press per grapheme cluster carrying its
 //! text (`CGEventKeyboardSetUnicodeString`), line breaks and tabs as real keys, and key combos
-//! with their modifier flags stamped on both events. Strokes come from `keystrokes.rs`.
-//! Typed text is never logged.
+//! with their modifier flags stamped on both events. Strokes and pacing come from
+//! `mac_logic::keystrokes`; the input guard runs first. Typed text is never logged.
 
 use std::thread;
-use std::time::Duration;
 
 use core_graphics::event::{CGEvent, CGEventFlags, CGEventTapLocation};
 use core_graphics::event_source::CGEventSource;
@@ -13,16 +12,14 @@ use crate::ax::keys::{KeyCombo, Modifiers};
 use crate::ax::{AxError, CallCtx, Pid};
 
 use super::input;
-use super::keystrokes::{self, Stroke};
-
-/// Pause between key events; apps drop keys that arrive faster.
-const KEY_GAP: Duration = Duration::from_millis(12);
+use crate::platform::mac_logic::input_guard::Event;
+use crate::platform::mac_logic::keystrokes::{self, KEY_GAP, Stroke};
 
 /// Types text into the app's focused element.
 pub(super) fn type_text(pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
     let strokes = keystrokes::type_strokes(text);
-    let needed = KEY_GAP * 2 * u32::try_from(strokes.len()).unwrap_or(u32::MAX);
-    let source = input::prepare(pid, needed, ctx)?;
+    let needed = keystrokes::strokes_duration(strokes.len());
+    let source = input::prepare(pid, Event::Keys, needed, ctx)?;
     for stroke in &strokes {
         press(&source, stroke)?;
     }
@@ -35,7 +32,7 @@ pub(super) fn press_key(pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result
         element: "the key combo".to_owned(),
         reason,
     })?;
-    let source = input::prepare(pid, KEY_GAP * 2, ctx)?;
+    let source = input::prepare(pid, Event::Keys, keystrokes::strokes_duration(1), ctx)?;
     press(&source, &stroke)
 }
 

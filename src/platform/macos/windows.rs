@@ -12,11 +12,11 @@ use crate::ax::{AxError, CallCtx, NodeId, Pid, WindowInfo};
 use super::actions::{self, false_cf, true_cf};
 use super::apps;
 use super::attrs;
-use super::decode::{self, WINDOW_ATTRS};
 use super::errors::{AxFailure, to_ax_error};
 use super::handles::Handles;
-use super::roles;
 use super::target::Target;
+use crate::platform::mac_logic::decode::{self, WINDOW_ATTRS};
+use crate::platform::mac_logic::roles;
 
 /// The app's windows. Windows that vanish while being read are left out.
 pub(super) fn list_windows(

@@ -348,7 +348,7 @@ async fn clipboard_round_trips_and_is_shared_with_the_apps() {
 /// Decodes a screenshot result's image: (width, height, PNG byte count).
 fn png_of(result: &Value) -> (u32, u32, usize) {
     let content = result["content"].as_array().expect("content");
-    assert_eq!(content.len(), 2, "{result}");
+    assert_eq!(content.len(), 3, "image, summary, geometry: {result}");
     assert_eq!(content[0]["type"], "image");
     assert_eq!(content[0]["mimeType"], "image/png");
     let data = content[0]["data"].as_str().expect("base64 data");
@@ -387,6 +387,13 @@ async fn screenshot_returns_a_decodable_png() {
             r["content"][1]["text"],
             format!("screenshot of {app} ({bytes} bytes PNG)"),
             "{args}"
+        );
+        // The demo renders one pixel per point; the frame is what was captured.
+        let geometry = r["content"][2]["text"].as_str().unwrap_or_default();
+        assert!(geometry.starts_with("frame x="), "{args}: {geometry}");
+        assert!(
+            geometry.contains("scale 1 pixels per point"),
+            "{args}: {geometry}"
         );
         sizes.push((w, h));
     }

@@ -171,9 +171,22 @@ fn screenshots_are_pngs_of_the_window_or_region() {
         ),
     ];
     for (app, region, w, h) in cases {
-        let bytes = b.screenshot(pid(&b, app), region, &mut ctx()).unwrap();
-        let (width, height, pixels) = decode(&bytes);
+        let shot = b.screenshot(pid(&b, app), region, &mut ctx()).unwrap();
+        let (width, height, pixels) = decode(&shot.png);
         assert_eq!((width, height), (w, h), "{app}");
+        assert_eq!(
+            shot.scale,
+            Some(1.0),
+            "{app}: the demo renders one pixel per point"
+        );
+        assert_eq!(
+            shot.frame.map(|f| (f.w, f.h)),
+            Some((w.into(), h.into())),
+            "{app}"
+        );
+        if let Some(r) = region {
+            assert_eq!(shot.frame, Some(r), "{app}");
+        }
         assert!(pixels.iter().any(|p| *p != 255), "{app} is blank");
         assert!(
             pixels.iter().filter(|p| **p == 255).count() > pixels.len() / 2,

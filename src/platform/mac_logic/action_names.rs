@@ -7,7 +7,7 @@
 //! Custom actions (`Name:…\nTarget:…`) have no normalised name and are not reported.
 
 /// Normalised name → native name, for the actions the engine names itself.
-pub(super) const KNOWN: &[(&str, &str)] = &[
+pub(crate) const KNOWN: &[(&str, &str)] = &[
     ("press", "AXPress"),
     ("increment", "AXIncrement"),
     ("decrement", "AXDecrement"),
@@ -19,7 +19,7 @@ pub(super) const KNOWN: &[(&str, &str)] = &[
 ];
 
 /// The native action for a normalised name; `None` for names no native action can have.
-pub(super) fn to_native(name: &str) -> Option<String> {
+pub(crate) fn to_native(name: &str) -> Option<String> {
     if let Some((_, native)) = KNOWN.iter().find(|(n, _)| *n == name) {
         return Some((*native).to_owned());
     }
@@ -44,7 +44,7 @@ pub(super) fn to_native(name: &str) -> Option<String> {
 }
 
 /// The normalised name of a native action; `None` for custom or malformed actions.
-pub(super) fn from_native(native: &str) -> Option<String> {
+pub(crate) fn from_native(native: &str) -> Option<String> {
     if let Some((name, _)) = KNOWN.iter().find(|(_, n)| *n == native) {
         return Some((*name).to_owned());
     }
@@ -69,7 +69,7 @@ pub(super) fn from_native(native: &str) -> Option<String> {
 }
 
 /// Normalised names of the native actions an element reports, in order, without duplicates.
-pub(super) fn normalise_all<'a>(natives: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+pub(crate) fn normalise_all<'a>(natives: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for name in natives.into_iter().filter_map(from_native) {
         if !names.contains(&name) {

@@ -5,11 +5,11 @@
 
 use crate::ax::{AxValue, NodeId, RawNode, Rect, Role};
 
-use super::roles;
+use super::{budget, roles};
 
 /// One attribute slot after conversion from its Core Foundation type.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum AttrValue {
+pub(crate) enum AttrValue {
     /// No value: `CFNull`, "no value", or an attribute the element does not have.
     Missing,
     /// The slot holds an AX error code (other than "no value" and "unsupported").
@@ -59,7 +59,7 @@ impl AttrValue {
 }
 
 /// Every attribute a snapshot node needs, fetched in one round trip.
-pub(super) const NODE_ATTRS: &[&str] = &[
+pub(crate) const NODE_ATTRS: &[&str] = &[
     "AXRole",
     "AXSubrole",
     "AXTitle",
@@ -75,10 +75,11 @@ pub(super) const NODE_ATTRS: &[&str] = &[
     "AXSelected",
     "AXExpanded",
     "AXMinimized",
+    "AXActivationPoint",
 ];
 
 /// Every attribute `list_windows` needs per window, fetched in one round trip.
-pub(super) const WINDOW_ATTRS: &[&str] = &[
+pub(crate) const WINDOW_ATTRS: &[&str] = &[
     "AXTitle",
     "AXPosition",
     "AXSize",
@@ -100,7 +101,7 @@ fn slot<'a>(names: &[&str], values: &'a [AttrValue], name: &str) -> &'a AttrValu
 
 /// The error code shared by every slot, when all of them failed alike (an element that died
 /// or an app that stopped answering mid-read); `None` when any slot holds anything else.
-pub(super) fn uniform_failure(values: &[AttrValue]) -> Option<i32> {
+pub(crate) fn uniform_failure(values: &[AttrValue]) -> Option<i32> {
     let AttrValue::Failed(first) = values.first()? else {
         return None;
     };
@@ -111,7 +112,7 @@ pub(super) fn uniform_failure(values: &[AttrValue]) -> Option<i32> {
 }
 
 /// A frame from `AXPosition` and `AXSize`, both in global top-left points.
-pub(super) fn frame(position: &AttrValue, size: &AttrValue) -> Option<Rect> {
+pub(crate) fn frame(position: &AttrValue, size: &AttrValue) -> Option<Rect> {
     match (position, size) {
         (AttrValue::Point { x, y }, AttrValue::Size { w, h })
             if [x, y, w, h].iter().all(|v| v.is_finite()) =>
@@ -131,7 +132,7 @@ pub(super) fn frame(position: &AttrValue, size: &AttrValue) -> Option<Rect> {
 /// A snapshot node from a read of [`NODE_ATTRS`]. The id, parent, actions, settable flag and
 /// child count are filled in by the caller. A secure field's value is dropped here, at the
 /// source: it is never returned, logged or audited.
-pub(super) fn decode_node(values: &[AttrValue]) -> RawNode {
+pub(crate) fn decode_node(values: &[AttrValue]) -> RawNode {
     let get = |name| slot(NODE_ATTRS, values, name);
     let native = get("AXRole").text().unwrap_or("AXUnknown");
     let subrole = get("AXSubrole").text();
@@ -148,6 +149,10 @@ pub(super) fn decode_node(values: &[AttrValue]) -> RawNode {
     node.min_value = get("AXMinValue").number();
     node.max_value = get("AXMaxValue").number();
     node.frame = frame(get("AXPosition"), get("AXSize"));
+    node.activation_point = match get("AXActivationPoint") {
+        AttrValue::Point { x, y } if x.is_finite() && y.is_finite() => Some((*x, *y)),
+        _ => None,
+    };
     node.states.enabled = get("AXEnabled").flag().unwrap_or(true);
     node.states.focused = get("AXFocused").flag().unwrap_or(false);
     node.states.expanded = get("AXExpanded").flag().unwrap_or(false);
@@ -161,10 +166,11 @@ pub(super) fn decode_node(values: &[AttrValue]) -> RawNode {
 }
 
 /// An element's `AXValue` as an engine value. Toggles (check boxes, radio buttons, tabs)
-/// report 0/1 numbers, which become booleans; a mixed check box (2) stays a number.
+/// report 0/1 numbers, which become booleans; a mixed check box (2) stays a number. Text
+/// is capped at [`budget::MAX_VALUE_CHARS`] characters.
 fn value(role: Role, raw: &AttrValue) -> Option<AxValue> {
     match raw {
-        AttrValue::Text(s) => Some(AxValue::Text(s.clone())),
+        AttrValue::Text(s) => Some(AxValue::Text(cap_text(s, budget::MAX_VALUE_CHARS))),
         AttrValue::Bool(b) => Some(AxValue::Bool(*b)),
         AttrValue::Number(n) if roles::is_toggle(role) && (*n == 0.0 || *n == 1.0) => {
             Some(AxValue::Bool(*n == 1.0))
@@ -174,26 +180,38 @@ fn value(role: Role, raw: &AttrValue) -> Option<AxValue> {
     }
 }
 
-/// Completes a node once its actions are known: a toggle that can be pressed has a writable
-/// value, because `set_value` writes toggles by pressing them.
-pub(super) fn finish_states(node: &mut RawNode) {
-    if roles::is_toggle(node.role) && node.actions.iter().any(|a| a == "press") {
+/// The first `max` characters of `text` (a document in a text area can be megabytes; the
+/// engine compares and renders values, it does not need whole documents).
+pub(crate) fn cap_text(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => text[..end].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+/// Completes a node once its actions are known: editable roles report a writable value
+/// (checked against the app at write time), and so does a toggle that can be pressed,
+/// because `set_value` writes toggles by pressing them.
+pub(crate) fn finish_states(node: &mut RawNode) {
+    if roles::implies_settable(node.role)
+        || (roles::is_toggle(node.role) && node.actions.iter().any(|a| a == "press"))
+    {
         node.states.value_settable = true;
     }
 }
 
 /// The fields of one window from a read of [`WINDOW_ATTRS`].
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct WindowFields {
-    pub(super) title: Option<String>,
-    pub(super) frame: Option<Rect>,
-    pub(super) focused: bool,
-    pub(super) minimized: bool,
+pub(crate) struct WindowFields {
+    pub(crate) title: Option<String>,
+    pub(crate) frame: Option<Rect>,
+    pub(crate) focused: bool,
+    pub(crate) minimized: bool,
 }
 
 /// Decodes a window read. `focused` is the window's `AXFocused` (key window), falling back to
 /// `AXMain` for apps that only report that.
-pub(super) fn decode_window(values: &[AttrValue]) -> WindowFields {
+pub(crate) fn decode_window(values: &[AttrValue]) -> WindowFields {
     let get = |name| slot(WINDOW_ATTRS, values, name);
     WindowFields {
         title: get("AXTitle").text().map(str::to_owned),
@@ -207,7 +225,7 @@ pub(super) fn decode_window(values: &[AttrValue]) -> WindowFields {
 }
 
 /// How errors name an element: its role and label, never its value.
-pub(super) fn describe(node: &RawNode) -> String {
+pub(crate) fn describe(node: &RawNode) -> String {
     let role = if node.role == Role::Unknown {
         node.native_role.as_str()
     } else {
@@ -373,6 +391,50 @@ mod tests {
         node.actions = vec!["press".into()];
         finish_states(&mut node);
         assert!(node.states.value_settable);
+    }
+
+    #[test]
+    fn editable_roles_are_settable_without_asking() {
+        let mut node = decode_node(&read(&[("AXRole", text("AXTextField"))]));
+        finish_states(&mut node);
+        assert!(node.states.value_settable);
+        let mut label = decode_node(&read(&[("AXRole", text("AXStaticText"))]));
+        finish_states(&mut label);
+        assert!(!label.states.value_settable);
+    }
+
+    #[test]
+    fn activation_points_are_read_when_present() {
+        let node = decode_node(&read(&[
+            ("AXRole", text("AXButton")),
+            ("AXActivationPoint", AttrValue::Point { x: 12.0, y: 30.0 }),
+        ]));
+        assert_eq!(node.activation_point, Some((12.0, 30.0)));
+        let none = decode_node(&read(&[("AXRole", text("AXButton"))]));
+        assert_eq!(none.activation_point, None);
+        let nan = decode_node(&read(&[(
+            "AXActivationPoint",
+            AttrValue::Point {
+                x: f64::NAN,
+                y: 1.0,
+            },
+        )]));
+        assert_eq!(nan.activation_point, None);
+    }
+
+    #[test]
+    fn large_text_values_are_capped() {
+        let long = "é".repeat(budget::MAX_VALUE_CHARS + 10);
+        let node = decode_node(&read(&[
+            ("AXRole", text("AXTextArea")),
+            ("AXValue", AttrValue::Text(long)),
+        ]));
+        let Some(AxValue::Text(value)) = node.value else {
+            panic!("{:?}", node.value)
+        };
+        assert_eq!(value.chars().count(), budget::MAX_VALUE_CHARS);
+        assert_eq!(cap_text("abc", 2), "ab");
+        assert_eq!(cap_text("abc", 5), "abc");
     }
 
     #[test]

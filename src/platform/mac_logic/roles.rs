@@ -1,12 +1,12 @@
 //! The table from native AX roles and subroles to the normalised [`Role`] vocabulary, and the
-//! per-role read policies of a snapshot. Plain data and lookups with no Apple types, so this
-//! file can move to platform-neutral code and be tested on any host.
+//! per-role policies of a snapshot (implied actions, implied settable values). Plain data
+//! and lookups with no Apple types.
 
 use crate::ax::Role;
 
 /// Native role → normalised role. Roles not listed become [`Role::Unknown`] and keep their
 /// native name in `RawNode::native_role`.
-pub(super) const BY_ROLE: &[(&str, Role)] = &[
+pub(crate) const BY_ROLE: &[(&str, Role)] = &[
     ("AXApplication", Role::Application),
     ("AXWindow", Role::Window),
     ("AXSheet", Role::Sheet),
@@ -58,7 +58,7 @@ pub(super) const BY_ROLE: &[(&str, Role)] = &[
 ];
 
 /// (native role, subrole) pairs whose subrole decides the normalised role.
-pub(super) const BY_SUBROLE: &[(&str, &str, Role)] = &[
+pub(crate) const BY_SUBROLE: &[(&str, &str, Role)] = &[
     ("AXWindow", "AXDialog", Role::Dialog),
     ("AXWindow", "AXSystemDialog", Role::Dialog),
     ("AXTextField", "AXSecureTextField", Role::SecureTextField),
@@ -66,7 +66,7 @@ pub(super) const BY_SUBROLE: &[(&str, &str, Role)] = &[
 ];
 
 /// The normalised role of an element from its `AXRole` and `AXSubrole`.
-pub(super) fn normalise(role: &str, subrole: Option<&str>) -> Role {
+pub(crate) fn normalise(role: &str, subrole: Option<&str>) -> Role {
     if let Some(sub) = subrole
         && let Some(&(_, _, mapped)) = BY_SUBROLE.iter().find(|(r, s, _)| *r == role && *s == sub)
     {
@@ -78,31 +78,31 @@ pub(super) fn normalise(role: &str, subrole: Option<&str>) -> Role {
         .map_or(Role::Unknown, |&(_, mapped)| mapped)
 }
 
-/// Whether a snapshot reads the element's action names (one more round trip). Pure
-/// containers and decoration skip it: their actions are never what an agent acts on (the
-/// engine only offers actions a snapshot listed; `perform_action` reads them afresh).
-pub(super) fn reads_actions(role: Role) -> bool {
-    !matches!(
-        role,
-        Role::Application
-            | Role::MenuBar
-            | Role::List
-            | Role::Table
-            | Role::Outline
-            | Role::ScrollArea
-            | Role::ScrollBar
-            | Role::SplitGroup
-            | Role::TabGroup
-            | Role::Toolbar
-            | Role::ProgressIndicator
-            | Role::Separator
-            | Role::Label
-    )
+/// The actions a snapshot reports for a role without asking the app: the actions elements
+/// of that role offer by AppKit convention. Reading the real names would cost one more round
+/// trip per node; `perform_action` reads them afresh when acting and reports the real list
+/// when the action is missing.
+pub(crate) fn implied_actions(role: Role) -> &'static [&'static str] {
+    match role {
+        Role::Button
+        | Role::CheckBox
+        | Role::RadioButton
+        | Role::Tab
+        | Role::MenuItem
+        | Role::Link => &["press"],
+        Role::MenuBarItem => &["press", "cancel"],
+        Role::PopupButton => &["press", "show_menu"],
+        Role::ComboBox => &["confirm", "show_menu"],
+        Role::Slider | Role::SpinButton => &["increment", "decrement"],
+        Role::Window | Role::Dialog | Role::Sheet => &["raise"],
+        _ => &[],
+    }
 }
 
-/// Whether a snapshot asks if the element's `AXValue` is settable (one more round trip):
-/// only roles whose value a person edits.
-pub(super) fn reads_settable(role: Role) -> bool {
+/// Roles whose `AXValue` a person edits, reported settable without asking the app. The
+/// write checks `AXUIElementIsAttributeSettable` before writing, so an app that refuses
+/// still fails as "not settable".
+pub(crate) fn implies_settable(role: Role) -> bool {
     matches!(
         role,
         Role::TextField
@@ -115,12 +115,12 @@ pub(super) fn reads_settable(role: Role) -> bool {
 }
 
 /// Roles whose value is an on/off state written by pressing (there is no toggle attribute).
-pub(super) fn is_toggle(role: Role) -> bool {
+pub(crate) fn is_toggle(role: Role) -> bool {
     matches!(role, Role::CheckBox | Role::RadioButton | Role::Tab)
 }
 
 /// Roles that are windows of their own: focusing one raises it.
-pub(super) fn is_window(role: Role) -> bool {
+pub(crate) fn is_window(role: Role) -> bool {
     matches!(role, Role::Window | Role::Dialog | Role::Sheet)
 }
 
@@ -186,12 +186,37 @@ mod tests {
     }
 
     #[test]
-    fn editable_roles_read_actions_and_settable() {
-        for role in [Role::TextField, Role::Slider, Role::ComboBox] {
-            assert!(reads_settable(role));
-            assert!(reads_actions(role));
+    fn editable_roles_are_settable_and_controls_pressable() {
+        for role in [
+            Role::TextField,
+            Role::Slider,
+            Role::ComboBox,
+            Role::TextArea,
+        ] {
+            assert!(implies_settable(role), "{role}");
         }
-        assert!(!reads_settable(Role::Button));
-        assert!(!reads_actions(Role::ScrollArea));
+        assert!(!implies_settable(Role::Button));
+        assert!(
+            !implies_settable(Role::CheckBox),
+            "toggles are written by pressing"
+        );
+        for role in [Role::Button, Role::CheckBox, Role::Tab, Role::MenuItem] {
+            assert!(implied_actions(role).contains(&"press"), "{role}");
+        }
+        assert!(implied_actions(Role::ScrollArea).is_empty());
+        assert!(implied_actions(Role::Group).is_empty());
+        assert_eq!(implied_actions(Role::Slider), ["increment", "decrement"]);
+    }
+
+    #[test]
+    fn implied_actions_have_native_names() {
+        for role in Role::ALL {
+            for action in implied_actions(*role) {
+                assert!(
+                    crate::platform::mac_logic::action_names::to_native(action).is_some(),
+                    "{action}"
+                );
+            }
+        }
     }
 }

@@ -6,36 +6,36 @@
 use std::time::Duration;
 
 /// More clicks than this are not a gesture any app distinguishes.
-pub(super) const MAX_CLICKS: u32 = 3;
+pub(crate) const MAX_CLICKS: u32 = 3;
 
 /// Pause after a move, so the app has seen the pointer arrive before the button goes down.
-pub(super) const SETTLE: Duration = Duration::from_millis(15);
+pub(crate) const SETTLE: Duration = Duration::from_millis(15);
 
 /// Pause between the events of a gesture; far below any double-click interval.
-pub(super) const BETWEEN: Duration = Duration::from_millis(10);
+pub(crate) const BETWEEN: Duration = Duration::from_millis(10);
 
 /// Drag events between the press and the release.
-pub(super) const DRAG_STEPS: u32 = 12;
+pub(crate) const DRAG_STEPS: u32 = 12;
 
 /// The largest scroll, in lines per axis, one call may post.
-pub(super) const MAX_SCROLL_LINES: f64 = 10_000.0;
+pub(crate) const MAX_SCROLL_LINES: f64 = 10_000.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Phase {
+pub(crate) enum Phase {
     Down,
     Up,
 }
 
 /// One button event of a click sequence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ClickStep {
-    pub(super) phase: Phase,
+pub(crate) struct ClickStep {
+    pub(crate) phase: Phase,
     /// The value of the event's click-state field.
-    pub(super) click_state: i64,
+    pub(crate) click_state: i64,
 }
 
 /// The button events for `count` clicks (clamped to 1..=[`MAX_CLICKS`]).
-pub(super) fn click_steps(count: u32) -> Vec<ClickStep> {
+pub(crate) fn click_steps(count: u32) -> Vec<ClickStep> {
     (1..=i64::from(count.clamp(1, MAX_CLICKS)))
         .flat_map(|n| {
             [Phase::Down, Phase::Up].map(|phase| ClickStep {
@@ -47,12 +47,12 @@ pub(super) fn click_steps(count: u32) -> Vec<ClickStep> {
 }
 
 /// How long `count` clicks take to post, pauses included.
-pub(super) fn click_duration(count: u32) -> Duration {
+pub(crate) fn click_duration(count: u32) -> Duration {
     SETTLE + BETWEEN * click_steps(count).len() as u32
 }
 
 /// The drag events' positions from `from` to `to`, evenly spaced, ending exactly at `to`.
-pub(super) fn drag_points(from: (f64, f64), to: (f64, f64)) -> Vec<(f64, f64)> {
+pub(crate) fn drag_points(from: (f64, f64), to: (f64, f64)) -> Vec<(f64, f64)> {
     (1..=DRAG_STEPS)
         .map(|i| {
             let t = f64::from(i) / f64::from(DRAG_STEPS);
@@ -62,7 +62,7 @@ pub(super) fn drag_points(from: (f64, f64), to: (f64, f64)) -> Vec<(f64, f64)> {
 }
 
 /// How long a drag takes to post, pauses included.
-pub(super) fn drag_duration() -> Duration {
+pub(crate) fn drag_duration() -> Duration {
     SETTLE * 2 + BETWEEN * (DRAG_STEPS + 2)
 }
 
@@ -70,7 +70,7 @@ pub(super) fn drag_duration() -> Duration {
 /// positive `dy` scrolls down and positive `dx` right. CoreGraphics wheels count the other
 /// way (positive moves content towards the top/left), hence the sign flip. `None` for
 /// non-finite or zero deltas.
-pub(super) fn scroll_wheels((dx, dy): (f64, f64)) -> Option<(i32, i32)> {
+pub(crate) fn scroll_wheels((dx, dy): (f64, f64)) -> Option<(i32, i32)> {
     if !dx.is_finite() || !dy.is_finite() {
         return None;
     }
@@ -81,7 +81,7 @@ pub(super) fn scroll_wheels((dx, dy): (f64, f64)) -> Option<(i32, i32)> {
 }
 
 /// Whether both coordinates of a point are finite.
-pub(super) fn is_finite_point((x, y): (f64, f64)) -> bool {
+pub(crate) fn is_finite_point((x, y): (f64, f64)) -> bool {
     x.is_finite() && y.is_finite()
 }
 

@@ -1,6 +1,8 @@
 //! How `set_value` writes a value on macOS, decided from the element's role and current
 //! value: toggles are pressed (there is no toggle attribute), numbers are clamped to the
-//! element's range, everything else is written to `AXValue`. Plain Rust, no Apple types.
+//! element's range, everything else is written to `AXValue`. And what a write that timed
+//! out means, judged from a read-back: the app may have applied it and only answered late.
+//! Plain Rust, no Apple types.
 
 use crate::ax::{AxValue, Role};
 
@@ -8,7 +10,7 @@ use super::roles;
 
 /// What `set_value` does to the element.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) enum WritePlan {
+pub(crate) enum WritePlan {
     /// The element already holds the value.
     Nothing,
     /// Press the toggle once.
@@ -18,7 +20,7 @@ pub(super) enum WritePlan {
 }
 
 /// The plan for writing `wanted`, or why the value cannot be written (for `InvalidValue`).
-pub(super) fn plan(
+pub(crate) fn plan(
     role: Role,
     current: Option<&AxValue>,
     wanted: &AxValue,
@@ -48,13 +50,60 @@ pub(super) fn plan(
 }
 
 /// Clamps `value` into `[min, max]`, ignoring a bound that is absent or inverted.
-pub(super) fn clamp(value: f64, min: Option<f64>, max: Option<f64>) -> f64 {
+pub(crate) fn clamp(value: f64, min: Option<f64>, max: Option<f64>) -> f64 {
     match (min, max) {
         (Some(lo), Some(hi)) if lo > hi => value,
         _ => {
             let value = min.map_or(value, |lo| value.max(lo));
             max.map_or(value, |hi| value.min(hi))
         }
+    }
+}
+
+/// What a write that timed out turned out to be, after reading the value back.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum TimedOutWrite {
+    /// The value reads back as written: the app applied it and answered late.
+    Landed,
+    /// Not confirmed; the text says what was read back (never a secure field's value).
+    Unverified(String),
+}
+
+/// Judges a timed-out write of `written` from the value read back afterwards (`None`: the
+/// read-back failed or found no value). `secure` keeps both values out of the message.
+pub(crate) fn judge_timed_out_write(
+    written: &AxValue,
+    read_back: Option<&AxValue>,
+    secure: bool,
+) -> TimedOutWrite {
+    if read_back.is_some_and(|now| same_value(now, written)) {
+        return TimedOutWrite::Landed;
+    }
+    let found = match read_back {
+        None => "the value could not be read back".to_owned(),
+        Some(_) if secure => "a secure field's value cannot be compared".to_owned(),
+        Some(now) => format!("it reads {now:?}, not {written:?}"),
+    };
+    TimedOutWrite::Unverified(format!(
+        "the write timed out and is unverified: {found}. The app may still apply it; check the \
+         element before writing again"
+    ))
+}
+
+/// Value equality as apps report it back: numbers within a relative 1e-9 (a float written
+/// may read back with rounding), booleans also as 0/1.
+fn same_value(a: &AxValue, b: &AxValue) -> bool {
+    let number = |v: &AxValue| match v {
+        AxValue::Number(n) => Some(*n),
+        AxValue::Bool(b) => Some(f64::from(u8::from(*b))),
+        AxValue::Text(_) => None,
+    };
+    match (a, b) {
+        (AxValue::Text(x), AxValue::Text(y)) => x == y,
+        _ => match (number(a), number(b)) {
+            (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+            _ => false,
+        },
     }
 }
 
@@ -151,5 +200,52 @@ mod tests {
         assert_eq!(clamp(5.0, Some(6.0), None), 6.0);
         assert_eq!(clamp(5.0, None, Some(4.0)), 4.0);
         assert_eq!(clamp(5.0, Some(9.0), Some(1.0)), 5.0);
+    }
+
+    #[test]
+    fn a_timed_out_write_that_reads_back_landed() {
+        let written = AxValue::Number(0.3);
+        assert_eq!(
+            judge_timed_out_write(&written, Some(&AxValue::Number(0.1 + 0.2)), false),
+            TimedOutWrite::Landed
+        );
+        assert_eq!(
+            judge_timed_out_write(&AxValue::Bool(true), Some(&AxValue::Number(1.0)), false),
+            TimedOutWrite::Landed
+        );
+        let text = AxValue::Text("hello".into());
+        assert_eq!(
+            judge_timed_out_write(&text, Some(&text), true),
+            TimedOutWrite::Landed
+        );
+    }
+
+    #[test]
+    fn a_timed_out_write_that_reads_back_otherwise_is_unverified() {
+        let written = AxValue::Text("new".into());
+        let TimedOutWrite::Unverified(text) =
+            judge_timed_out_write(&written, Some(&AxValue::Text("old".into())), false)
+        else {
+            panic!("landed")
+        };
+        assert!(
+            text.contains("timed out") && text.contains("\"old\""),
+            "{text}"
+        );
+        let TimedOutWrite::Unverified(text) = judge_timed_out_write(&written, None, false) else {
+            panic!("landed")
+        };
+        assert!(text.contains("could not be read back"), "{text}");
+    }
+
+    #[test]
+    fn secure_values_stay_out_of_an_unverified_write() {
+        let written = AxValue::Text("hunter2".into());
+        let TimedOutWrite::Unverified(text) =
+            judge_timed_out_write(&written, Some(&AxValue::Text("hunter".into())), true)
+        else {
+            panic!("landed")
+        };
+        assert!(!text.contains("hunter"), "{text}");
     }
 }

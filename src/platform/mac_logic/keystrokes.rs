@@ -3,14 +3,25 @@
 //! kept whole), except line breaks and tabs, which need real key codes. A combo's character
 //! key maps to its ANSI-layout virtual key code (shifted characters add shift).
 
+use std::time::Duration;
+
 use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
 
 /// The most UTF-16 units one keyboard event may carry.
-pub(super) const MAX_UNITS: usize = 20;
+pub(crate) const MAX_UNITS: usize = 20;
+
+/// Pause after each key event; apps drop keys that arrive faster.
+pub(crate) const KEY_GAP: Duration = Duration::from_millis(12);
+
+/// How long posting `strokes` key presses takes (a down and an up event each, each followed
+/// by [`KEY_GAP`]); checked against the deadline before the first is posted.
+pub(crate) fn strokes_duration(strokes: usize) -> Duration {
+    KEY_GAP * 2 * u32::try_from(strokes).unwrap_or(u32::MAX)
+}
 
 /// One key press.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) enum Stroke {
+pub(crate) enum Stroke {
     /// A press that types this text (UTF-16), whatever key the layout has for it.
     Text(Vec<u16>),
     /// A real key, by virtual key code, with modifiers.
@@ -18,7 +29,7 @@ pub(super) enum Stroke {
 }
 
 /// The strokes that type `text`.
-pub(super) fn type_strokes(text: &str) -> Vec<Stroke> {
+pub(crate) fn type_strokes(text: &str) -> Vec<Stroke> {
     let mut strokes = Vec::new();
     let mut cluster = String::new();
     let mut regional = 0;
@@ -187,7 +198,7 @@ fn ansi_key(c: char) -> Option<(u16, bool)> {
 
 /// The stroke for a key combo. A character without a key on the ANSI layout can still be
 /// typed when no modifier other than shift is held; with modifiers it is an error.
-pub(super) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
+pub(crate) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
     let mut modifiers = combo.modifiers;
     match combo.key {
         Key::Named(key) => Ok(Stroke::Code {
@@ -248,6 +259,13 @@ mod tests {
         assert_eq!(texts(flags), ["\u{1F1EB}\u{1F1F7}", "\u{1F1E9}\u{1F1EA}"]);
         // Skin tone modifier.
         assert_eq!(texts("\u{1F44D}\u{1F3FD}"), ["\u{1F44D}\u{1F3FD}"]);
+    }
+
+    #[test]
+    fn typing_time_is_two_gaps_per_stroke() {
+        assert_eq!(strokes_duration(0), Duration::ZERO);
+        assert_eq!(strokes_duration(3), KEY_GAP * 6);
+        assert!(strokes_duration(usize::MAX) > Duration::from_secs(86_400));
     }
 
     #[test]

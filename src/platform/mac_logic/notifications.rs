@@ -5,7 +5,7 @@
 use crate::ax::ChangeKind;
 
 /// Notifications subscribed on every observed application element.
-pub(super) const APP_NOTIFICATIONS: &[(&str, ChangeKind)] = &[
+pub(crate) const APP_NOTIFICATIONS: &[(&str, ChangeKind)] = &[
     ("AXFocusedUIElementChanged", ChangeKind::FocusChanged),
     ("AXFocusedWindowChanged", ChangeKind::FocusChanged),
     ("AXMainWindowChanged", ChangeKind::FocusChanged),
@@ -35,10 +35,10 @@ pub(super) const APP_NOTIFICATIONS: &[(&str, ChangeKind)] = &[
 
 /// Subscribed on each window (an element's own destruction is only reported to observers
 /// registered on that element), so that closing a window is reported.
-pub(super) const WINDOW_DESTROYED: &str = "AXUIElementDestroyed";
+pub(crate) const WINDOW_DESTROYED: &str = "AXUIElementDestroyed";
 
 /// The change a received notification reports; `None` for notifications never subscribed.
-pub(super) fn change_kind(notification: &str) -> Option<ChangeKind> {
+pub(crate) fn change_kind(notification: &str) -> Option<ChangeKind> {
     if notification == WINDOW_DESTROYED {
         return Some(ChangeKind::WindowClosed);
     }
@@ -50,7 +50,7 @@ pub(super) fn change_kind(notification: &str) -> Option<ChangeKind> {
 
 /// Whether a notification announces a new window-like element, which gets its own
 /// [`WINDOW_DESTROYED`] subscription.
-pub(super) fn announces_window(notification: &str) -> bool {
+pub(crate) fn announces_window(notification: &str) -> bool {
     change_kind(notification) == Some(ChangeKind::WindowCreated)
 }
 

@@ -6,32 +6,48 @@ use std::path::Path;
 use crate::ax::Rect;
 
 /// The system screenshot tool.
-pub(super) const SCREENCAPTURE: &str = "/usr/sbin/screencapture";
+pub(crate) const SCREENCAPTURE: &str = "/usr/sbin/screencapture";
 
 /// What to capture.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Target {
+pub(crate) enum Target {
     /// A window by its window-server id.
     Window(u32),
     /// A region in global top-left points.
     Region(Rect),
 }
 
-/// The `-R` argument for a region: whole points covering the rectangle, or `None` for an
-/// empty or non-finite one.
-pub(super) fn region_arg(r: &Rect) -> Option<String> {
+/// The area `screencapture -R` captures for a region: whole points covering the rectangle
+/// (the frame a region capture reports), or `None` for an empty or non-finite one.
+pub(crate) fn covered_region(r: &Rect) -> Option<Rect> {
     if ![r.x, r.y, r.w, r.h].iter().all(|v| v.is_finite()) || r.w <= 0.0 || r.h <= 0.0 {
         return None;
     }
+    // `+ 0.0` turns a negative zero into zero.
+    let (x0, y0) = (r.x.floor() + 0.0, r.y.floor() + 0.0);
+    let (x1, y1) = ((r.x + r.w).ceil(), (r.y + r.h).ceil());
+    Some(Rect {
+        x: x0,
+        y: y0,
+        w: x1 - x0,
+        h: y1 - y0,
+    })
+}
+
+/// The `-R` argument for a region: whole points covering the rectangle, or `None` for an
+/// empty or non-finite one.
+pub(crate) fn region_arg(r: &Rect) -> Option<String> {
+    let c = covered_region(r)?;
     // Float-to-int casts saturate; screen coordinates are far inside the i64 range.
-    let (x0, y0) = (r.x.floor() as i64, r.y.floor() as i64);
-    let (x1, y1) = ((r.x + r.w).ceil() as i64, (r.y + r.h).ceil() as i64);
-    Some(format!("{x0},{y0},{},{}", x1 - x0, y1 - y0))
+    Some(format!(
+        "{},{},{},{}",
+        c.x as i64, c.y as i64, c.w as i64, c.h as i64
+    ))
 }
 
 /// Arguments for a silent (`-x`) PNG capture into `out`; `None` for an empty region.
 /// Window captures leave out the shadow (`-o`) so the image is the window's own frame.
-pub(super) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
+pub(crate) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
     let mut args = vec!["-x".to_owned(), "-t".to_owned(), "png".to_owned()];
     match target {
         Target::Window(id) => {
@@ -46,7 +62,7 @@ pub(super) fn args(target: Target, out: &Path) -> Option<Vec<String>> {
 }
 
 /// Whether bytes start with the PNG signature.
-pub(super) fn is_png(bytes: &[u8]) -> bool {
+pub(crate) fn is_png(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x89PNG\r\n\x1a\n")
 }
 
@@ -70,6 +86,25 @@ mod tests {
             h: 1.0,
         };
         assert_eq!(region_arg(&negative_zero).as_deref(), Some("0,0,1,1"));
+    }
+
+    #[test]
+    fn a_region_capture_reports_the_area_it_covers() {
+        let r = Rect {
+            x: 10.5,
+            y: -20.25,
+            w: 100.0,
+            h: 50.5,
+        };
+        assert_eq!(
+            covered_region(&r),
+            Some(Rect {
+                x: 10.0,
+                y: -21.0,
+                w: 101.0,
+                h: 52.0
+            })
+        );
     }
 
     #[test]

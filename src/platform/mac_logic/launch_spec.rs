@@ -3,10 +3,10 @@
 //! Rust, no Apple types.
 
 /// The launcher every Mac has.
-pub(super) const OPEN: &str = "/usr/bin/open";
+pub(crate) const OPEN: &str = "/usr/bin/open";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Spec<'a> {
+pub(crate) enum Spec<'a> {
     /// A path to an `.app` bundle.
     Path(&'a str),
     /// A reverse-DNS bundle id such as `com.apple.TextEdit`.
@@ -16,7 +16,7 @@ pub(super) enum Spec<'a> {
 }
 
 /// Classifies a launch request; an empty one is an error.
-pub(super) fn parse(spec: &str) -> Result<Spec<'_>, String> {
+pub(crate) fn parse(spec: &str) -> Result<Spec<'_>, String> {
     let spec = spec.trim();
     if spec.is_empty() {
         return Err("name an app by name, bundle id or .app path".to_owned());
@@ -39,7 +39,7 @@ pub(super) fn parse(spec: &str) -> Result<Spec<'_>, String> {
 }
 
 /// Arguments for `open`: `-b id` or `-a name-or-path`.
-pub(super) fn open_args(spec: Spec<'_>) -> [&str; 2] {
+pub(crate) fn open_args(spec: Spec<'_>) -> [&str; 2] {
     match spec {
         Spec::BundleId(id) => ["-b", id],
         Spec::Path(path) | Spec::Name(path) => ["-a", path],
@@ -47,7 +47,7 @@ pub(super) fn open_args(spec: Spec<'_>) -> [&str; 2] {
 }
 
 /// Whether a running app is the one `spec` names.
-pub(super) fn matches(
+pub(crate) fn matches(
     spec: Spec<'_>,
     name: &str,
     bundle_id: Option<&str>,
