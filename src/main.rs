@@ -10,7 +10,8 @@ use anyhow::Context as _;
 use clap::{Args, Parser, Subcommand};
 
 use axgate::audit::{self, Audit, AuditEvent, Outcome};
-use axgate::ax::{Engine, EngineConfig, WorkerConfig};
+use axgate::ax::Engine;
+use axgate::ax::engine::engine_for;
 use axgate::config::{AuditConfig, Config, Layers, LogFormat};
 use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
@@ -186,19 +187,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         let backend = axgate::platform::select(&config.backend).map_err(anyhow::Error::msg)?;
         let metrics = Metrics::new(prometheus::Registry::new())
             .context("cannot register the metric families")?;
-        let engine = Engine::new(
-            backend,
-            EngineConfig {
-                call_timeout: config.backend.call_timeout,
-                worker: WorkerConfig {
-                    strikes: config.backend.unresponsive_after,
-                    probe_interval: config.backend.probe_interval,
-                    ..WorkerConfig::default()
-                },
-                handle_cap: config.backend.handle_cap,
-            },
-            metrics.engine.clone(),
-        );
+        let engine = engine_for(backend, &config.backend, metrics.engine.clone());
         match mode {
             Mode::Http => {
                 let common = common.clone();

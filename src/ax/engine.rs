@@ -453,6 +453,25 @@ pub fn pick_app(query: &str, apps: Vec<AppInfo>) -> Result<AppInfo, AxError> {
     })
 }
 
+/// The engine for a backend, tuned by the `[backend]` configuration (the one place that maps
+/// those settings onto [`EngineConfig`]).
+pub fn engine_for(
+    backend: Arc<dyn Backend>,
+    config: &crate::config::BackendConfig,
+    metrics: EngineMetrics,
+) -> Arc<Engine> {
+    let tuning = EngineConfig {
+        call_timeout: config.call_timeout,
+        worker: WorkerConfig {
+            strikes: config.unresponsive_after,
+            probe_interval: config.probe_interval,
+            ..WorkerConfig::default()
+        },
+        handle_cap: config.handle_cap,
+    };
+    Engine::new(backend, tuning, metrics)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,9 @@ use super::context::SessionState;
 use super::uri::{APPS_URI, ResourceUri, View, app_error};
 use super::wire::{AppOut, FrameOut, ListAppsOut, NodeOut, WindowOut};
 use crate::ax::tree::{self, IndexedNode};
-use crate::ax::{AppConnection, AxError, CallStats, ElementPath, Engine, Role, SnapshotRequest};
+use crate::ax::{
+    AppConnection, AxError, CallStats, ElementPath, Engine, Role, SnapshotRequest, WindowInfo,
+};
 
 const JSON: &str = "application/json";
 /// The tree resource's bounds: `get_tree`'s defaults.
@@ -211,23 +213,7 @@ async fn read_state(
         .map_or(conn.app.frontmost, |a| a.frontmost);
     let (top, _) = snapshot(engine, conn, 1, 10_000, stats).await?;
     let states = engine.list_windows(&conn.app, stats).await?;
-    let windows = top
-        .iter()
-        .filter(|n| {
-            n.depth == 1 && matches!(n.node.role, Role::Window | Role::Dialog | Role::Sheet)
-        })
-        .map(|n| {
-            let state = states.iter().find(|w| w.node == n.node.id);
-            WindowOut {
-                handle: conn.mint(&n.node, &n.path),
-                path: n.path.to_string(),
-                title: n.node.title.clone(),
-                frame: n.node.frame.map(FrameOut::from),
-                focused: state.is_some_and(|w| w.focused) || n.node.states.focused,
-                minimized: state.is_some_and(|w| w.minimized),
-            }
-        })
-        .collect();
+    let windows = windows_out(conn, &top, &states);
     let (deep, cut) = snapshot(engine, conn, FOCUS_DEPTH, FOCUS_NODES, stats).await?;
     let focused = deep
         .iter()
@@ -309,4 +295,29 @@ async fn read_events(
         pid: conn.app.pid,
         events,
     })
+}
+
+/// The windows (and dialogs and sheets) among an app's top-level nodes, with the window
+/// states the backend reports: what `list_windows` and the app resource both show.
+pub(crate) fn windows_out(
+    conn: &AppConnection,
+    top: &[IndexedNode],
+    states: &[WindowInfo],
+) -> Vec<WindowOut> {
+    top.iter()
+        .filter(|n| {
+            n.depth == 1 && matches!(n.node.role, Role::Window | Role::Dialog | Role::Sheet)
+        })
+        .map(|n| {
+            let state = states.iter().find(|w| w.node == n.node.id);
+            WindowOut {
+                handle: conn.mint(&n.node, &n.path),
+                path: n.path.to_string(),
+                title: n.node.title.clone(),
+                frame: n.node.frame.map(FrameOut::from),
+                focused: state.is_some_and(|w| w.focused) || n.node.states.focused,
+                minimized: state.is_some_and(|w| w.minimized),
+            }
+        })
+        .collect()
 }

@@ -11,11 +11,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use axgate::ax::{Engine, EngineConfig, WorkerConfig};
 use axgate::config::{Config, Layers};
-use axgate::metrics::Metrics;
 use axgate::platform::atspi::AtspiBackend;
-use axgate::server::{self, AppState};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
@@ -57,32 +54,10 @@ impl AtspiServer {
         require_desktop();
         let config = config(toml);
         let backend = Arc::new(AtspiBackend::new().expect("AT-SPI backend"));
-        let metrics = Metrics::new(prometheus::Registry::new()).expect("metric families");
-        let engine = Engine::new(
-            backend,
-            EngineConfig {
-                call_timeout: config.backend.call_timeout,
-                worker: WorkerConfig {
-                    strikes: config.backend.unresponsive_after,
-                    probe_interval: config.backend.probe_interval,
-                    ..WorkerConfig::default()
-                },
-                handle_cap: config.backend.handle_cap,
-            },
-            metrics.engine.clone(),
-        );
-        let state = AppState::new(config, engine, metrics).expect("valid allow-lists");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(server::run(listener, state, async move {
-            let _ = stopped.await;
-        }));
+        let served = super::support::serve(config, backend).await;
         AtspiServer {
-            url: format!("http://{addr}/mcp"),
-            stop: Some(stop),
+            url: served.url,
+            stop: Some(served.stop),
         }
     }
 

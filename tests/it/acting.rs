@@ -5,7 +5,9 @@
 //! twice: in the verified act result, and from the app's side through `server.demo`.
 //! Each test that changes app state runs its own server (its own fresh demo backend).
 
-use crate::support::{TestServer, app_value, check, session, text_of};
+use crate::support::{
+    app_value, check, get_element, has_node, is_focused, refusals, start_session, steps, text_of,
+};
 use axgate::ax::AxValue;
 use serde_json::{Value, json};
 

@@ -4,7 +4,9 @@
 //! `lease_app` / `release_app` across two sessions, and `session_info`. Effects are checked
 //! from the app's side through `server.demo` as well as in the results.
 
-use crate::support::{Client, TestServer, check, session, text_of};
+use crate::support::{
+    Client, TestServer, check, has_node, refusals, session, start_session, steps, text_of,
+};
 use axgate::ax::AxValue;
 use base64::Engine as _;
 use serde_json::{Value, json};

@@ -66,6 +66,18 @@ fn json_of(run: &crate::spawned::Run, what: &str) -> Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.report(what)))
 }
 
+/// `tools/call` of one tool with `key=value` arguments and the bearer header: the JSON
+/// result it printed.
+fn call_tool(dir: &Path, url: &str, bearer: &str, tool: &str, tool_args: &[&str]) -> Value {
+    let mut args = vec!["--method", "tools/call", "--tool-name", tool];
+    for arg in tool_args {
+        args.extend(["--tool-arg", arg]);
+    }
+    args.extend(["--header", bearer]);
+    let run = inspect(dir, url, &args);
+    json_of(&run, &format!("tools/call {tool}"))
+}
+
 #[test]
 fn inspector_lists_calls_and_reads_with_a_bearer_token() {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -88,23 +100,13 @@ fn inspector_lists_calls_and_reads_with_a_bearer_token() {
         assert!(names.contains(&name), "{name} not in {names:?}");
     }
 
-    let run = inspect(
+    let found = call_tool(
         dir.path(),
         &server.url,
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "find",
-            "--tool-arg",
-            "app=Form",
-            "--tool-arg",
-            "title=Subscribe",
-            "--header",
-            &bearer,
-        ],
+        &bearer,
+        "find",
+        &["app=Form", "title=Subscribe"],
     );
-    let found = json_of(&run, "tools/call find");
     assert_eq!(found["isError"], false, "{found}");
     let matches = found["structuredContent"]["matches"]
         .as_array()
@@ -115,23 +117,13 @@ fn inspector_lists_calls_and_reads_with_a_bearer_token() {
     let path = matches[0]["path"].as_str().expect("path").to_owned();
 
     let target = format!("target={path}");
-    let run = inspect(
+    let value = call_tool(
         dir.path(),
         &server.url,
-        &[
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "get_element",
-            "--tool-arg",
-            "app=Form",
-            "--tool-arg",
-            &target,
-            "--header",
-            &bearer,
-        ],
+        &bearer,
+        "get_element",
+        &["app=Form", &target],
     );
-    let value = json_of(&run, "tools/call get_element");
     assert_eq!(value["isError"], false, "{value}");
     assert_eq!(
         value["structuredContent"]["element"]["title"], "Subscribe",

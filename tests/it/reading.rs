@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::support::{TestServer, check, session, text_of};
+use crate::support::{check, get_element, get_tree, refusals, start_session, steps, text_of};
 use serde_json::{Value, json};
 
 fn nodes(result: &Value) -> Vec<Value> {

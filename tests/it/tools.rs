@@ -2,13 +2,12 @@
 //! effects as seen from the app's side, and every error path as an `isError` result whose
 //! text says what to do next.
 
-use crate::support::{TestServer, check, session, text_of};
+use crate::support::{TestServer, check, get_tree, session, start_session, text_of};
 use serde_json::{Value, json};
 
 #[tokio::test]
 async fn tools_are_listed_with_annotations_and_schemas() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let list = c.request("tools/list", json!({})).await;
     let tools = list["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -59,8 +58,7 @@ async fn tools_are_listed_with_annotations_and_schemas() {
 
 #[tokio::test]
 async fn discovery_tools() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let apps = check(
         &mut c,
         "list_apps",
@@ -92,13 +90,10 @@ async fn discovery_tools() {
 
 #[tokio::test]
 async fn get_tree_is_bounded_and_carries_paths_and_handles() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let tree = check(
+    let (_server, mut c) = start_session().await;
+    let tree = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Form"}),
-        false,
         &["[check_box] \"Subscribe\"", "press"],
     )
     .await;
@@ -116,11 +111,9 @@ async fn get_tree_is_bounded_and_carries_paths_and_handles() {
         "secure values are never returned"
     );
     // The huge app is cut by the node budget, and says so.
-    let huge = check(
+    let huge = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Huge", "max_nodes": 100, "depth": 64}),
-        false,
         &["next_cursor"],
     )
     .await;
@@ -128,14 +121,7 @@ async fn get_tree_is_bounded_and_carries_paths_and_handles() {
     assert!(huge["structuredContent"]["walked"].as_u64().unwrap() <= 100);
     assert!(huge["structuredContent"]["round_trips"].as_u64().unwrap() > 0);
     // Depth bounds the walk.
-    let shallow = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Form", "depth": 1}),
-        false,
-        &[],
-    )
-    .await;
+    let shallow = get_tree(&mut c, json!({"app": "Form", "depth": 1}), &[]).await;
     let max_depth = shallow["structuredContent"]["nodes"]
         .as_array()
         .unwrap()
@@ -144,11 +130,9 @@ async fn get_tree_is_bounded_and_carries_paths_and_handles() {
         .max();
     assert_eq!(max_depth, Some(1));
     // A subtree from a root path.
-    let sub = check(
+    let sub = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Form", "root": "window[0]", "depth": 1}),
-        false,
         &["Subscribe"],
     )
     .await;
@@ -157,43 +141,46 @@ async fn get_tree_is_bounded_and_carries_paths_and_handles() {
 
 #[tokio::test]
 async fn find_matches_role_title_and_text() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let buttons = check(
-        &mut c,
-        "find",
-        json!({"app": "Form", "role": "button"}),
-        false,
-        &["Submit", "Clear"],
-    )
-    .await;
-    assert!(
-        buttons["structuredContent"]["matches"]
-            .as_array()
-            .unwrap()
-            .len()
-            >= 4
-    );
-    let sub = check(
-        &mut c,
-        "find",
-        json!({"app": "Form", "title": "subscr"}),
-        false,
-        &["Subscribe"],
-    )
-    .await;
-    assert_eq!(
-        sub["structuredContent"]["matches"][0]["path"],
-        "window[0]/check_box[0]"
-    );
-    check(
-        &mut c,
-        "find",
-        json!({"app": "Form", "text": "ready"}),
-        false,
-        &["Status"],
-    )
-    .await;
+    let (_server, mut c) = start_session().await;
+    // (query, text the result shows, how many matches at least, the first match's path)
+    let cases: &[(Value, &[&str], usize, Option<&str>)] = &[
+        (
+            json!({"app": "Form", "role": "button"}),
+            &["Submit", "Clear"],
+            4,
+            None,
+        ),
+        (
+            json!({"app": "Form", "title": "subscr"}),
+            &["Subscribe"],
+            0,
+            Some("window[0]/check_box[0]"),
+        ),
+        (
+            json!({"app": "Form", "text": "ready"}),
+            &["Status"],
+            0,
+            None,
+        ),
+        (
+            json!({"app": "Form", "title": "no such thing"}),
+            &["no match"],
+            0,
+            None,
+        ),
+    ];
+    for (args, expect, at_least, first) in cases {
+        let r = check(&mut c, "find", args.clone(), false, expect).await;
+        let found = &r["structuredContent"]["matches"];
+        assert!(
+            found.as_array().map_or(0, Vec::len) >= *at_least,
+            "{args}: {r}"
+        );
+        if let Some(path) = first {
+            assert_eq!(found[0]["path"], *path, "{args}: {r}");
+        }
+    }
+    // More matches than max_results: cut, and said so.
     let many = check(
         &mut c,
         "find",
@@ -202,28 +189,14 @@ async fn find_matches_role_title_and_text() {
         &["matches in all"],
     )
     .await;
-    assert_eq!(
-        many["structuredContent"]["matches"]
-            .as_array()
-            .unwrap()
-            .len(),
-        5
-    );
+    let found = many["structuredContent"]["matches"].as_array().unwrap();
+    assert_eq!(found.len(), 5, "{many}");
     assert_eq!(many["structuredContent"]["truncated"], true);
-    check(
-        &mut c,
-        "find",
-        json!({"app": "Form", "title": "no such thing"}),
-        false,
-        &["no match"],
-    )
-    .await;
 }
 
 #[tokio::test]
 async fn perform_action_acts_and_the_app_sees_it() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = check(
         &mut c,
         "perform_action",
@@ -262,8 +235,7 @@ async fn perform_action_acts_and_the_app_sees_it() {
 
 #[tokio::test]
 async fn errors_say_what_to_do_next() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
             "get_tree",

@@ -7,7 +7,10 @@
 
 use std::time::Duration;
 
-use crate::support::{TestServer, check, config, session, text_of};
+use crate::support::{
+    TestServer, app_value, check, config, get_tree, has_node, session, start_session, steps,
+    text_of,
+};
 use axgate::ax::AxValue;
 use serde_json::{Value, json};
 

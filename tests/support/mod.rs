@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axgate::ax::{Engine, EngineConfig, WorkerConfig};
+use axgate::ax::Backend;
+use axgate::ax::engine::engine_for;
 use axgate::config::{Config, Layers};
 use axgate::metrics::Metrics;
 use axgate::platform::demo::{DemoBackend, DemoOptions};
@@ -38,6 +39,38 @@ pub fn config(toml: &str) -> Config {
     layers.build().expect("valid test config")
 }
 
+/// A server running in this process; the caller owns its stop signal and task.
+pub struct Served {
+    pub addr: std::net::SocketAddr,
+    pub url: String,
+    pub state: AppState,
+    pub stop: oneshot::Sender<()>,
+    pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+/// Serves `backend` under `config` (the product's engine and app) on a port-0 loopback
+/// listener, until the stop signal is sent or dropped.
+pub async fn serve(config: Config, backend: Arc<dyn Backend>) -> Served {
+    let metrics = Metrics::new(prometheus::Registry::new()).expect("metric families");
+    let engine = engine_for(backend, &config.backend, metrics.engine.clone());
+    let state = AppState::new(config, engine, metrics).expect("valid allow-lists");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(server::run(listener, state.clone(), async move {
+        let _ = stopped.await;
+    }));
+    Served {
+        addr,
+        url: format!("http://{addr}/mcp"),
+        state,
+        stop,
+        task,
+    }
+}
+
 impl TestServer {
     pub async fn start() -> TestServer {
         Self::with_config(config("")).await
@@ -51,36 +84,14 @@ impl TestServer {
     }
 
     pub async fn with_backend(config: Config, demo: Arc<DemoBackend>) -> TestServer {
-        let metrics = Metrics::new(prometheus::Registry::new()).expect("metric families");
-        let engine = Engine::new(
-            demo.clone(),
-            EngineConfig {
-                call_timeout: config.backend.call_timeout,
-                worker: WorkerConfig {
-                    strikes: config.backend.unresponsive_after,
-                    probe_interval: config.backend.probe_interval,
-                    ..WorkerConfig::default()
-                },
-                handle_cap: config.backend.handle_cap,
-            },
-            metrics.engine.clone(),
-        );
-        let state = AppState::new(config, engine, metrics).expect("valid allow-lists");
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(server::run(listener, state.clone(), async move {
-            let _ = stopped.await;
-        }));
+        let served = serve(config, demo.clone()).await;
         TestServer {
-            addr,
-            url: format!("http://{addr}/mcp"),
-            state,
+            addr: served.addr,
+            url: served.url,
+            state: served.state,
             demo,
-            stop: Some(stop),
-            task: Some(task),
+            stop: Some(served.stop),
+            task: Some(served.task),
         }
     }
 
@@ -356,4 +367,61 @@ pub async fn check(
         );
     }
     result
+}
+
+/// One step of a scenario run by [`steps`]: the tool, its arguments, and text the first
+/// block of its (successful) result must contain.
+pub type Step<'a> = (&'a str, Value, &'a [&'a str]);
+
+/// Runs a scenario's steps in order, each through [`check`] as a call that must succeed (a
+/// failing step names its tool and arguments); returns the last step's result.
+pub async fn steps(c: &mut Client, steps: &[Step<'_>]) -> Value {
+    let mut last = Value::Null;
+    for (tool, args, expect) in steps {
+        last = check(c, tool, args.clone(), false, expect).await;
+    }
+    last
+}
+
+/// A refusal table for one tool: each call must err with text holding every needle (a
+/// failing row names its arguments, through [`check`]).
+pub async fn refusals(c: &mut Client, tool: &str, cases: &[(Value, &[&str])]) {
+    for (args, needles) in cases {
+        check(c, tool, args.clone(), true, needles).await;
+    }
+}
+
+/// Whether the demo app has an element with this identifier, seen from the app's side.
+pub fn has_node(server: &TestServer, app: &str, identifier: &str) -> bool {
+    server.demo.node_by_identifier(app, identifier).is_some()
+}
+
+/// Whether the demo app's element with this identifier has keyboard focus.
+pub fn is_focused(server: &TestServer, app: &str, identifier: &str) -> bool {
+    server
+        .demo
+        .node_by_identifier(app, identifier)
+        .unwrap_or_else(|| panic!("{app} has no element #{identifier}"))
+        .states
+        .focused
+}
+
+/// A fresh server (its own demo backend) and a client with an initialised session on it.
+pub async fn start_session() -> (TestServer, Client) {
+    let server = TestServer::start().await;
+    let client = session(&server).await;
+    (server, client)
+}
+
+/// The `get_element` check: one target of an app, read successfully, its text holding each
+/// of `expect`; returns the result.
+pub async fn get_element(c: &mut Client, app: &str, target: &str, expect: &[&str]) -> Value {
+    let args = json!({"app": app, "target": target});
+    check(c, "get_element", args, false, expect).await
+}
+
+/// The `get_tree` check: a tree read successfully with these arguments, its text holding
+/// each of `expect`; returns the result.
+pub async fn get_tree(c: &mut Client, args: Value, expect: &[&str]) -> Value {
+    check(c, "get_tree", args, false, expect).await
 }

@@ -1,14 +1,17 @@
 //! App and window discovery tools: `list_apps`, `list_windows`.
 
+use std::sync::Arc;
+
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::ax::{Role, SnapshotRequest, tree};
+use crate::ax::{AppConnection, SnapshotRequest, tree};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{AppOut, FrameOut, ListAppsOut, ListWindowsOut, WindowOut};
+use crate::mcp::resources::windows_out;
+use crate::mcp::wire::{AppOut, ListAppsOut, ListWindowsOut};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -49,6 +52,21 @@ pub(super) struct AppArgs {
     app: String,
 }
 
+/// Parses the arguments of a tool that takes only `app` ([`AppArgs`]) and opens this
+/// session's connection to that app.
+pub(super) async fn open_app_of(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<Arc<AppConnection>, ToolError> {
+    let args: AppArgs = parse_args(args)?;
+    let conn = ctx
+        .session
+        .connections
+        .open(&ctx.engine, &args.app, &ctx.stats)
+        .await?;
+    Ok(conn)
+}
+
 pub(super) static LIST_WINDOWS: ToolDef = ToolDef {
     name: "list_windows",
     title: "List an app's windows",
@@ -64,12 +82,7 @@ pub(super) async fn list_windows(
     ctx: &ToolCtx,
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
-    let args: AppArgs = parse_args(args)?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app_of(ctx, args).await?;
     let request = SnapshotRequest {
         root: None,
         max_depth: 1,
@@ -81,21 +94,7 @@ pub(super) async fn list_windows(
         .await?;
     let states = ctx.engine.list_windows(&conn.app, &ctx.stats).await?;
     let nodes = tree::index(snapshot, &Default::default());
-    let mut windows = Vec::new();
-    for n in nodes.iter().filter(|n| n.depth == 1) {
-        if !matches!(n.node.role, Role::Window | Role::Dialog | Role::Sheet) {
-            continue;
-        }
-        let state = states.iter().find(|w| w.node == n.node.id);
-        windows.push(WindowOut {
-            handle: conn.mint(&n.node, &n.path),
-            path: n.path.to_string(),
-            title: n.node.title.clone(),
-            frame: n.node.frame.map(FrameOut::from),
-            focused: state.is_some_and(|w| w.focused) || n.node.states.focused,
-            minimized: state.is_some_and(|w| w.minimized),
-        });
-    }
+    let windows = windows_out(&conn, &nodes, &states);
     let text = windows
         .iter()
         .map(|w| {

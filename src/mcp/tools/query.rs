@@ -5,6 +5,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::apps::{AppArgs, open_app_of};
 use super::target::locate;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::tree::{self, IndexedNode};
@@ -102,13 +103,6 @@ pub(super) async fn get_element(
     Ok(structured(text, &out))
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct AppArgs {
-    /// App name, bundle id or pid.
-    app: String,
-}
-
 pub(super) static GET_FOCUSED: ToolDef = ToolDef {
     name: "get_focused",
     title: "Get the focused element",
@@ -123,12 +117,7 @@ pub(super) async fn get_focused(
     ctx: &ToolCtx,
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
-    let args: AppArgs = parse_args(args)?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app_of(ctx, args).await?;
     let found = focused(ctx, &conn).await?.ok_or_else(|| {
         ToolError::Usage(format!(
             "nothing has focus in {}; use focus or click first",

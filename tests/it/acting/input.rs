@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn type_text_types_into_fields_and_clears_first() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // (target, text, clear_first, app-side value of `name` after)
     let cases = [
         (Some(r#"window[0]/text_field["Name"]"#), "Ada", false, "Ada"),
@@ -59,8 +58,7 @@ async fn type_text_types_into_fields_and_clears_first() {
 
 #[tokio::test]
 async fn type_text_never_echoes_what_it_typed_into_a_secure_field() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let secret = "hunter2-swordfish";
     let r = check(
         &mut c,
@@ -95,26 +93,27 @@ async fn type_text_never_echoes_what_it_typed_into_a_secure_field() {
 
 #[tokio::test]
 async fn type_text_refusals() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
-        // Only the window has focus: there is no text field to type into.
-        (
-            json!({"app": "Form", "text": "x"}),
-            vec!["focus a text field first"],
-        ),
-        (
-            json!({"app": "Form", "target": "window[0]/button[2]", "text": "x"}),
-            vec!["is disabled"],
-        ),
-        (
-            json!({"app": "Form", "target": "window[0]/text_field[0]"}),
-            vec!["missing field `text`"],
-        ),
-    ];
-    for (args, needles) in cases {
-        check(&mut c, "type_text", args, true, &needles).await;
-    }
+    let (server, mut c) = start_session().await;
+    refusals(
+        &mut c,
+        "type_text",
+        &[
+            // Only the window has focus: there is no text field to type into.
+            (
+                json!({"app": "Form", "text": "x"}),
+                &["focus a text field first"],
+            ),
+            (
+                json!({"app": "Form", "target": "window[0]/button[2]", "text": "x"}),
+                &["is disabled"],
+            ),
+            (
+                json!({"app": "Form", "target": "window[0]/text_field[0]"}),
+                &["missing field `text`"],
+            ),
+        ],
+    )
+    .await;
     assert_eq!(app_value(&server, "Form", "name"), text(""));
 }
 
@@ -123,120 +122,90 @@ async fn type_text_refusals() {
 
 #[tokio::test]
 async fn press_key_moves_focus_submits_and_edits() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let focused = |server: &TestServer, id: &str| {
-        server
-            .demo
-            .node_by_identifier("Form", id)
-            .unwrap()
-            .states
-            .focused
-    };
+    let (server, mut c) = start_session().await;
+    let name = r#"window[0]/text_field["Name"]"#;
+    let key = |key: &str| json!({"app": "Form", "key": key});
     // Tab moves focus along the window's controls, shift+tab back.
-    check(
+    let r = steps(
         &mut c,
-        "focus",
-        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]"}),
-        false,
-        &[],
-    )
-    .await;
-    let r = check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "tab"}),
-        false,
         &[
-            "press_key window[0]/text_field[0]",
-            "~ [text_field] \"Email\" window[0]/text_field[1] focused: \"false\" → \"true\"",
+            ("focus", json!({"app": "Form", "target": name}), &[]),
+            (
+                "press_key",
+                key("tab"),
+                &[
+                    "press_key window[0]/text_field[0]",
+                    "~ [text_field] \"Email\" window[0]/text_field[1] focused: \"false\" → \"true\"",
+                ],
+            ),
         ],
     )
     .await;
     assert_eq!(r["structuredContent"]["verified"], true);
-    assert!(focused(&server, "email") && !focused(&server, "name"));
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "tab", "modifiers": ["shift"]}),
-        false,
-        &[],
-    )
-    .await;
-    assert!(focused(&server, "name"));
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "shift+tab"}),
-        false,
-        &[],
-    )
-    .await;
+    assert!(is_focused(&server, "Form", "email") && !is_focused(&server, "Form", "name"));
+    let shift_tab = json!({"app": "Form", "key": "tab", "modifiers": ["shift"]});
+    steps(&mut c, &[("press_key", shift_tab, &[])]).await;
+    assert!(is_focused(&server, "Form", "name"));
+    steps(&mut c, &[("press_key", key("shift+tab"), &[])]).await;
     assert!(
-        focused(&server, "stubborn"),
+        is_focused(&server, "Form", "stubborn"),
         "shift+tab wraps to the last control"
     );
     // Return presses the default button (Submit), which reads the name.
-    check(
+    steps(
         &mut c,
-        "set_value",
-        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": "Ada"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "return", "target": "window[0]/text_field[\"Name\"]"}),
-        false,
-        &["value: \"Ready\" → \"Submitted: Ada\""],
+        &[
+            (
+                "set_value",
+                json!({"app": "Form", "target": name, "value": "Ada"}),
+                &[],
+            ),
+            (
+                "press_key",
+                json!({"app": "Form", "key": "return", "target": name}),
+                &["value: \"Ready\" → \"Submitted: Ada\""],
+            ),
+        ],
     )
     .await;
     assert_eq!(app_value(&server, "Form", "status"), text("Submitted: Ada"));
     // cmd+a selects everything, so typing replaces it.
-    check(
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "cmd+a", "target": "window[0]/text_field[\"Name\"]"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "type_text",
-        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": "Grace"}),
-        false,
-        &["value: \"Ada\" → \"Grace\""],
+        &[
+            (
+                "press_key",
+                json!({"app": "Form", "key": "cmd+a", "target": name}),
+                &[],
+            ),
+            (
+                "type_text",
+                json!({"app": "Form", "target": name, "text": "Grace"}),
+                &["value: \"Ada\" → \"Grace\""],
+            ),
+        ],
     )
     .await;
     assert_eq!(app_value(&server, "Form", "name"), text("Grace"));
     // The same with the modifier given separately, then backspace empties the field.
-    check(
+    let cmd_a = json!({"app": "Form", "key": "a", "modifiers": ["command"]});
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "a", "modifiers": ["command"]}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "backspace"}),
-        false,
-        &["value: \"Grace\" → \"\""],
+        &[
+            ("press_key", cmd_a, &[]),
+            ("press_key", key("backspace"), &["value: \"Grace\" → \"\""]),
+        ],
     )
     .await;
     assert_eq!(app_value(&server, "Form", "name"), text(""));
     // Arrow keys step a focused slider.
-    check(
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "up", "target": "window[0]/slider[0]"}),
-        false,
-        &["value: \"50\" → \"60\""],
+        &[(
+            "press_key",
+            json!({"app": "Form", "key": "up", "target": "window[0]/slider[0]"}),
+            &["value: \"50\" → \"60\""],
+        )],
     )
     .await;
     assert_eq!(app_value(&server, "Form", "volume"), number(60.0));
@@ -244,15 +213,15 @@ async fn press_key_moves_focus_submits_and_edits() {
 
 #[tokio::test]
 async fn press_key_runs_menu_shortcuts() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // cmd+s is File > Save in Editor.
-    check(
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Editor", "key": "cmd+s"}),
-        false,
-        &["~ [window] \"Saved\" window[0] title: \"Untitled\" → \"Saved\""],
+        &[(
+            "press_key",
+            json!({"app": "Editor", "key": "cmd+s"}),
+            &["~ [window] \"Saved\" window[0] title: \"Untitled\" → \"Saved\""],
+        )],
     )
     .await;
     let window = server
@@ -261,64 +230,52 @@ async fn press_key_runs_menu_shortcuts() {
         .unwrap();
     assert_eq!(window.title.as_deref(), Some("Saved"));
     // cmd+shift+s opens Save As…, escape cancels it.
-    check(
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Editor", "key": "s", "modifiers": ["cmd", "shift"]}),
-        false,
-        &["+ [dialog] \"Save As\" dialog[0]"],
+        &[
+            (
+                "press_key",
+                json!({"app": "Editor", "key": "s", "modifiers": ["cmd", "shift"]}),
+                &["+ [dialog] \"Save As\" dialog[0]"],
+            ),
+            (
+                "press_key",
+                json!({"app": "Editor", "key": "esc"}),
+                &["- [dialog] \"Save As\" dialog[0]"],
+            ),
+        ],
     )
     .await;
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Editor", "key": "esc"}),
-        false,
-        &["- [dialog] \"Save As\" dialog[0]"],
-    )
-    .await;
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Editor", "save_dialog")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Editor", "save_dialog"));
 }
 
 #[tokio::test]
 async fn press_key_refuses_bad_keys() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
-        (
-            json!({"app": "Form", "key": "hyperspace"}),
-            vec!["invalid argument `key`"],
-        ),
-        (
-            json!({"app": "Form", "key": "hyper+a"}),
-            vec![
-                "invalid argument `key`",
-                "unknown modifier \"hyper\"",
-                "cmd, ctrl, opt or shift",
-            ],
-        ),
-        (
-            json!({"app": "Form", "key": "a", "modifiers": ["meta", "turbo"]}),
-            vec!["invalid argument `key`", "turbo"],
-        ),
-        (
-            json!({"app": "Form", "key": ""}),
-            vec!["invalid argument `key`"],
-        ),
-        (
-            json!({"app": "Form", "key": "f21"}),
-            vec!["invalid argument `key`"],
-        ),
-        (json!({"app": "Form"}), vec!["missing field `key`"]),
-    ];
-    for (args, needles) in cases {
-        check(&mut c, "press_key", args, true, &needles).await;
-    }
+    let (_server, mut c) = start_session().await;
+    let bad_key = ["invalid argument `key`"];
+    refusals(
+        &mut c,
+        "press_key",
+        &[
+            (json!({"app": "Form", "key": "hyperspace"}), &bad_key),
+            (
+                json!({"app": "Form", "key": "hyper+a"}),
+                &[
+                    "invalid argument `key`",
+                    "unknown modifier \"hyper\"",
+                    "cmd, ctrl, opt or shift",
+                ],
+            ),
+            (
+                json!({"app": "Form", "key": "a", "modifiers": ["meta", "turbo"]}),
+                &["invalid argument `key`", "turbo"],
+            ),
+            (json!({"app": "Form", "key": ""}), &bad_key),
+            (json!({"app": "Form", "key": "f21"}), &bad_key),
+            (json!({"app": "Form"}), &["missing field `key`"]),
+        ],
+    )
+    .await;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -326,20 +283,12 @@ async fn press_key_refuses_bad_keys() {
 
 #[tokio::test]
 async fn scroll_brings_later_rows_into_view_and_back() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let visible = |r: &Value| r["structuredContent"]["visible"].as_bool().unwrap();
     let row = |i: usize| format!("window[0]/scroll_area[0]/list[0]/list_item[{i}]");
     // Ten rows show at first.
     for (i, shown) in [(0, true), (9, true), (10, false), (14, false)] {
-        let r = check(
-            &mut c,
-            "get_element",
-            json!({"app": "List", "target": row(i)}),
-            false,
-            &[&format!("\"Row {}\"", i + 1)],
-        )
-        .await;
+        let r = get_element(&mut c, "List", &row(i), &[&format!("\"Row {}\"", i + 1)]).await;
         assert_eq!(visible(&r), shown, "Row {} before scrolling", i + 1);
     }
     let r = check(
@@ -356,31 +305,20 @@ async fn scroll_brings_later_rows_into_view_and_back() {
     .await;
     assert_eq!(r["structuredContent"]["verified"], true);
     for (i, shown) in [(0, false), (4, false), (5, true), (14, true), (15, false)] {
-        let r = check(
-            &mut c,
-            "get_element",
-            json!({"app": "List", "target": row(i)}),
-            false,
-            &[],
-        )
-        .await;
+        let r = get_element(&mut c, "List", &row(i), &[]).await;
         assert_eq!(visible(&r), shown, "Row {} after scrolling down 5", i + 1);
     }
     // Scrolling from inside the area (a row) scrolls the area; up brings Row 1 back.
-    check(
+    let r = steps(
         &mut c,
-        "scroll",
-        json!({"app": "List", "target": row(7), "direction": "up", "amount": 100}),
-        false,
-        &["\"Row 1\"", "visible: \"false\" → \"true\""],
-    )
-    .await;
-    let r = check(
-        &mut c,
-        "get_element",
-        json!({"app": "List", "target": row(0)}),
-        false,
-        &[],
+        &[
+            (
+                "scroll",
+                json!({"app": "List", "target": row(7), "direction": "up", "amount": 100}),
+                &["\"Row 1\"", "visible: \"false\" → \"true\""],
+            ),
+            ("get_element", json!({"app": "List", "target": row(0)}), &[]),
+        ],
     )
     .await;
     assert!(visible(&r));
@@ -406,8 +344,7 @@ async fn scroll_brings_later_rows_into_view_and_back() {
 
 #[tokio::test]
 async fn drag_moves_the_slider_thumb() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // The Volume track spans x 60..360: a quarter of the way is x = 135.
     let cases = [(135.0, 25.0), (360.0, 100.0), (0.0, 0.0), (210.0, 50.0)];
     for (x, after) in cases {
@@ -437,29 +374,27 @@ async fn drag_moves_the_slider_thumb() {
     .await;
     let v = r["structuredContent"]["element"]["value"].as_f64().unwrap();
     assert!((v - 145.0 / 3.0).abs() < 1e-6, "{v}");
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "from": "window[0]/slider[0]"}),
-            vec!["give either `to` (an element) or both `to_x` and `to_y`"],
+            &["give either `to` (an element) or both `to_x` and `to_y`"],
         ),
         (
             json!({"app": "Form", "from": "window[0]/slider[0]", "to_x": 1}),
-            vec!["give either `to`"],
+            &["give either `to`"],
         ),
         (
             json!({"app": "Form", "from": "window[0]/slider[0]", "to": "window[0]/button[0]", "to_x": 1, "to_y": 2}),
-            vec!["give either `to`"],
+            &["give either `to`"],
         ),
         (
             json!({"app": "Form", "from": "window[0]/slider[0]", "to": "window[0]/button[\"Disabled Action\"]"}),
-            vec!["is disabled"],
+            &["is disabled"],
         ),
         (
             json!({"app": "Form", "from": "window[0]/slider[9]", "to_x": 1, "to_y": 2}),
-            vec!["no element at window[0]/slider[9]", "slider[0] \"Volume\""],
+            &["no element at window[0]/slider[9]", "slider[0] \"Volume\""],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "drag", args, true, &needles).await;
-    }
+    refusals(&mut c, "drag", cases).await;
 }

@@ -5,8 +5,7 @@ use super::*;
 
 #[tokio::test]
 async fn perform_action_runs_each_semantic_action_and_the_app_sees_it() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // (target, action, identifier whose app-side value changes, the value after)
     let cases = [
         (
@@ -92,53 +91,45 @@ async fn perform_action_runs_each_semantic_action_and_the_app_sees_it() {
     )
     .await;
     assert_eq!(r["structuredContent"]["verified"], true);
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "color_green")
-            .is_some()
-    );
+    assert!(has_node(&server, "Form", "color_green"));
 }
 
 #[tokio::test]
 async fn perform_action_refuses_what_the_element_cannot_do() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (server, mut c) = start_session().await;
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "action": "increment"}),
-            vec![
+            &[
                 "button \"Submit\" at window[0]/button[\"Submit\"] does not support \"increment\"",
                 "it supports: press",
             ],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Disabled Action\"]", "action": "press"}),
-            vec!["button \"Disabled Action\"", "is disabled", "wait_for"],
+            &["button \"Disabled Action\"", "is disabled", "wait_for"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Missing\"]", "action": "press"}),
-            vec![
+            &[
                 "no element at window[0]/button[\"Missing\"]",
                 "button[3] \"Stubborn\"",
             ],
         ),
         (
             json!({"app": "Form", "target": "window[0]/buton[0]", "action": "press"}),
-            vec!["invalid argument `target`", "unknown role \"buton\""],
+            &["invalid argument `target`", "unknown role \"buton\""],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[0]"}),
-            vec!["missing field `action`"],
+            &["missing field `action`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[0]", "action": "press", "force": true}),
-            vec!["unknown field `force`"],
+            &["unknown field `force`"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "perform_action", args, true, &needles).await;
-    }
+    refusals(&mut c, "perform_action", cases).await;
     // Nothing happened on the app's side.
     assert_eq!(app_value(&server, "Form", "status"), text("Ready"));
 }
@@ -148,8 +139,7 @@ async fn perform_action_refuses_what_the_element_cannot_do() {
 
 #[tokio::test]
 async fn click_climbs_the_ladder_and_reports_the_rung() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // (app, target, extra arguments, the rung reported, identifier changed, its value after)
     let cases = [
         (
@@ -234,8 +224,7 @@ async fn click_climbs_the_ladder_and_reports_the_rung() {
 
 #[tokio::test]
 async fn click_stubborn_reports_the_pointer_rung_and_the_status_change() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = check(
         &mut c,
         "click",
@@ -260,57 +249,52 @@ async fn click_stubborn_reports_the_pointer_rung_and_the_status_change() {
 
 #[tokio::test]
 async fn click_failures_name_the_rungs_tried_and_the_fix() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (server, mut c) = start_session().await;
+    let no_effect = "no rung produced an observable effect";
+    let need_pointer: &[&str] = &["right and double clicks need the pointer"];
+    let cases: &[(Value, &[&str])] = &[
         // The semantic press alone has no effect on Stubborn.
         (
             json!({"app": "Form", "target": "window[0]/button[\"Stubborn\"]", "strategy": "action"}),
-            vec![
+            &[
                 "button \"Stubborn\" at window[0]/button[\"Stubborn\"]",
-                "no rung produced an observable effect",
+                no_effect,
                 "tried press (no effect)",
             ],
         ),
         // A right click on a button without a context menu does nothing.
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "button": "right"}),
-            vec![
-                "no rung produced an observable effect",
-                "pointer (no effect)",
-            ],
+            &[no_effect, "pointer (no effect)"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "button": "right", "strategy": "action"}),
-            vec!["right and double clicks need the pointer"],
+            need_pointer,
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "count": 2, "strategy": "action"}),
-            vec!["right and double clicks need the pointer"],
+            need_pointer,
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "count": 3}),
-            vec!["invalid argument `count`: 1 or 2"],
+            &["invalid argument `count`: 1 or 2"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "button": "middle"}),
-            vec!["invalid argument `button`"],
+            &["invalid argument `button`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Disabled Action\"]"}),
-            vec!["is disabled"],
+            &["is disabled"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "click", args, true, &needles).await;
-    }
+    refusals(&mut c, "click", cases).await;
     assert_eq!(app_value(&server, "Form", "status"), text("Ready"));
 }
 
 #[tokio::test]
 async fn right_click_opens_a_context_menu_through_show_menu() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = check(
         &mut c,
         "click",
@@ -326,12 +310,7 @@ async fn right_click_opens_a_context_menu_through_show_menu() {
             .is_none_or(Value::is_null),
         "show_menu is not a rung: {r}"
     );
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "color_menu")
-            .is_some()
-    );
+    assert!(has_node(&server, "Form", "color_menu"));
     let popup = server.demo.node_by_identifier("Form", "color").unwrap();
     assert!(popup.states.expanded);
 }
@@ -341,14 +320,12 @@ async fn right_click_opens_a_context_menu_through_show_menu() {
 /// hidden field must not click whatever is painted there instead.
 #[tokio::test]
 async fn click_on_a_control_in_a_hidden_panel_does_not_act_on_another_element() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let proxy = r#"window[0]/tab_group[0]/group["Advanced"]/text_field["Proxy"]"#;
-    let panel = check(
+    let panel = get_element(
         &mut c,
-        "get_element",
-        json!({"app": "Settings", "target": "window[0]/tab_group[0]/group[\"Advanced\"]"}),
-        false,
+        "Settings",
+        "window[0]/tab_group[0]/group[\"Advanced\"]",
         &[],
     )
     .await;
@@ -370,79 +347,50 @@ async fn click_on_a_control_in_a_hidden_panel_does_not_act_on_another_element() 
 
 #[tokio::test]
 async fn focus_moves_keyboard_focus_and_is_idempotent() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let r = check(
+    let (server, mut c) = start_session().await;
+    let focus = |target: &str| json!({"app": "Form", "target": target});
+    let r = steps(
         &mut c,
-        "focus",
-        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]"}),
-        false,
-        &[
-            "focus window[0]/text_field[\"Name\"]",
-            "~ [text_field] \"Name\" window[0]/text_field[0] focused: \"false\" → \"true\"",
-        ],
+        &[(
+            "focus",
+            focus(r#"window[0]/text_field["Name"]"#),
+            &[
+                "focus window[0]/text_field[\"Name\"]",
+                "~ [text_field] \"Name\" window[0]/text_field[0] focused: \"false\" → \"true\"",
+            ],
+        )],
     )
     .await;
     assert_eq!(r["structuredContent"]["element"]["focused"], true);
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "name")
-            .unwrap()
-            .states
-            .focused
-    );
+    assert!(is_focused(&server, "Form", "name"));
     // Focus moves on: the previous element loses it.
-    let r = check(
+    let slider = "window[0]/slider[0]";
+    let r = steps(
         &mut c,
-        "focus",
-        json!({"app": "Form", "target": "window[0]/slider[0]"}),
-        false,
-        &["focused: \"true\" → \"false\""],
+        &[("focus", focus(slider), &["focused: \"true\" → \"false\""])],
     )
     .await;
     assert_eq!(r["structuredContent"]["verified"], true);
-    assert!(
-        !server
-            .demo
-            .node_by_identifier("Form", "name")
-            .unwrap()
-            .states
-            .focused
-    );
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "volume")
-            .unwrap()
-            .states
-            .focused
-    );
+    assert!(!is_focused(&server, "Form", "name"));
+    assert!(is_focused(&server, "Form", "volume"));
     // Focusing what already has focus changes nothing: verified false, not an error.
-    let r = check(
+    let r = steps(
         &mut c,
-        "focus",
-        json!({"app": "Form", "target": "window[0]/slider[0]"}),
-        false,
-        &["no observable effect yet"],
+        &[("focus", focus(slider), &["no observable effect yet"])],
     )
     .await;
     assert_eq!(r["structuredContent"]["verified"], false);
     // Elements that cannot take focus, and disabled ones, are refused.
-    check(
+    refusals(
         &mut c,
         "focus",
-        json!({"app": "Form", "target": "window[0]/static_text[0]"}),
-        true,
-        &["cannot take keyboard focus"],
-    )
-    .await;
-    check(
-        &mut c,
-        "focus",
-        json!({"app": "Form", "target": "window[0]/button[2]"}),
-        true,
-        &["is disabled"],
+        &[
+            (
+                focus("window[0]/static_text[0]"),
+                &["cannot take keyboard focus"],
+            ),
+            (focus("window[0]/button[2]"), &["is disabled"]),
+        ],
     )
     .await;
 }

@@ -5,8 +5,7 @@ use super::*;
 
 #[tokio::test]
 async fn set_value_coerces_clamps_and_reads_back() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // (target, value given, identifier, app-side value after, text the result shows)
     let cases = [
         (
@@ -94,19 +93,18 @@ async fn set_value_coerces_clamps_and_reads_back() {
 
 #[tokio::test]
 async fn set_value_refusals_name_the_problem() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (server, mut c) = start_session().await;
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "target": "window[0]/slider[\"Volume\"]", "value": "loud"}),
-            vec![
+            &[
                 "invalid value for slider \"Volume\" at window[0]/slider[\"Volume\"]",
                 "\"loud\" is not a number",
             ],
         ),
         (
             json!({"app": "Form", "target": "window[0]/slider[\"Volume\"]", "value": true}),
-            vec![
+            &[
                 "invalid value for slider \"Volume\"",
                 "a boolean is not a number",
             ],
@@ -114,38 +112,34 @@ async fn set_value_refusals_name_the_problem() {
         // Booleans are coerced only for boolean elements: "true" is no number either.
         (
             json!({"app": "Form", "target": "window[0]/slider[\"Volume\"]", "value": "true"}),
-            vec!["\"true\" is not a number"],
+            &["\"true\" is not a number"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/static_text[\"Status\"]", "value": "x"}),
-            vec![
-                "static_text \"Status\" at window[0]/static_text[\"Status\"] has no settable value",
-            ],
+            &["static_text \"Status\" at window[0]/static_text[\"Status\"] has no settable value"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/check_box[\"Subscribe\"]", "value": "true"}),
-            vec!["check_box \"Subscribe\"", "has no settable value"],
+            &["check_box \"Subscribe\"", "has no settable value"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "value": "x"}),
-            vec!["has no settable value"],
+            &["has no settable value"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/text_field[0]", "value": ["a"]}),
-            vec!["invalid argument `value`", "a string, boolean or number"],
+            &["invalid argument `value`", "a string, boolean or number"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/text_field[0]", "value": null}),
-            vec!["invalid argument `value`"],
+            &["invalid argument `value`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/text_field[0]"}),
-            vec!["missing field `value`"],
+            &["missing field `value`"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "set_value", args, true, &needles).await;
-    }
+    refusals(&mut c, "set_value", cases).await;
     assert_eq!(app_value(&server, "Form", "volume"), number(50.0));
     assert_eq!(app_value(&server, "Form", "status"), text("Ready"));
     assert_eq!(app_value(&server, "Form", "subscribe"), boolean(false));
@@ -153,8 +147,7 @@ async fn set_value_refusals_name_the_problem() {
 
 #[tokio::test]
 async fn set_value_never_echoes_a_secure_value() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let secret = "correct-horse-battery";
     // Whatever set_value makes of the read-back (see the next test), its result never
     // holds the value.
@@ -201,8 +194,7 @@ async fn set_value_never_echoes_a_secure_value() {
 /// value, so set_value always reports "did not take the value: expected •••, it reads •••".
 #[tokio::test]
 async fn set_value_on_a_secure_field_succeeds_when_the_app_took_the_value() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = c
         .call(
             "set_value",
@@ -221,8 +213,7 @@ async fn set_value_on_a_secure_field_succeeds_when_the_app_took_the_value() {
 
 #[tokio::test]
 async fn select_option_picks_by_title_and_index_in_every_container() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     // (app, container, option, identifier whose app-side value follows, its value after)
     let cases = [
         (
@@ -310,12 +301,7 @@ async fn select_option_picks_by_title_and_index_in_every_container() {
         );
     }
     // The popup's menu closed again after each pick.
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "color_menu")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Form", "color_menu"));
     // A radio pick deselects its siblings; a tab pick swaps the panels.
     assert_eq!(app_value(&server, "Settings", "theme_dark"), boolean(false));
     assert_eq!(
@@ -331,32 +317,20 @@ async fn select_option_picks_by_title_and_index_in_every_container() {
 
 #[tokio::test]
 async fn select_option_in_a_long_list_scrolls_the_row_into_view() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let row = "window[0]/scroll_area[0]/list[0]/list_item[149]";
-    let before = check(
-        &mut c,
-        "get_element",
-        json!({"app": "List", "target": row}),
-        false,
-        &["[list_item] \"Row 150\""],
-    )
-    .await;
+    let before = get_element(&mut c, "List", row, &["[list_item] \"Row 150\""]).await;
     assert_eq!(before["structuredContent"]["visible"], false);
-    check(
+    let after = steps(
         &mut c,
-        "select_option",
-        json!({"app": "List", "target": "window[0]/scroll_area[0]/list[0]", "option": "Row 150"}),
-        false,
-        &["value: \"Selected: none\" → \"Selected: Row 150\""],
-    )
-    .await;
-    let after = check(
-        &mut c,
-        "get_element",
-        json!({"app": "List", "target": row}),
-        false,
-        &[],
+        &[
+            (
+                "select_option",
+                json!({"app": "List", "target": "window[0]/scroll_area[0]/list[0]", "option": "Row 150"}),
+                &["value: \"Selected: none\" → \"Selected: Row 150\""],
+            ),
+            ("get_element", json!({"app": "List", "target": row}), &[]),
+        ],
     )
     .await;
     assert_eq!(after["structuredContent"]["visible"], true, "{after}");
@@ -365,12 +339,11 @@ async fn select_option_in_a_long_list_scrolls_the_row_into_view() {
 
 #[tokio::test]
 async fn select_option_refusals_list_the_options() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (server, mut c) = start_session().await;
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "option": "Purple"}),
-            vec![
+            &[
                 "no element at window[0]/popup_button[\"Color\"]",
                 "expected an option titled \"Purple\"",
                 "0: Red, 1: Green, 2: Blue",
@@ -378,23 +351,23 @@ async fn select_option_refusals_list_the_options() {
         ),
         (
             json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "option": 7}),
-            vec!["an option at index 7", "2: Blue"],
+            &["an option at index 7", "2: Blue"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "option": -1}),
-            vec!["invalid argument `option`"],
+            &["invalid argument `option`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "option": 1.5}),
-            vec!["invalid argument `option`"],
+            &["invalid argument `option`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "option": true}),
-            vec!["invalid argument `option`: a title or an index"],
+            &["invalid argument `option`: a title or an index"],
         ),
         (
             json!({"app": "Settings", "target": "window[0]/tab_group[0]", "option": "Network"}),
-            vec![
+            &[
                 "expected an option titled \"Network\"",
                 "General",
                 "Advanced",
@@ -402,7 +375,7 @@ async fn select_option_refusals_list_the_options() {
         ),
         (
             json!({"app": "List", "target": "window[0]/scroll_area[0]/list[0]", "option": "Row 201"}),
-            vec![
+            &[
                 "expected an option titled \"Row 201\"",
                 "0: Row 1, 1: Row 2",
                 "and 188 more",
@@ -411,24 +384,17 @@ async fn select_option_refusals_list_the_options() {
         // A button has no items and cannot be opened.
         (
             json!({"app": "Form", "target": "window[0]/button[\"Submit\"]", "option": "x"}),
-            vec!["expected an option titled \"x\""],
+            &["expected an option titled \"x\""],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "select_option", args, true, &needles).await;
-    }
+    refusals(&mut c, "select_option", cases).await;
     assert_eq!(app_value(&server, "Form", "color"), text("Red"));
     assert_eq!(
         app_value(&server, "List", "selection"),
         text("Selected: none")
     );
     // A failed pick on a popup leaves its menu open (documented); escape closes it.
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "color_menu")
-            .is_some()
-    );
+    assert!(has_node(&server, "Form", "color_menu"));
     check(
         &mut c,
         "press_key",
@@ -437,10 +403,5 @@ async fn select_option_refusals_list_the_options() {
         &["- [menu_item] \"Red\""],
     )
     .await;
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Form", "color_menu")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Form", "color_menu"));
 }

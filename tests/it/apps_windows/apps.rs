@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn launch_app_waits_for_the_window_and_is_idempotent() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     assert!(running(&mut c).await.iter().all(|(n, _, _)| n != "Notes"));
     let r = check(
         &mut c,
@@ -30,7 +29,7 @@ async fn launch_app_waits_for_the_window_and_is_idempotent() {
         &["window[0] \"Notes\""],
     )
     .await;
-    assert!(server.demo.node_by_identifier("Notes", "note").is_some());
+    assert!(has_node(&server, "Notes", "note"));
     // Launching again, by any name, activates the same process.
     for app in [
         "Notes",
@@ -78,15 +77,13 @@ async fn launch_app_waits_for_the_window_and_is_idempotent() {
 
 #[tokio::test]
 async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    check(&mut c, "launch_app", json!({"app": "Notes"}), false, &[]).await;
-    check(
+    let (server, mut c) = start_session().await;
+    steps(
         &mut c,
-        "get_tree",
-        json!({"app": "Notes"}),
-        false,
-        &["[window] \"Notes\""],
+        &[
+            ("launch_app", json!({"app": "Notes"}), &[]),
+            ("get_tree", json!({"app": "Notes"}), &["[window] \"Notes\""]),
+        ],
     )
     .await;
     let r = check(
@@ -119,22 +116,21 @@ async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
     let r = check(&mut c, "launch_app", json!({"app": "Notes"}), false, &[]).await;
     let pid = r["structuredContent"]["app"]["pid"].as_u64().unwrap();
     assert_ne!(pid, 41101);
-    check(
+    steps(
         &mut c,
-        "quit_app",
-        json!({"app": pid.to_string(), "force": true}),
-        false,
-        &[&format!("Notes (pid {pid}) exited")],
-    )
-    .await;
-
-    // Editor with unsaved text asks first, and stays running.
-    check(
-        &mut c,
-        "type_text",
-        json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "draft"}),
-        false,
-        &[],
+        &[
+            (
+                "quit_app",
+                json!({"app": pid.to_string(), "force": true}),
+                &[&format!("Notes (pid {pid}) exited")],
+            ),
+            // Editor with unsaved text asks first, and stays running.
+            (
+                "type_text",
+                json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "draft"}),
+                &[],
+            ),
+        ],
     )
     .await;
     check(
@@ -203,8 +199,7 @@ async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
 /// reported as done, not as a failure.
 #[tokio::test]
 async fn dont_save_in_the_quit_dialog_lets_the_app_exit() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     check(
         &mut c,
         "type_text",
@@ -238,8 +233,7 @@ async fn dont_save_in_the_quit_dialog_lets_the_app_exit() {
 
 #[tokio::test]
 async fn activate_app_brings_an_app_to_the_front() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let front = |apps: &[(String, u64, bool)]| -> Vec<String> {
         apps.iter().filter(|a| a.2).map(|a| a.0.clone()).collect()
     };

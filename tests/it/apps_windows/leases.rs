@@ -106,20 +106,20 @@ async fn a_lease_blocks_other_sessions_changes_until_released() {
     )
     .await;
     // The holder acts freely, and can extend its lease.
-    check(
+    steps(
         &mut a,
-        "click",
-        json!({"app": "Form", "target": "window[0]/check_box[0]"}),
-        false,
-        &["value: \"false\" → \"true\""],
-    )
-    .await;
-    check(
-        &mut a,
-        "lease_app",
-        json!({"app": "41001", "seconds": 60}),
-        false,
-        &["Form is leased to this session until"],
+        &[
+            (
+                "click",
+                json!({"app": "Form", "target": "window[0]/check_box[0]"}),
+                &["value: \"false\" → \"true\""],
+            ),
+            (
+                "lease_app",
+                json!({"app": "41001", "seconds": 60}),
+                &["Form is leased to this session until"],
+            ),
+        ],
     )
     .await;
     let info = check(
@@ -142,20 +142,16 @@ async fn a_lease_blocks_other_sessions_changes_until_released() {
     let info_b = check(&mut b, "session_info", json!({}), false, &[]).await;
     assert!(!text_of(&info_b).contains("leased"), "{info_b}");
     // Released, B may act.
-    check(
+    let again = steps(
         &mut a,
-        "release_app",
-        json!({"app": "Form"}),
-        false,
-        &["released Form"],
-    )
-    .await;
-    let again = check(
-        &mut a,
-        "release_app",
-        json!({"app": "Form"}),
-        false,
-        &["this session held no lease on Form"],
+        &[
+            ("release_app", json!({"app": "Form"}), &["released Form"]),
+            (
+                "release_app",
+                json!({"app": "Form"}),
+                &["this session held no lease on Form"],
+            ),
+        ],
     )
     .await;
     assert_eq!(
@@ -225,20 +221,22 @@ async fn a_lease_blocks_other_sessions_changes_until_released() {
 
 #[tokio::test]
 async fn session_info_reports_connections_and_handles() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = check(&mut c, "session_info", json!({}), false, &["backend: demo"]).await;
     assert_eq!(
         r["structuredContent"],
         json!({"backend": "demo", "connections": []})
     );
-    check(&mut c, "get_tree", json!({"app": "Form"}), false, &[]).await;
-    check(
+    steps(
         &mut c,
-        "find",
-        json!({"app": "List", "role": "list_item", "max_results": 5}),
-        false,
-        &[],
+        &[
+            ("get_tree", json!({"app": "Form"}), &[]),
+            (
+                "find",
+                json!({"app": "List", "role": "list_item", "max_results": 5}),
+                &[],
+            ),
+        ],
     )
     .await;
     let r = check(

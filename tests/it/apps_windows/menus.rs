@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn list_menus_gives_every_menu_path() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let r = check(&mut c, "list_menus", json!({"app": "Editor"}), false, &[]).await;
     assert_eq!(text_of(&r), format!("{}\n", EDITOR_MENUS.join("\n")));
     let items = r["structuredContent"]["items"].as_array().unwrap();
@@ -53,8 +52,7 @@ async fn list_menus_gives_every_menu_path() {
 
 #[tokio::test]
 async fn select_menu_runs_commands_by_menu_path() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let title = |server: &TestServer| {
         server
             .demo
@@ -62,7 +60,7 @@ async fn select_menu_runs_commands_by_menu_path() {
             .and_then(|w| w.title)
     };
     // (menu as written, text the result shows)
-    let steps: Vec<(&str, Vec<&str>)> = vec![
+    let picks: Vec<(&str, Vec<&str>)> = vec![
         (
             "Edit > Select All",
             vec![
@@ -79,7 +77,7 @@ async fn select_menu_runs_commands_by_menu_path() {
             ],
         ),
     ];
-    for (menu, needles) in steps {
+    for (menu, needles) in picks {
         let r = check(
             &mut c,
             "select_menu",
@@ -100,23 +98,19 @@ async fn select_menu_runs_commands_by_menu_path() {
             .selected
     );
     // Finish the Save As dialog: the window takes the file's name.
-    check(
+    steps(
         &mut c,
-        "set_value",
-        json!({"app": "Editor", "target": "dialog[0]/text_field[\"File name\"]", "value": "notes.txt"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "click",
-        json!({"app": "Editor", "target": "dialog[0]/button[\"Save\"]"}),
-        false,
         &[
+            (
+                "set_value",
+                json!({"app": "Editor", "target": "dialog[0]/text_field[\"File name\"]", "value": "notes.txt"}),
+                &[],
+            ),
+            ("click", json!({"app": "Editor", "target": "dialog[0]/button[\"Save\"]"}), &[
             "the element is gone now",
             "~ [window] \"notes.txt\" window[0] title: \"Untitled\" → \"notes.txt\"",
             "- [dialog] \"Save As\" dialog[0]",
+        ]),
         ],
     )
     .await;
@@ -157,12 +151,11 @@ async fn select_menu_runs_commands_by_menu_path() {
 
 #[tokio::test]
 async fn select_menu_refuses_unknown_items_and_apps_without_menus() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (server, mut c) = start_session().await;
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Editor", "menu": "File > Export"}),
-            vec![
+            &[
                 "no element at File > Export: expected a menu item \"File > Export\"",
                 "found here: File > New, File > Open…, File > Save",
                 "Edit > Select All",
@@ -171,35 +164,28 @@ async fn select_menu_refuses_unknown_items_and_apps_without_menus() {
         // A menu bar item alone is not a menu item; nor is a path that goes too deep.
         (
             json!({"app": "Editor", "menu": "File"}),
-            vec!["expected a menu item \"File\""],
+            &["expected a menu item \"File\""],
         ),
         (
             json!({"app": "Editor", "menu": "Edit > Select All > Lines"}),
-            vec!["expected a menu item \"Edit > Select All > Lines\""],
+            &["expected a menu item \"Edit > Select All > Lines\""],
         ),
         (
             json!({"app": "Editor", "menu": "Select All"}),
-            vec!["expected a menu item \"Select All\""],
+            &["expected a menu item \"Select All\""],
         ),
         (
             json!({"app": "Form", "menu": "File > New"}),
-            vec!["Form has no menu bar"],
+            &["Form has no menu bar"],
         ),
-        (json!({"app": "Editor"}), vec!["missing field `menu`"]),
+        (json!({"app": "Editor"}), &["missing field `menu`"]),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "select_menu", args, true, &needles).await;
-    }
+    refusals(&mut c, "select_menu", cases).await;
     // Nothing ran.
     let window = server
         .demo
         .node_by_identifier("Editor", "document_window")
         .unwrap();
     assert_eq!(window.title.as_deref(), Some("Untitled"));
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Editor", "save_dialog")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Editor", "save_dialog"));
 }

@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn window_action_minimizes_restores_moves_resizes_and_closes() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let frame = |server: &TestServer| {
         let f = server
             .demo
@@ -16,7 +15,7 @@ async fn window_action_minimizes_restores_moves_resizes_and_closes() {
         (f.x, f.y, f.w, f.h)
     };
     // (extra arguments, verified, text the result shows, the app-side frame after)
-    let steps: Vec<WindowStep> = vec![
+    let moves: Vec<WindowStep> = vec![
         (
             json!({"action": "minimize"}),
             true,
@@ -63,7 +62,7 @@ async fn window_action_minimizes_restores_moves_resizes_and_closes() {
             (200.0, 150.0, 100.0, 60.0),
         ),
     ];
-    for (extra, verified, needles, after) in steps {
+    for (extra, verified, needles, after) in moves {
         let mut args = json!({"app": "Settings", "target": "window[0]"});
         for (k, v) in extra.as_object().unwrap() {
             args[k] = v.clone();
@@ -79,89 +78,72 @@ async fn window_action_minimizes_restores_moves_resizes_and_closes() {
         );
     }
     // list_windows reports minimized windows.
-    check(
+    let settings =
+        |action: &str| json!({"app": "Settings", "target": "window[0]", "action": action});
+    let listing = json!({"app": "Settings"});
+    let w = steps(
         &mut c,
-        "window_action",
-        json!({"app": "Settings", "target": "window[0]", "action": "minimize"}),
-        false,
-        &[],
-    )
-    .await;
-    let w = check(
-        &mut c,
-        "list_windows",
-        json!({"app": "Settings"}),
-        false,
-        &["window[0] \"Settings\"", "minimized"],
+        &[
+            ("window_action", settings("minimize"), &[]),
+            (
+                "list_windows",
+                listing.clone(),
+                &["window[0] \"Settings\"", "minimized"],
+            ),
+        ],
     )
     .await;
     assert_eq!(w["structuredContent"]["windows"][0]["minimized"], true);
-    check(
+    let mut moving = settings("move");
+    moving["x"] = json!(0);
+    moving["y"] = json!(0);
+    refusals(
         &mut c,
         "window_action",
-        json!({"app": "Settings", "target": "window[0]", "action": "move", "x": 0, "y": 0}),
-        true,
-        &["is minimized; restore it before moving or resizing it"],
-    )
-    .await;
-    check(
-        &mut c,
-        "window_action",
-        json!({"app": "Settings", "target": "window[0]", "action": "restore"}),
-        false,
-        &[],
+        &[(
+            moving,
+            &["is minimized; restore it before moving or resizing it"],
+        )],
     )
     .await;
     // Closing removes the window.
-    let r = check(
+    let gone = [
+        "the element is gone now",
+        "- [window] \"Settings\" window[0]",
+    ];
+    let r = steps(
         &mut c,
-        "window_action",
-        json!({"app": "Settings", "target": "window[0]", "action": "close"}),
-        false,
         &[
-            "the element is gone now",
-            "- [window] \"Settings\" window[0]",
+            ("window_action", settings("restore"), &[]),
+            ("window_action", settings("close"), &gone),
         ],
     )
     .await;
     assert_eq!(r["structuredContent"]["element_gone"], true);
-    let w = check(
-        &mut c,
-        "list_windows",
-        json!({"app": "Settings"}),
-        false,
-        &[],
-    )
-    .await;
+    let w = steps(&mut c, &[("list_windows", listing, &[])]).await;
     assert_eq!(w["structuredContent"]["windows"], json!([]));
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Settings", "settings_window")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Settings", "settings_window"));
 }
 
 #[tokio::test]
 async fn window_action_close_asks_about_unsaved_changes_and_refuses_non_windows() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    check(
+    let (server, mut c) = start_session().await;
+    let r = steps(
         &mut c,
-        "type_text",
-        json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "unsaved"}),
-        false,
-        &[],
-    )
-    .await;
-    let r = check(
-        &mut c,
-        "window_action",
-        json!({"app": "Editor", "target": "window[\"Untitled\"]", "action": "close"}),
-        false,
         &[
-            "+ [dialog] \"Save Changes\" dialog[0]",
-            "+ [button] \"Don't Save\"",
+            (
+                "type_text",
+                json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "unsaved"}),
+                &[],
+            ),
+            (
+                "window_action",
+                json!({"app": "Editor", "target": "window[\"Untitled\"]", "action": "close"}),
+                &[
+                    "+ [dialog] \"Save Changes\" dialog[0]",
+                    "+ [button] \"Don't Save\"",
+                ],
+            ),
         ],
     )
     .await;
@@ -180,41 +162,34 @@ async fn window_action_close_asks_about_unsaved_changes_and_refuses_non_windows(
         ],
     )
     .await;
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Editor", "document_window")
-            .is_none()
-    );
+    assert!(!has_node(&server, "Editor", "document_window"));
     assert!(
         server.demo.pid_of("Editor").is_some(),
         "closing is not quitting"
     );
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "target": "window[0]", "action": "move", "x": 1}),
-            vec!["this window action needs `y`"],
+            &["this window action needs `y`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]", "action": "resize", "h": 1}),
-            vec!["this window action needs `w`"],
+            &["this window action needs `w`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[0]", "action": "close"}),
-            vec!["button \"Submit\" at window[0]/button[0] is not a window; use list_windows"],
+            &["button \"Submit\" at window[0]/button[0] is not a window; use list_windows"],
         ),
         (
             json!({"app": "Form", "target": "window[0]", "action": "maximize"}),
-            vec!["invalid argument `action`"],
+            &["invalid argument `action`"],
         ),
         (
             json!({"app": "Form", "target": "window[2]", "action": "focus"}),
-            vec!["no element at window[2]", "window[0] \"Demo Form\""],
+            &["no element at window[2]", "window[0] \"Demo Form\""],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "window_action", args, true, &needles).await;
-    }
+    refusals(&mut c, "window_action", cases).await;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -222,8 +197,7 @@ async fn window_action_close_asks_about_unsaved_changes_and_refuses_non_windows(
 
 #[tokio::test]
 async fn clipboard_round_trips_and_is_shared_with_the_apps() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     for text in ["copied by axgate", "", "héllo 👋 wörld", "line 1\nline 2"] {
         let r = check(
             &mut c,
@@ -242,90 +216,57 @@ async fn clipboard_round_trips_and_is_shared_with_the_apps() {
         assert_eq!(text_of(&r), text);
     }
     // Editor copies through its menu; another session reads it.
-    check(
+    let menu = |menu: &str| json!({"app": "Editor", "menu": menu});
+    let document =
+        json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "Hello, world"});
+    steps(
         &mut c,
-        "type_text",
-        json!({"app": "Editor", "target": "window[0]/text_area[0]", "text": "Hello, world"}),
-        false,
-        &[],
+        &[
+            ("type_text", document, &[]),
+            ("select_menu", menu("Edit > Select All"), &[]),
+            ("select_menu", menu("Edit > Copy"), &[]),
+        ],
     )
     .await;
-    for menu in ["Edit > Select All", "Edit > Copy"] {
-        check(
-            &mut c,
-            "select_menu",
-            json!({"app": "Editor", "menu": menu}),
-            false,
-            &[],
-        )
-        .await;
-    }
     let mut other = session(&server).await;
-    check(
+    steps(
         &mut other,
-        "read_clipboard",
-        json!({}),
-        false,
-        &["Hello, world"],
+        &[
+            ("read_clipboard", json!({}), &["Hello, world"]),
+            // Paste appends what is on the clipboard.
+            ("write_clipboard", json!({"text": "!"}), &[]),
+        ],
     )
     .await;
-    // Paste appends what is on the clipboard.
-    check(
-        &mut other,
-        "write_clipboard",
-        json!({"text": "!"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "select_menu",
-        json!({"app": "Editor", "menu": "Edit > Paste"}),
-        false,
-        &["value: \"Hello, world\" → \"Hello, world!\""],
-    )
-    .await;
+    let pasted = ["value: \"Hello, world\" → \"Hello, world!\""];
+    steps(&mut c, &[("select_menu", menu("Edit > Paste"), &pasted)]).await;
     assert_eq!(app_text(&server, "Editor", "document"), "Hello, world!");
     // Form's text fields copy with cmd+a, cmd+c.
-    check(
+    let name = r#"window[0]/text_field["Name"]"#;
+    let secure = "window[0]/secure_text_field[0]";
+    let key = |target: &str, key: &str| json!({"app": "Form", "target": target, "key": key});
+    steps(
         &mut c,
-        "set_value",
-        json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": "Ada"}),
-        false,
-        &[],
+        &[
+            (
+                "set_value",
+                json!({"app": "Form", "target": name, "value": "Ada"}),
+                &[],
+            ),
+            ("press_key", key(name, "cmd+a"), &[]),
+            ("press_key", key(name, "cmd+c"), &[]),
+            ("read_clipboard", json!({}), &["Ada"]),
+            // The secure field never copies.
+            (
+                "type_text",
+                json!({"app": "Form", "target": secure, "text": "s3cret"}),
+                &[],
+            ),
+            ("press_key", key(secure, "cmd+a"), &[]),
+            ("press_key", key(secure, "cmd+c"), &[]),
+        ],
     )
     .await;
-    for key in ["cmd+a", "cmd+c"] {
-        check(
-            &mut c,
-            "press_key",
-            json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "key": key}),
-            false,
-            &[],
-        )
-        .await;
-    }
-    check(&mut c, "read_clipboard", json!({}), false, &["Ada"]).await;
-    // The secure field never copies.
-    check(
-        &mut c,
-        "type_text",
-        json!({"app": "Form", "target": "window[0]/secure_text_field[0]", "text": "s3cret"}),
-        false,
-        &[],
-    )
-    .await;
-    for key in ["cmd+a", "cmd+c"] {
-        check(
-            &mut c,
-            "press_key",
-            json!({"app": "Form", "target": "window[0]/secure_text_field[0]", "key": key}),
-            false,
-            &[],
-        )
-        .await;
-    }
     let r = check(&mut c, "read_clipboard", json!({}), false, &["Ada"]).await;
     assert!(!r.to_string().contains("s3cret"));
     for (tool, args, needle) in [
@@ -364,8 +305,7 @@ fn png_of(result: &Value) -> (u32, u32, usize) {
 
 #[tokio::test]
 async fn screenshot_returns_a_decodable_png() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let mut sizes = Vec::new();
     // (arguments, the app named in the summary)
     let cases = [
@@ -402,33 +342,31 @@ async fn screenshot_returns_a_decodable_png() {
     assert!(button.0 < window.0 && button.1 < window.1, "{sizes:?}");
     assert!(button.0 > button.1, "Submit is wider than tall: {button:?}");
     assert!(region.0 > region.1, "the 200×100 region: {region:?}");
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "region": [0, 0, 0, 10]}),
-            vec!["give `target`, or `region` [x, y, w, h] with a positive size, or neither"],
+            &["give `target`, or `region` [x, y, w, h] with a positive size, or neither"],
         ),
         (
             json!({"app": "Form", "region": [0, 0, 10, -1]}),
-            vec!["with a positive size"],
+            &["with a positive size"],
         ),
         (
             json!({"app": "Form", "target": "window[0]", "region": [0, 0, 10, 10]}),
-            vec!["give `target`, or `region`"],
+            &["give `target`, or `region`"],
         ),
         (
             json!({"app": "Form", "region": [0, 0, 10]}),
-            vec!["invalid argument `region`"],
+            &["invalid argument `region`"],
         ),
         (
             json!({"app": "Form", "target": ""}),
-            vec!["application \"Form\"", "has no frame to capture"],
+            &["application \"Form\"", "has no frame to capture"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/button[\"Nope\"]"}),
-            vec!["no element at window[0]/button[\"Nope\"]"],
+            &["no element at window[0]/button[\"Nope\"]"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "screenshot", args, true, &needles).await;
-    }
+    refusals(&mut c, "screenshot", cases).await;
 }

@@ -2,30 +2,19 @@
 //! line per step (`{"step": "call", ...}`), which the tests assert on field by field.
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
+use crate::spawned::Captured;
+pub use crate::spawned::{repo, require};
+
 /// How long one client script may take, SDK start-up included.
 pub const SCRIPT_TIMEOUT: Duration = Duration::from_secs(240);
-
-pub fn repo() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Fails the test, naming what is missing, unless `path` exists.
-pub fn require(path: &Path, what: &str) {
-    assert!(
-        path.exists(),
-        "{what} is missing ({}): run scripts/test-env first",
-        path.display()
-    );
-}
 
 /// What a finished script left behind.
 pub struct Run {
@@ -119,55 +108,27 @@ pub fn check_common_steps(run: &Run) -> Value {
 /// its output, and kills it after [`SCRIPT_TIMEOUT`]. The server lives on this runtime, so the
 /// wait polls instead of blocking a worker thread.
 pub async fn run_script(name: &str, program: &Path, args: &[PathBuf], env: &[(&str, &str)]) -> Run {
-    let mut out = tempfile::tempfile().expect("temp file for stdout");
-    let mut err = tempfile::tempfile().expect("temp file for stderr");
-    let started = Instant::now();
     let mut command = Command::new(program);
-    command
-        .args(args)
-        .current_dir(repo())
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().expect("clone stdout file"))
-        .stderr(err.try_clone().expect("clone stderr file"));
+    command.args(args).current_dir(repo());
     // axgate refuses unknown AXGATE_* variables; cargo sets some for tests.
     for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("AXGATE_")) {
         command.env_remove(key);
     }
     command.envs(env.iter().copied());
-    let mut child = command.spawn().unwrap_or_else(|e| {
-        panic!(
-            "cannot start {}: {e}; run scripts/test-env first",
-            program.display()
-        )
-    });
+    let mut child = Captured::spawn(&mut command, program);
+    let what = format!("{} {args:?}", program.display());
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the client script") {
+        if let Some(status) = child.exited(&what, SCRIPT_TIMEOUT) {
             break status;
-        }
-        if started.elapsed() > SCRIPT_TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            let (stdout, stderr) = (read_back(&mut out), read_back(&mut err));
-            panic!(
-                "{} {args:?} did not finish within {SCRIPT_TIMEOUT:?}\n\
-                 --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-                program.display()
-            );
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     };
+    let (stdout, stderr, took) = child.output();
     Run {
         name: name.to_owned(),
         status,
-        stdout: read_back(&mut out),
-        stderr: read_back(&mut err),
-        took: started.elapsed(),
+        stdout,
+        stderr,
+        took,
     }
-}
-
-fn read_back(file: &mut std::fs::File) -> String {
-    let mut bytes = Vec::new();
-    file.rewind().expect("rewind captured output");
-    file.read_to_end(&mut bytes).expect("read captured output");
-    String::from_utf8_lossy(&bytes).into_owned()
 }

@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn get_element_reports_attributes_and_what_is_settable() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (target, role, native role, settable, text needles)
     let cases: Vec<ElementCase> = vec![
         (
@@ -66,14 +65,7 @@ async fn get_element_reports_attributes_and_what_is_settable() {
         ),
     ];
     for (target, role, native, settable, needles) in cases {
-        let r = check(
-            &mut c,
-            "get_element",
-            json!({"app": "Form", "target": target}),
-            false,
-            &needles,
-        )
-        .await;
+        let r = get_element(&mut c, "Form", target, &needles).await;
         let out = &r["structuredContent"];
         assert_eq!(out["element"]["role"], role, "{target}");
         assert_eq!(out["element"]["native_role"], native, "{target}");
@@ -81,14 +73,7 @@ async fn get_element_reports_attributes_and_what_is_settable() {
         assert_eq!(out["settable"], json!(settable), "{target}");
         assert_eq!(out["visible"], true, "{target}");
     }
-    let slider = check(
-        &mut c,
-        "get_element",
-        json!({"app": "Form", "target": "window[0]/slider[0]"}),
-        false,
-        &[],
-    )
-    .await;
+    let slider = get_element(&mut c, "Form", "window[0]/slider[0]", &[]).await;
     let out = &slider["structuredContent"];
     assert_eq!(out["min_value"], 0.0);
     assert_eq!(out["max_value"], 100.0);
@@ -99,14 +84,7 @@ async fn get_element_reports_attributes_and_what_is_settable() {
         json!({"x": 60.0, "y": 232.0, "w": 300.0, "h": 24.0})
     );
     assert_eq!(out["element"]["actions"], json!(["increment", "decrement"]));
-    let password = check(
-        &mut c,
-        "get_element",
-        json!({"app": "Form", "target": "window[0]/secure_text_field[0]"}),
-        false,
-        &[],
-    )
-    .await;
+    let password = get_element(&mut c, "Form", "window[0]/secure_text_field[0]", &[]).await;
     assert_eq!(password["structuredContent"]["element"]["secure"], true);
     assert_eq!(
         password["structuredContent"]["subrole"],
@@ -117,61 +95,49 @@ async fn get_element_reports_attributes_and_what_is_settable() {
             .get("value")
             .is_none()
     );
-    let disabled = check(
-        &mut c,
-        "get_element",
-        json!({"app": "Form", "target": "window[0]/button[2]"}),
-        false,
-        &["disabled"],
-    )
-    .await;
+    let disabled = get_element(&mut c, "Form", "window[0]/button[2]", &["disabled"]).await;
     assert_eq!(disabled["structuredContent"]["element"]["enabled"], false);
     // Selected and hidden states (Settings' General tab is selected, Advanced hidden).
-    let tab = check(
+    let tab = get_element(
         &mut c,
-        "get_element",
-        json!({"app": "Settings", "target": "window[0]/tab_group[0]/tab[\"General\"]"}),
-        false,
+        "Settings",
+        "window[0]/tab_group[0]/tab[\"General\"]",
         &[],
     )
     .await;
     assert_eq!(tab["structuredContent"]["selected"], true);
-    let panel = check(
+    let panel = get_element(
         &mut c,
-        "get_element",
-        json!({"app": "Settings", "target": "window[0]/tab_group[0]/group[\"Advanced\"]"}),
-        false,
+        "Settings",
+        "window[0]/tab_group[0]/group[\"Advanced\"]",
         &[],
     )
     .await;
     assert_eq!(panel["structuredContent"]["visible"], false);
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "target": "window[0]/slider[\"Bass\"]"}),
-            vec![
+            &[
                 "no element at window[0]/slider[\"Bass\"]",
                 "slider[0] \"Volume\"",
             ],
         ),
         (
             json!({"app": "Form", "target": "e77777"}),
-            vec!["unknown handle e77777"],
+            &["unknown handle e77777"],
         ),
-        (json!({"app": "Form"}), vec!["missing field `target`"]),
+        (json!({"app": "Form"}), &["missing field `target`"]),
         (
             json!({"app": "Nope", "target": "window[0]"}),
-            vec!["no running app matches \"Nope\"", "Form (pid 41001)"],
+            &["no running app matches \"Nope\"", "Form (pid 41001)"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "get_element", args, true, &needles).await;
-    }
+    refusals(&mut c, "get_element", cases).await;
 }
 
 #[tokio::test]
 async fn get_focused_follows_focus() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // Only the window has focus at first: the window is returned.
     let r = check(
         &mut c,
@@ -201,42 +167,38 @@ async fn get_focused_follows_focus() {
         ),
     ];
     for (target, role, path) in cases {
-        check(
+        let r = steps(
             &mut c,
-            "focus",
-            json!({"app": "Form", "target": target}),
-            false,
-            &[],
-        )
-        .await;
-        let r = check(
-            &mut c,
-            "get_focused",
-            json!({"app": "Form"}),
-            false,
-            &[&format!("path: {path}"), "focused"],
+            &[
+                ("focus", json!({"app": "Form", "target": target}), &[]),
+                (
+                    "get_focused",
+                    json!({"app": "Form"}),
+                    &[&format!("path: {path}"), "focused"],
+                ),
+            ],
         )
         .await;
         assert_eq!(r["structuredContent"]["element"]["role"], role);
         assert_eq!(r["structuredContent"]["element"]["path"], path);
     }
     // Editor's Save As dialog takes focus into its file name field.
-    check(
+    steps(
         &mut c,
-        "select_menu",
-        json!({"app": "Editor", "menu": "File > Save As…"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "get_focused",
-        json!({"app": "Editor"}),
-        false,
         &[
-            "[text_field] \"File name\"",
-            "path: dialog[0]/text_field[0]",
+            (
+                "select_menu",
+                json!({"app": "Editor", "menu": "File > Save As…"}),
+                &[],
+            ),
+            (
+                "get_focused",
+                json!({"app": "Editor"}),
+                &[
+                    "[text_field] \"File name\"",
+                    "path: dialog[0]/text_field[0]",
+                ],
+            ),
         ],
     )
     .await;
@@ -252,8 +214,7 @@ async fn get_focused_follows_focus() {
 
 #[tokio::test]
 async fn element_at_hit_tests_known_frames() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (app, target, the path element_at reports at the target's centre)
     let cases = [
         (
@@ -289,14 +250,7 @@ async fn element_at_hit_tests_known_frames() {
         ),
     ];
     for (app, target, path) in cases {
-        let e = check(
-            &mut c,
-            "get_element",
-            json!({"app": app, "target": target}),
-            false,
-            &[],
-        )
-        .await;
+        let e = get_element(&mut c, app, target, &[]).await;
         let f = &e["structuredContent"]["element"]["frame"];
         let (x, y) = (
             f["x"].as_f64().unwrap() + f["w"].as_f64().unwrap() / 2.0,
@@ -313,36 +267,34 @@ async fn element_at_hit_tests_known_frames() {
         assert_eq!(r["structuredContent"]["element"]["path"], path, "{target}");
     }
     // The window's own background.
-    check(
+    let r = steps(
         &mut c,
-        "element_at",
-        json!({"app": "Form", "x": 45, "y": 65}),
-        false,
-        &["[window] \"Demo Form\"", "path: window[0]"],
-    )
-    .await;
-    // Rows scrolled out of view are not hit: below the viewport is nothing of the list.
-    let r = check(
-        &mut c,
-        "element_at",
-        json!({"app": "List", "x": 1500, "y": 870}),
-        false,
-        &[],
+        &[
+            (
+                "element_at",
+                json!({"app": "Form", "x": 45, "y": 65}),
+                &["[window] \"Demo Form\"", "path: window[0]"],
+            ),
+            // Rows scrolled out of view are not hit: below the viewport is nothing of the list.
+            (
+                "element_at",
+                json!({"app": "List", "x": 1500, "y": 870}),
+                &[],
+            ),
+        ],
     )
     .await;
     assert_eq!(r["structuredContent"]["element"]["path"], "window[0]");
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "x": 5, "y": 5}),
-            vec!["no element of Form at (5, 5)"],
+            &["no element of Form at (5, 5)"],
         ),
-        (json!({"app": "Form", "x": 5}), vec!["missing field `y`"]),
+        (json!({"app": "Form", "x": 5}), &["missing field `y`"]),
         (
             json!({"app": "Form", "x": "left", "y": 5}),
-            vec!["invalid argument `x`"],
+            &["invalid argument `x`"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "element_at", args, true, &needles).await;
-    }
+    refusals(&mut c, "element_at", cases).await;
 }

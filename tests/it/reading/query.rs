@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn find_matches_by_mode_case_and_field() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (app, query, the titles (or, for untitled matches, paths) matched, in order)
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         ("Form", json!({"title": "SUB"}), vec!["Subscribe", "Submit"]),
@@ -129,14 +128,7 @@ async fn find_matches_by_mode_case_and_field() {
             let path = m["path"].as_str().unwrap();
             assert!(text_of(&r).contains(path), "{path} not in {}", text_of(&r));
             let handle = m["handle"].as_str().unwrap();
-            let e = check(
-                &mut c,
-                "get_element",
-                json!({"app": app, "target": handle}),
-                false,
-                &[],
-            )
-            .await;
+            let e = get_element(&mut c, app, handle, &[]).await;
             assert_eq!(e["structuredContent"]["element"]["path"], path);
         }
     }
@@ -153,8 +145,7 @@ async fn find_matches_by_mode_case_and_field() {
 
 #[tokio::test]
 async fn find_never_matches_a_secure_value() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     check(
         &mut c,
         "type_text",
@@ -190,8 +181,7 @@ async fn find_never_matches_a_secure_value() {
 
 #[tokio::test]
 async fn find_refuses_bad_patterns_naming_the_field() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
             json!({"title": "(", "mode": "regex"}),
@@ -239,21 +229,21 @@ async fn find_refuses_bad_patterns_naming_the_field() {
         check(&mut c, "find", args, true, &needles).await;
     }
     // The same characters are fine where patterns are literal.
-    check(
+    let r = steps(
         &mut c,
-        "find",
-        json!({"app": "Form", "title": "(", "mode": "contains"}),
-        false,
-        &["no match"],
-    )
-    .await;
-    // More matches than max_results: truncated, with the total.
-    let r = check(
-        &mut c,
-        "find",
-        json!({"app": "List", "role": "list_item", "max_results": 3}),
-        false,
-        &["200 matches in all; narrow the query or raise max_results"],
+        &[
+            (
+                "find",
+                json!({"app": "Form", "title": "(", "mode": "contains"}),
+                &["no match"],
+            ),
+            // More matches than max_results: truncated, with the total.
+            (
+                "find",
+                json!({"app": "List", "role": "list_item", "max_results": 3}),
+                &["200 matches in all; narrow the query or raise max_results"],
+            ),
+        ],
     )
     .await;
     assert_eq!(matches(&r).len(), 3);

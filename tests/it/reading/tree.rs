@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn get_tree_filters_by_role_visibility_and_interactivity() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (app, filter arguments, every shown node's role must be one of these, titles that
     // must show, titles that must not)
     let cases: Vec<FilterCase> = vec![
@@ -56,7 +55,7 @@ async fn get_tree_filters_by_role_visibility_and_interactivity() {
     for (app, filter, roles, shown, hidden) in cases {
         let mut args = filter.clone();
         args["app"] = json!(app);
-        let r = check(&mut c, "get_tree", args.clone(), false, &[]).await;
+        let r = get_tree(&mut c, args.clone(), &[]).await;
         let list = nodes(&r);
         assert!(!list.is_empty(), "{args}: nothing shown");
         for n in &list {
@@ -80,14 +79,7 @@ async fn get_tree_filters_by_role_visibility_and_interactivity() {
         );
     }
     // The walk still goes through filtered-out roles: the buttons sit in the window.
-    let r = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Form", "roles": ["button"]}),
-        false,
-        &[],
-    )
-    .await;
+    let r = get_tree(&mut c, json!({"app": "Form", "roles": ["button"]}), &[]).await;
     assert_eq!(
         field(&nodes(&r), "path"),
         [
@@ -115,13 +107,10 @@ async fn get_tree_filters_by_role_visibility_and_interactivity() {
 /// `visible_only` must leave it out (as `element_at` and pointer clicks already do).
 #[tokio::test]
 async fn get_tree_visible_only_leaves_out_the_contents_of_hidden_panels() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let r = check(
+    let (_server, mut c) = start_session().await;
+    let r = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Settings", "visible_only": true}),
-        false,
         &[],
     )
     .await;
@@ -143,14 +132,7 @@ async fn get_tree_visible_only_leaves_out_the_contents_of_hidden_panels() {
         "controls of the hidden Advanced panel are shown as visible: {titles:?}"
     );
     // The same for the items of Editor's closed menus.
-    let r = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Editor", "visible_only": true}),
-        false,
-        &[],
-    )
-    .await;
+    let r = get_tree(&mut c, json!({"app": "Editor", "visible_only": true}), &[]).await;
     let titles: Vec<String> = nodes(&r)
         .iter()
         .map(|n| n["title"].as_str().unwrap_or("").to_owned())
@@ -163,8 +145,7 @@ async fn get_tree_visible_only_leaves_out_the_contents_of_hidden_panels() {
 
 #[tokio::test]
 async fn get_tree_cursor_continues_without_overlap_or_gaps() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // Huge has 20,203 elements: pages of 100 never reach the end.
     let page = |cursor: Option<&str>| {
         let mut args = json!({"app": "Huge", "depth": 64, "max_nodes": 100});
@@ -173,11 +154,9 @@ async fn get_tree_cursor_continues_without_overlap_or_gaps() {
         }
         args
     };
-    let first = check(
+    let first = get_tree(
         &mut c,
-        "get_tree",
         page(None),
-        false,
         &["budget or deadline reached: pass next_cursor as `cursor` to continue"],
     )
     .await;
@@ -185,7 +164,7 @@ async fn get_tree_cursor_continues_without_overlap_or_gaps() {
     assert_eq!(out["truncated"], true);
     assert_eq!(out["walked"], 100);
     let cursor = out["next_cursor"].as_str().expect("a cursor").to_owned();
-    let second = check(&mut c, "get_tree", page(Some(&cursor)), false, &[]).await;
+    let second = get_tree(&mut c, page(Some(&cursor)), &[]).await;
     let out2 = &second["structuredContent"];
     assert_eq!(out2["walked"], 100, "{out2}");
     let cursor2 = out2["next_cursor"].as_str().expect("another cursor");
@@ -198,11 +177,9 @@ async fn get_tree_cursor_continues_without_overlap_or_gaps() {
     let seen: HashSet<&str> = pa.iter().copied().collect();
     assert!(pb.iter().all(|p| !seen.contains(p)), "pages overlap");
     // Together the two pages are exactly the first 200 nodes of one walk.
-    let whole = check(
+    let whole = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Huge", "depth": 64, "max_nodes": 200}),
-        false,
         &[],
     )
     .await;
@@ -219,8 +196,7 @@ async fn get_tree_cursor_continues_without_overlap_or_gaps() {
 
 #[tokio::test]
 async fn get_tree_cursor_ends_when_the_walk_is_complete() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // At depth 4 the List has 206 elements: three pages of 100.
     let mut cursor: Option<String> = None;
     let mut paths: Vec<String> = Vec::new();
@@ -230,7 +206,7 @@ async fn get_tree_cursor_ends_when_the_walk_is_complete() {
         if let Some(cur) = &cursor {
             args["cursor"] = json!(cur);
         }
-        let r = check(&mut c, "get_tree", args, false, &[]).await;
+        let r = get_tree(&mut c, args, &[]).await;
         pages += 1;
         paths.extend(
             nodes(&r)
@@ -255,14 +231,7 @@ async fn get_tree_cursor_ends_when_the_walk_is_complete() {
     assert_eq!(pages, 3);
     let unique: HashSet<&String> = paths.iter().collect();
     assert_eq!(unique.len(), paths.len(), "no node twice");
-    let whole = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "List", "depth": 4}),
-        false,
-        &[],
-    )
-    .await;
+    let whole = get_tree(&mut c, json!({"app": "List", "depth": 4}), &[]).await;
     assert!(
         whole["structuredContent"]
             .get("next_cursor")
@@ -276,7 +245,7 @@ async fn get_tree_cursor_ends_when_the_walk_is_complete() {
             .collect::<Vec<_>>()
     );
     // When everything fits there is no cursor and nothing is truncated.
-    let form = check(&mut c, "get_tree", json!({"app": "Form"}), false, &[]).await;
+    let form = get_tree(&mut c, json!({"app": "Form"}), &[]).await;
     let out = &form["structuredContent"];
     assert_eq!(out["truncated"], false);
     assert!(out.get("next_cursor").is_none_or(Value::is_null), "{out}");
@@ -301,37 +270,20 @@ async fn get_tree_cursor_ends_when_the_walk_is_complete() {
 
 #[tokio::test]
 async fn get_tree_root_depth_and_deadline_bound_the_walk() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // A root given as a path or as a handle.
-    let r = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Settings", "root": "window[0]/tab_group[0]/group[\"General\"]/radio_group[0]"}),
-        false,
-        &["[radio_group] \"Theme\"", "[radio_button] \"Dark\""],
-    )
-    .await;
+    let r = get_tree(&mut c, json!({"app": "Settings", "root": "window[0]/tab_group[0]/group[\"General\"]/radio_group[0]"}), &["[radio_group] \"Theme\"", "[radio_button] \"Dark\""]).await;
     let list = nodes(&r);
     assert_eq!(list.len(), 4);
     assert_eq!(list[0]["depth"], 0);
     assert_eq!(list[1]["depth"], 1);
     let handle = list[0]["handle"].as_str().unwrap().to_owned();
-    let again = check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Settings", "root": handle}),
-        false,
-        &[],
-    )
-    .await;
+    let again = get_tree(&mut c, json!({"app": "Settings", "root": handle}), &[]).await;
     assert_eq!(field(&nodes(&again), "path"), field(&list, "path"));
     // Depth 0 is the root alone, and says deeper levels were left out.
-    let r = check(
+    let r = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "Form", "depth": 0}),
-        false,
         &["deeper levels left out"],
     )
     .await;
@@ -339,20 +291,11 @@ async fn get_tree_root_depth_and_deadline_bound_the_walk() {
     assert_eq!(r["structuredContent"]["truncated"], true);
     // A deadline cuts a big walk short and hands out a cursor (Huge is built first, so the
     // deadline bounds the walk, not the app's construction).
-    check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Huge", "max_nodes": 10}),
-        false,
-        &[],
-    )
-    .await;
+    get_tree(&mut c, json!({"app": "Huge", "max_nodes": 10}), &[]).await;
     for deadline_ms in [200] {
-        let r = check(
+        let r = get_tree(
             &mut c,
-            "get_tree",
             json!({"app": "Huge", "depth": 64, "max_nodes": 20000, "deadline_ms": deadline_ms}),
-            false,
             &["pass next_cursor as `cursor` to continue"],
         )
         .await;
@@ -361,52 +304,42 @@ async fn get_tree_root_depth_and_deadline_bound_the_walk() {
         assert!(out["next_cursor"].is_string(), "{deadline_ms} ms: {out}");
         assert!(out["walked"].as_u64().unwrap() <= 20000);
     }
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"app": "Form", "depth": 65}),
-            vec!["invalid argument `depth`: at most 64"],
+            &["invalid argument `depth`: at most 64"],
         ),
         (
             json!({"app": "Form", "max_nodes": 20001}),
-            vec!["invalid argument `max_nodes`: between 1 and 20000"],
+            &["invalid argument `max_nodes`: between 1 and 20000"],
         ),
         (
             json!({"app": "Form", "root": "window[3]"}),
-            vec!["no element at window[3]", "window[0] \"Demo Form\""],
+            &["no element at window[3]", "window[0] \"Demo Form\""],
         ),
         (
             json!({"app": "Form", "root": "e4242"}),
-            vec!["unknown handle e4242"],
+            &["unknown handle e4242"],
         ),
         (
             json!({"app": "Form", "root": "window[0"}),
-            vec!["invalid argument `root`", "bad element path"],
+            &["invalid argument `root`", "bad element path"],
         ),
         (
             json!({"app": "Form", "deadline_ms": -1}),
-            vec!["invalid argument `deadline_ms`"],
+            &["invalid argument `deadline_ms`"],
         ),
     ];
-    for (args, needles) in cases {
-        check(&mut c, "get_tree", args, true, &needles).await;
-    }
+    refusals(&mut c, "get_tree", cases).await;
 }
 
 /// `deadline_ms` is documented as "stop walking after this many ms": a deadline that is too
 /// short for the whole walk cuts it short (truncated, with a cursor), it does not fail.
 #[tokio::test]
 async fn get_tree_a_tiny_deadline_truncates_instead_of_failing() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // Build Huge first, so the deadline bounds only the walk.
-    check(
-        &mut c,
-        "get_tree",
-        json!({"app": "Huge", "max_nodes": 10}),
-        false,
-        &[],
-    )
-    .await;
+    get_tree(&mut c, json!({"app": "Huge", "max_nodes": 10}), &[]).await;
     let mut failures = Vec::new();
     for _ in 0..20 {
         let r = c

@@ -163,44 +163,86 @@ pub fn run(
     env: &[(&str, &Path)],
     limit: Duration,
 ) -> Run {
-    let mut out = tempfile::tempfile().expect("temp file for stdout");
-    let mut err = tempfile::tempfile().expect("temp file for stderr");
-    let started = Instant::now();
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .current_dir(dir)
-        .envs(env.iter().copied())
-        .stdin(Stdio::null())
-        .stdout(out.try_clone().expect("clone stdout file"))
-        .stderr(err.try_clone().expect("clone stderr file"))
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot start {}: {e}; run scripts/test-env first",
-                program.display()
-            )
-        });
+        .envs(env.iter().copied());
+    let mut child = Captured::spawn(&mut command, program);
     let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for the program") {
+        if let Some(status) = child.exited(&format!("{} {args:?}", program.display()), limit) {
             break status;
-        }
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!(
-                "{} {args:?} did not finish within {limit:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
-                program.display(),
-                read_back(&mut out),
-                read_back(&mut err)
-            );
         }
         std::thread::sleep(Duration::from_millis(25));
     };
+    let (stdout, stderr, took) = child.output();
     Run {
         status,
-        stdout: read_back(&mut out),
-        stderr: read_back(&mut err),
-        took: started.elapsed(),
+        stdout,
+        stderr,
+        took,
+    }
+}
+
+/// A child program whose stdout and stderr go to temporary files (no pipe that can fill up
+/// and stall it), for a caller that polls it with its own kind of sleep.
+pub struct Captured {
+    child: Child,
+    out: std::fs::File,
+    err: std::fs::File,
+    started: Instant,
+}
+
+impl Captured {
+    /// Starts `command` (stdin closed); fails naming `scripts/test-env` when it cannot.
+    pub fn spawn(command: &mut Command, program: &Path) -> Captured {
+        let out = tempfile::tempfile().expect("temp file for stdout");
+        let err = tempfile::tempfile().expect("temp file for stderr");
+        let started = Instant::now();
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().expect("clone stdout file"))
+            .stderr(err.try_clone().expect("clone stderr file"))
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start {}: {e}; run scripts/test-env first",
+                    program.display()
+                )
+            });
+        Captured {
+            child,
+            out,
+            err,
+            started,
+        }
+    }
+
+    /// The exit status once the program has finished; past `limit` it is killed and the
+    /// test fails with `what` and everything it printed.
+    pub fn exited(&mut self, what: &str, limit: Duration) -> Option<ExitStatus> {
+        if let Some(status) = self.child.try_wait().expect("wait for the program") {
+            return Some(status);
+        }
+        if self.started.elapsed() > limit {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            panic!(
+                "{what} did not finish within {limit:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+                read_back(&mut self.out),
+                read_back(&mut self.err)
+            );
+        }
+        None
+    }
+
+    /// What the program printed to stdout and stderr, and how long it ran.
+    pub fn output(mut self) -> (String, String, Duration) {
+        (
+            read_back(&mut self.out),
+            read_back(&mut self.err),
+            self.started.elapsed(),
+        )
     }
 }
 

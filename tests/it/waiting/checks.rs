@@ -4,8 +4,7 @@ use super::*;
 
 #[tokio::test]
 async fn assert_passes_and_fails_with_expected_and_actual() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (app, arguments, the check lines the text must hold)
     let passing: Vec<(&str, Value, Vec<&str>)> = vec![
         (
@@ -138,8 +137,7 @@ async fn assert_passes_and_fails_with_expected_and_actual() {
 
 #[tokio::test]
 async fn diff_takes_a_baseline_then_reports_changes() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let mut other = session(&server).await;
     check(
         &mut other,
@@ -160,20 +158,20 @@ async fn diff_takes_a_baseline_then_reports_changes() {
     assert_eq!(first["structuredContent"]["had_baseline"], false);
     assert_eq!(first["structuredContent"]["changes"], json!([]));
     assert_eq!(first["structuredContent"]["nodes"], 13);
-    check(
+    let second = steps(
         &mut c,
-        "perform_action",
-        json!({"app": "Form", "target": "window[0]/check_box[\"Subscribe\"]", "action": "press"}),
-        false,
-        &[],
-    )
-    .await;
-    let second = check(
-        &mut c,
-        "diff",
-        json!({"app": "Form"}),
-        false,
-        &["~ [check_box] \"Subscribe\" window[0]/check_box[0] value: \"false\" → \"true\""],
+        &[
+            (
+                "perform_action",
+                json!({"app": "Form", "target": "window[0]/check_box[\"Subscribe\"]", "action": "press"}),
+                &[],
+            ),
+            (
+                "diff",
+                json!({"app": "Form"}),
+                &["~ [check_box] \"Subscribe\" window[0]/check_box[0] value: \"false\" → \"true\""],
+            ),
+        ],
     )
     .await;
     let out = &second["structuredContent"];
@@ -183,21 +181,17 @@ async fn diff_takes_a_baseline_then_reports_changes() {
         json!([{"kind": "changed", "role": "check_box", "title": "Subscribe", "path": "window[0]/check_box[0]",
                 "fields": [{"field": "value", "before": "false", "after": "true"}]}])
     );
-    check(
+    steps(
         &mut c,
-        "diff",
-        json!({"app": "Form"}),
-        false,
-        &["no changes"],
-    )
-    .await;
-    // Elements that come and go: the popup's menu.
-    check(
-        &mut c,
-        "perform_action",
-        json!({"app": "Form", "target": "window[0]/popup_button[0]", "action": "show_menu"}),
-        false,
-        &[],
+        &[
+            ("diff", json!({"app": "Form"}), &["no changes"]),
+            // Elements that come and go: the popup's menu.
+            (
+                "perform_action",
+                json!({"app": "Form", "target": "window[0]/popup_button[0]", "action": "show_menu"}),
+                &[],
+            ),
+        ],
     )
     .await;
     let r = check(
@@ -221,20 +215,16 @@ async fn diff_takes_a_baseline_then_reports_changes() {
         kinds.contains(&"added") && kinds.contains(&"changed"),
         "{kinds:?}"
     );
-    check(
+    steps(
         &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "escape"}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "diff",
-        json!({"app": "Form"}),
-        false,
-        &["- [menu_item] \"Blue\" window[0]/popup_button[0]/menu[0]/menu_item[2]"],
+        &[
+            ("press_key", json!({"app": "Form", "key": "escape"}), &[]),
+            (
+                "diff",
+                json!({"app": "Form"}),
+                &["- [menu_item] \"Blue\" window[0]/popup_button[0]/menu[0]/menu_item[2]"],
+            ),
+        ],
     )
     .await;
     // Another session's baseline is its own: it sees everything since then at once, and
@@ -257,22 +247,17 @@ async fn diff_takes_a_baseline_then_reports_changes() {
 
 #[tokio::test]
 async fn diff_filters_scroll_bar_and_coordinate_noise() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    check(
+    let (_server, mut c) = start_session().await;
+    steps(
         &mut c,
-        "diff",
-        json!({"app": "List"}),
-        false,
-        &["baseline taken"],
-    )
-    .await;
-    check(
-        &mut c,
-        "scroll",
-        json!({"app": "List", "target": "window[0]/scroll_area[0]", "direction": "down", "amount": 2}),
-        false,
-        &[],
+        &[
+            ("diff", json!({"app": "List"}), &["baseline taken"]),
+            (
+                "scroll",
+                json!({"app": "List", "target": "window[0]/scroll_area[0]", "direction": "down", "amount": 2}),
+                &[],
+            ),
+        ],
     )
     .await;
     let r = check(
@@ -294,21 +279,17 @@ async fn diff_filters_scroll_bar_and_coordinate_noise() {
         "a frame-only change was reported: {r}"
     );
     // A window move changes only frames.
-    check(&mut c, "diff", json!({"app": "Settings"}), false, &[]).await;
-    check(
+    steps(
         &mut c,
-        "window_action",
-        json!({"app": "Settings", "target": "window[0]", "action": "move", "x": 300, "y": 200}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "diff",
-        json!({"app": "Settings"}),
-        false,
-        &["no changes"],
+        &[
+            ("diff", json!({"app": "Settings"}), &[]),
+            (
+                "window_action",
+                json!({"app": "Settings", "target": "window[0]", "action": "move", "x": 300, "y": 200}),
+                &[],
+            ),
+            ("diff", json!({"app": "Settings"}), &["no changes"]),
+        ],
     )
     .await;
 }

@@ -5,8 +5,7 @@ use super::*;
 
 #[tokio::test]
 async fn a_handle_survives_unrelated_changes_and_is_re_resolved_after_replacement() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let found = check(
         &mut c,
         "find",
@@ -16,39 +15,24 @@ async fn a_handle_survives_unrelated_changes_and_is_re_resolved_after_replacemen
     )
     .await;
     let doc = handle_of(&found, "/structuredContent/matches/0/handle");
+    let menu = |menu: &str| json!({"app": "Editor", "menu": menu});
+    let typing = |text: &str| json!({"app": "Editor", "target": doc, "text": text});
+    let read = json!({"app": "Editor", "target": doc});
     // Unrelated changes: typing, a selection, a dialog that opens and closes.
-    check(
+    let cancel = json!({"app": "Editor", "target": "dialog[0]/button[\"Cancel\"]"});
+    let r = steps(
         &mut c,
-        "type_text",
-        json!({"app": "Editor", "target": doc, "text": "hello"}),
-        false,
-        &["value: \"\" → \"hello\""],
-    )
-    .await;
-    for menu in ["Edit > Select All", "File > Open…"] {
-        check(
-            &mut c,
-            "select_menu",
-            json!({"app": "Editor", "menu": menu}),
-            false,
-            &[],
-        )
-        .await;
-    }
-    check(
-        &mut c,
-        "click",
-        json!({"app": "Editor", "target": "dialog[0]/button[\"Cancel\"]"}),
-        false,
-        &["the element is gone now"],
-    )
-    .await;
-    let r = check(
-        &mut c,
-        "get_element",
-        json!({"app": "Editor", "target": doc}),
-        false,
-        &["[text_area] \"Document\" = \"hello\""],
+        &[
+            ("type_text", typing("hello"), &["value: \"\" → \"hello\""]),
+            ("select_menu", menu("Edit > Select All"), &[]),
+            ("select_menu", menu("File > Open…"), &[]),
+            ("click", cancel, &["the element is gone now"]),
+            (
+                "get_element",
+                read.clone(),
+                &["[text_area] \"Document\" = \"hello\""],
+            ),
+        ],
     )
     .await;
     assert_eq!(r["structuredContent"]["element"]["handle"], doc);
@@ -57,36 +41,21 @@ async fn a_handle_survives_unrelated_changes_and_is_re_resolved_after_replacemen
         "window[0]/text_area[0]"
     );
     // Save, then close the window: the handle's element is gone, and it fails closed.
-    for menu in ["File > Save", "File > Close"] {
-        check(
-            &mut c,
-            "select_menu",
-            json!({"app": "Editor", "menu": menu}),
-            false,
-            &[],
-        )
-        .await;
-    }
-    assert!(
-        server
-            .demo
-            .node_by_identifier("Editor", "document")
-            .is_none()
-    );
-    for (tool, args) in [
-        ("get_element", json!({"app": "Editor", "target": doc})),
-        (
-            "type_text",
-            json!({"app": "Editor", "target": doc, "text": "x"}),
-        ),
-    ] {
+    let closing = [
+        ("select_menu", menu("File > Save"), &[][..]),
+        ("select_menu", menu("File > Close"), &[]),
+    ];
+    steps(&mut c, &closing).await;
+    assert!(!has_node(&server, "Editor", "document"));
+    let stale = format!("stale element {doc}");
+    for (tool, args) in [("get_element", read), ("type_text", typing("x"))] {
         check(
             &mut c,
             tool,
             args,
             true,
             &[
-                &format!("stale element {doc}"),
+                &stale,
                 "expected text_area \"Document\" at window[0]/text_area[0], found nothing",
                 "Re-run find or get_tree",
             ],
@@ -95,68 +64,48 @@ async fn a_handle_survives_unrelated_changes_and_is_re_resolved_after_replacemen
     }
     // File > New makes a new window with a new text area: the same handle re-resolves by its
     // remembered path to the element that matches its fingerprint.
-    check(
+    let new_window = ["+ [text_area] \"Document\" window[0]/text_area[0]"];
+    let r = steps(
         &mut c,
-        "select_menu",
-        json!({"app": "Editor", "menu": "File > New"}),
-        false,
-        &["+ [text_area] \"Document\" window[0]/text_area[0]"],
-    )
-    .await;
-    let r = check(
-        &mut c,
-        "type_text",
-        json!({"app": "Editor", "target": doc, "text": "again"}),
-        false,
-        &["value: \"\" → \"again\""],
+        &[
+            ("select_menu", menu("File > New"), &new_window),
+            ("type_text", typing("again"), &["value: \"\" → \"again\""]),
+        ],
     )
     .await;
     assert_eq!(r["structuredContent"]["element"]["handle"], doc);
     assert_eq!(
-        server
-            .demo
-            .node_by_identifier("Editor", "document")
-            .unwrap()
-            .value,
+        app_value(&server, "Editor", "document"),
         Some(AxValue::Text("again".into()))
     );
 }
 
 #[tokio::test]
 async fn handles_of_closed_menus_and_renamed_windows_fail_closed() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    check(
+    let (server, mut c) = start_session().await;
+    let found = steps(
         &mut c,
-        "perform_action",
-        json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "action": "show_menu"}),
-        false,
-        &[],
-    )
-    .await;
-    let found = check(
-        &mut c,
-        "find",
-        json!({"app": "Form", "role": "menu_item", "title": "Green"}),
-        false,
-        &["window[0]/popup_button[0]/menu[0]/menu_item[1]"],
+        &[
+            (
+                "perform_action",
+                json!({"app": "Form", "target": "window[0]/popup_button[\"Color\"]", "action": "show_menu"}),
+                &[],
+            ),
+            (
+                "find",
+                json!({"app": "Form", "role": "menu_item", "title": "Green"}),
+                &["window[0]/popup_button[0]/menu[0]/menu_item[1]"],
+            ),
+        ],
     )
     .await;
     let green = handle_of(&found, "/structuredContent/matches/0/handle");
-    check(
+    steps(
         &mut c,
-        "get_element",
-        json!({"app": "Form", "target": green}),
-        false,
-        &[],
-    )
-    .await;
-    check(
-        &mut c,
-        "press_key",
-        json!({"app": "Form", "key": "escape"}),
-        false,
-        &[],
+        &[
+            ("get_element", json!({"app": "Form", "target": green}), &[]),
+            ("press_key", json!({"app": "Form", "key": "escape"}), &[]),
+        ],
     )
     .await;
     for (tool, args) in [
@@ -189,16 +138,19 @@ async fn handles_of_closed_menus_and_renamed_windows_fail_closed() {
         "nothing was picked through the stale handle"
     );
     // wait_for counts a stale handle as "no such element".
-    check(
+    let windows = steps(
         &mut c,
-        "wait_for",
-        json!({"app": "Form", "target": green, "condition": "gone", "timeout_ms": 1000}),
-        false,
-        &["no such element"],
+        &[
+            (
+                "wait_for",
+                json!({"app": "Form", "target": green, "condition": "gone", "timeout_ms": 1000}),
+                &["no such element"],
+            ),
+            // A window whose title changed no longer matches its handle's fingerprint.
+            ("list_windows", json!({"app": "Editor"}), &[]),
+        ],
     )
     .await;
-    // A window whose title changed no longer matches its handle's fingerprint.
-    let windows = check(&mut c, "list_windows", json!({"app": "Editor"}), false, &[]).await;
     let window = handle_of(&windows, "/structuredContent/windows/0/handle");
     check(
         &mut c,
@@ -238,11 +190,9 @@ async fn handles_of_closed_menus_and_renamed_windows_fail_closed() {
 async fn evicted_handles_are_unknown() {
     let server = TestServer::with_config(config("[backend]\nhandle_cap = 16\n")).await;
     let mut c = session(&server).await;
-    let tree = check(
+    let tree = get_tree(
         &mut c,
-        "get_tree",
         json!({"app": "List", "depth": 4, "max_nodes": 40}),
-        false,
         &[],
     )
     .await;
@@ -257,20 +207,12 @@ async fn evicted_handles_are_unknown() {
         &[&format!("unknown handle {first}"), "evicted"],
     )
     .await;
-    check(
+    let info = steps(
         &mut c,
-        "get_element",
-        json!({"app": "List", "target": last}),
-        false,
-        &[],
-    )
-    .await;
-    let info = check(
-        &mut c,
-        "session_info",
-        json!({}),
-        false,
-        &["List pid=41006 handles=16"],
+        &[
+            ("get_element", json!({"app": "List", "target": last}), &[]),
+            ("session_info", json!({}), &["List pid=41006 handles=16"]),
+        ],
     )
     .await;
     assert_eq!(info["structuredContent"]["connections"][0]["handles"], 16);
@@ -281,8 +223,7 @@ async fn evicted_handles_are_unknown() {
 
 #[tokio::test]
 async fn missing_paths_and_ambiguous_apps_say_what_exists() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (tool, arguments, what the error must say)
     let cases: Vec<(&str, Value, Vec<&str>)> = vec![
         (
@@ -370,14 +311,7 @@ async fn missing_paths_and_ambiguous_apps_say_what_exists() {
     }
     // The same app named by prefix, pid and bundle id is one connection.
     for app in ["Hug", "41003", "dev.axgate.demo.huge", "HUGE"] {
-        let r = check(
-            &mut c,
-            "get_tree",
-            json!({"app": app, "depth": 0}),
-            false,
-            &[],
-        )
-        .await;
+        let r = get_tree(&mut c, json!({"app": app, "depth": 0}), &[]).await;
         assert_eq!(r["structuredContent"]["app"], "Huge", "{app}");
     }
     let info = check(&mut c, "session_info", json!({}), false, &[]).await;

@@ -22,20 +22,16 @@ async fn wait_for_is_satisfied_when_another_session_acts() {
         let wait = tokio::spawn(async move { waiter.call("wait_for", args).await });
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(!wait.is_finished(), "{way}: the condition cannot hold yet");
-        check(
+        steps(
             &mut actor,
-            "set_value",
-            json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": name}),
-            false,
-            &[],
-        )
-        .await;
-        check(
-            &mut actor,
-            "click",
-            json!({"app": "Form", "target": "window[0]/button[\"Submit\"]"}),
-            false,
-            &[],
+            &[
+                (
+                    "set_value",
+                    json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": name}),
+                    &[],
+                ),
+                ("click", json!({"app": "Form", "target": "window[0]/button[\"Submit\"]"}), &[]),
+            ],
         )
         .await;
         let r = tokio::time::timeout(Duration::from_secs(60), wait)
@@ -60,7 +56,7 @@ async fn wait_for_sees_elements_appear_and_go() {
     let mut actor = session(&server).await;
     // (condition, how the waiter names the element, the act that satisfies it, the path of
     // the element seen, if any)
-    let steps: Vec<WaitStep> = vec![
+    let waits: Vec<WaitStep> = vec![
         (
             "exists",
             json!({"query": {"role": "dialog"}}),
@@ -98,7 +94,7 @@ async fn wait_for_sees_elements_appear_and_go() {
             Some("window[0]"),
         ),
     ];
-    for (condition, way, (tool, act), path) in steps {
+    for (condition, way, (tool, act), path) in waits {
         let mut waiter = session(&server).await;
         let args = with(
             json!({"app": "Editor", "condition": condition, "timeout_ms": 30000}),
@@ -122,8 +118,7 @@ async fn wait_for_sees_elements_appear_and_go() {
 
 #[tokio::test]
 async fn wait_for_holds_at_once_when_the_condition_already_holds() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (arguments, the `actual` reported)
     let cases: Vec<(Value, &str)> = vec![
         (
@@ -189,8 +184,7 @@ async fn wait_for_holds_at_once_when_the_condition_already_holds() {
 
 #[tokio::test]
 async fn wait_for_times_out_with_expected_and_actual() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (_server, mut c) = start_session().await;
     // (arguments, what the error must say)
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
@@ -240,45 +234,44 @@ async fn wait_for_times_out_with_expected_and_actual() {
 
 #[tokio::test]
 async fn wait_for_refuses_bad_arguments() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
-    let cases: Vec<(Value, Vec<&str>)> = vec![
+    let (_server, mut c) = start_session().await;
+    let cases: &[(Value, &[&str])] = &[
         (
             json!({"target": STATUS, "query": {"role": "button"}, "condition": "exists"}),
-            vec!["give exactly one of `target` or `query`"],
+            &["give exactly one of `target` or `query`"],
         ),
         (
             json!({"condition": "exists"}),
-            vec!["give exactly one of `target` or `query`"],
+            &["give exactly one of `target` or `query`"],
         ),
         (
             json!({"target": STATUS, "condition": "value_equals"}),
-            vec!["needs `value`"],
+            &["needs `value`"],
         ),
         (
             json!({"target": "window[0]", "condition": "title_equals"}),
-            vec!["needs `value`"],
+            &["needs `value`"],
         ),
         (
             json!({"target": STATUS, "condition": "visible"}),
-            vec!["invalid argument `condition`"],
+            &["invalid argument `condition`"],
         ),
         (
             json!({"target": "e9999", "condition": "exists", "timeout_ms": 300}),
-            vec!["unknown handle e9999"],
+            &["unknown handle e9999"],
         ),
         (
             json!({"target": "window[0]/", "condition": "exists"}),
-            vec!["invalid argument `target`", "bad element path"],
+            &["invalid argument `target`", "bad element path"],
         ),
         (
             json!({"query": {"colour": "red"}, "condition": "exists"}),
-            vec!["invalid argument `query", "unknown field `colour`"],
+            &["invalid argument `query", "unknown field `colour`"],
         ),
     ];
     for (args, needles) in cases {
-        let args = with(json!({"app": "Form"}), &args);
-        check(&mut c, "wait_for", args, true, &needles).await;
+        let args = with(json!({"app": "Form"}), args);
+        check(&mut c, "wait_for", args, true, needles).await;
     }
 }
 
@@ -287,8 +280,7 @@ async fn wait_for_refuses_bad_arguments() {
 
 #[tokio::test]
 async fn wait_idle_waits_for_a_quiet_period() {
-    let server = TestServer::start().await;
-    let mut c = session(&server).await;
+    let (server, mut c) = start_session().await;
     let r = check(
         &mut c,
         "wait_idle",
