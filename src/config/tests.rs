@@ -205,7 +205,13 @@ fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
 
 #[test]
 fn booleans_parse_in_every_layer() {
-    assert!(!Layers::default().build().expect("defaults").policy.read_only);
+    assert!(
+        !Layers::default()
+            .build()
+            .expect("defaults")
+            .policy
+            .read_only
+    );
     let mut layers = Layers::default();
     layers.toml_text("[policy]\nread_only = true\n", "f.toml");
     assert!(layers.build().expect("valid").policy.read_only);

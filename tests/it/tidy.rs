@@ -23,7 +23,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn files() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    for dir in ["src", "tests", "benches", "fuzz"] {
+    for dir in ["src", "tests", "benches", "fuzz", "crates"] {
         rust_files(&root.join(dir), &mut out);
     }
     assert!(out.len() > 10, "found the sources");
