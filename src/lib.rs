@@ -4,10 +4,9 @@
 pub mod audit;
 pub mod ax;
 pub mod config;
-#[doc(hidden)]
-pub mod fuzzing;
 pub mod http;
-pub mod identity;
+/// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
+pub use axgate_parse::identity;
 pub mod mcp;
 pub mod metrics;
 pub mod platform;

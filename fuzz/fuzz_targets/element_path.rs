@@ -1,5 +1,5 @@
 //! The element path grammar: parse, and display → parse round-trips
-//! (axgate::fuzzing::element_path).
+//! (axgate_parse::fuzzing::element_path).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate::fuzzing::element_path(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate_parse::fuzzing::element_path(data));

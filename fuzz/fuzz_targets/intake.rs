@@ -1,4 +1,4 @@
-//! JSON-RPC intake of POST bodies on /mcp (axgate::fuzzing::intake).
+//! JSON-RPC intake of POST bodies on /mcp (axgate_parse::fuzzing::intake).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate::fuzzing::intake(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate_parse::fuzzing::intake(data));

@@ -1,5 +1,5 @@
 //! The Authorization header, static tokens and JWT verification against a generated key
-//! (axgate::fuzzing::token).
+//! (axgate_parse::fuzzing::token).
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate::fuzzing::token(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| axgate_parse::fuzzing::token(data));

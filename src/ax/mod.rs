@@ -12,7 +12,8 @@ pub mod error;
 pub mod handles;
 pub mod keys;
 pub mod model;
-pub mod path;
+/// The element path grammar (in `axgate_parse`, which is fuzzed on its own).
+pub use axgate_parse::element_path as path;
 pub mod tree;
 pub mod values;
 pub mod worker;

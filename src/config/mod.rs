@@ -6,13 +6,12 @@
 //! Each key has one name: `server.bind` in the file, `AXGATE_SERVER_BIND` in the
 //! environment. Lists are TOML arrays in the file and comma-separated in the environment.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::identity::Scope;
 use crate::policy::PolicyConfig;
 
 mod keys;
@@ -120,13 +119,9 @@ pub struct AuditConfig {
     pub max_file_bytes: u64,
 }
 
-/// A static bearer token of `[auth] tokens`; only its SHA-256 is known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StaticTokenConfig {
-    pub name: String,
-    pub sha256: [u8; 32],
-    pub scopes: BTreeSet<Scope>,
-}
+/// A static bearer token of `[auth] tokens`; only its SHA-256 is known (the credential
+/// parsers' type, `axgate_parse::credentials::tokens::StaticToken`).
+pub use axgate_parse::credentials::tokens::StaticToken as StaticTokenConfig;
 
 /// OAuth 2.1 JWT access tokens from one issuer.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,7 +15,8 @@
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
 //! - a new session while the server is full → 503 with `Retry-After`.
 //!
-//! The checks on the body itself are the pure [`inspect`] (fuzzed: `crate::fuzzing`).
+//! The checks on the body itself are the pure [`inspect`] of `axgate_parse::jsonrpc` (fuzzed:
+//! `axgate_parse::fuzzing`).
 
 use std::sync::Arc;
 
@@ -24,10 +25,12 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::{HeaderValue, Method, StatusCode};
-use serde_json::{Value, json};
+use serde_json::Value;
+
+pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
-use crate::http::auth::{Auth, Failure, Principal, Reason};
+use crate::http::auth::{Auth, Failure, FailureResponse, Principal, Reason};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
@@ -39,7 +42,6 @@ pub const VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_HEADER: &str = "last-event-id";
 /// The first revision without sessions.
 const SESSIONLESS_VERSION: &str = "2026-07-28";
-const META_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What the intake layer needs.
 pub struct Intake {
@@ -71,14 +73,15 @@ pub fn jsonrpc_error(
         .into_response()
 }
 
-/// The body of a JSON-RPC error response; a missing `id` is `null`.
-pub fn error_body(id: Option<Value>, code: i64, message: String) -> String {
-    json!({
-        "jsonrpc": "2.0",
-        "id": id.unwrap_or(Value::Null),
-        "error": { "code": code, "message": message },
-    })
-    .to_string()
+/// The 400 answer to a body [`inspect`] refused, with its JSON-RPC error body (no message
+/// was read, so its id is null).
+pub fn refusal_response(refusal: IntakeError) -> Response {
+    jsonrpc_error(
+        StatusCode::BAD_REQUEST,
+        None,
+        refusal.code(),
+        refusal.to_string(),
+    )
 }
 
 fn versions() -> String {
@@ -208,7 +211,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     let mut message = if is_json {
         match inspect(&bytes) {
             Ok(message) => Some(message),
-            Err(refusal) => return refusal.response(),
+            Err(refusal) => return refusal_response(refusal),
         }
     } else {
         None
@@ -389,80 +392,4 @@ fn count_method(metrics: &Metrics, method: &str) {
             .with_label_values(&[mcp_method_label(method)])
             .inc();
     }
-}
-
-/// A POST body that passed [`inspect`]: one JSON-RPC message object.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Inspected {
-    /// The message's `id`, echoed in any error answered for it.
-    pub id: Option<Value>,
-    /// The `method` when it is a string, else empty (a response, or no method at all).
-    pub method: String,
-    /// The `params`, when present.
-    pub params: Option<Value>,
-    /// A request of the sessionless 2026-07-28 revision: `server/discover`, or a protocol
-    /// version in its `_meta`.
-    pub sessionless: bool,
-}
-
-/// Why [`inspect`] refused a POST body; every refusal is a 400.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum IntakeError {
-    /// Not JSON (JSON-RPC −32700).
-    #[error("Parse error: {0}")]
-    Parse(String),
-    /// A JSON array: a batch, which MCP no longer has.
-    #[error("JSON-RPC batches are not supported; send one message per request")]
-    Batch,
-    /// JSON, but neither an object nor an array.
-    #[error("the body must be one JSON-RPC message object")]
-    NotAnObject,
-}
-
-impl IntakeError {
-    /// The JSON-RPC error code: −32700 for a parse error, else −32600 (invalid request).
-    pub fn code(&self) -> i64 {
-        match self {
-            IntakeError::Parse(_) => -32700,
-            _ => -32600,
-        }
-    }
-
-    /// The 400 answer with its JSON-RPC error body (no message was read, so its id is null).
-    pub fn response(self) -> Response {
-        jsonrpc_error(StatusCode::BAD_REQUEST, None, self.code(), self.to_string())
-    }
-}
-
-/// The checks on a POST body with a JSON content type, before rmcp reads it: one JSON
-/// object (not a batch); and whether it is a request of the sessionless revision. Pure: the
-/// layer counts the method and decides about sessions.
-pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
-    let message: Value =
-        serde_json::from_slice(body).map_err(|e| IntakeError::Parse(e.to_string()))?;
-    let Some(object) = message.as_object() else {
-        return Err(if message.is_array() {
-            IntakeError::Batch
-        } else {
-            IntakeError::NotAnObject
-        });
-    };
-    let id = object.get("id").cloned();
-    let method = object
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let meta_version = object
-        .get("params")
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_VERSION_KEY));
-    let sessionless = method == "server/discover" || meta_version.is_some();
-    let params = object.get("params").cloned();
-    Ok(Inspected {
-        id,
-        method,
-        params,
-        sessionless,
-    })
 }

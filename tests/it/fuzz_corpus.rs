@@ -1,5 +1,5 @@
 //! Replays every committed fuzz corpus (`fuzz/corpus/<target>/`: seeds and crash reproducers)
-//! through the same `axgate::fuzzing` functions the cargo-fuzz targets call, on stable Rust,
+//! through the same `axgate_parse::fuzzing` functions the cargo-fuzz targets call, on stable Rust,
 //! so a fixed crash stays fixed without nightly. docs/SECURITY-TESTING.md describes the targets.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -46,15 +46,15 @@ fn replay(target: &str, check: fn(&[u8])) {
 
 #[test]
 fn element_path_corpus() {
-    replay("element_path", axgate::fuzzing::element_path);
+    replay("element_path", axgate_parse::fuzzing::element_path);
 }
 
 #[test]
 fn intake_corpus() {
-    replay("intake", axgate::fuzzing::intake);
+    replay("intake", axgate_parse::fuzzing::intake);
 }
 
 #[test]
 fn token_corpus() {
-    replay("token", axgate::fuzzing::token);
+    replay("token", axgate_parse::fuzzing::token);
 }

@@ -111,14 +111,21 @@ fn forbidden(word: &str) -> &'static [&'static str] {
 fn code_map() -> Vec<(String, Vec<String>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("the code map");
+    let modules = text
+        .split("\n## Modules")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a \"## Modules\" section");
     let mut rows = Vec::new();
-    for line in text.lines().filter(|l| l.starts_with("| `")) {
+    for line in modules.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").collect();
         let (Some(first), Some(last)) = (cells.first(), cells.last()) else {
             continue;
         };
         let words: Vec<String> = last.split(',').map(|w| w.trim().to_owned()).collect();
-        for name in first.split('`').skip(1).step_by(2) {
+        // The modules are the backticked names before any parenthesised aside.
+        let named = first.split(" (").next().unwrap_or(first);
+        for name in named.split('`').skip(1).step_by(2) {
             let name = name.trim_end_matches("/*").trim_end_matches("/mod");
             match (name.find('{'), name.find('}')) {
                 (Some(open), Some(close)) => {
@@ -135,12 +142,14 @@ fn code_map() -> Vec<(String, Vec<String>)> {
     rows
 }
 
-/// The source files of a code-map module: `src/<name>.rs`, or every file under `src/<name>/`
-/// (the product crate), or under `crates/<member>/src` for a workspace member named as a
-/// crate (`axgate-parse`).
+/// The source files of a code-map module: `src/<name>.rs` or every file under `src/<name>/`
+/// in the product crate; a name under `crates/` is a path from the workspace root.
 fn module_files(name: &str) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = root.join("src");
+    let src = match name.strip_prefix("crates/") {
+        Some(_) => root.to_path_buf(),
+        None => root.join("src"),
+    };
     let file = src.join(format!("{name}.rs"));
     if name.ends_with(".rs") && src.join(name).is_file() {
         return vec![src.join(name)];

@@ -1,246 +1,37 @@
-//! Why a request was refused, and the answer it gets: the status, the RFC 6750
-//! `WWW-Authenticate: Bearer …` challenge (with the RFC 9728 `resource_metadata`), a small
-//! JSON body, and the bounded `reason` label of `axgate_auth_failures_total`.
-//!
-//! | reason | status | `error` |
-//! |---|---|---|
-//! | missing (or a scheme other than Bearer) | 401 | — |
-//! | malformed `Authorization`, query_token | 400 | `invalid_request` |
-//! | unknown_token, bad_signature, expired, wrong_issuer, wrong_audience, unknown_key, malformed token | 401 | `invalid_token` |
-//! | insufficient_scope | 403 | `insufficient_scope` |
-//! | jwks_unavailable | 503 + `Retry-After` | — |
+//! Refusals as HTTP responses. [`Failure`] and [`Reason`] (the status, the RFC 6750
+//! challenge, the body and the bounded metric label of each refusal) are the pure
+//! `axgate_parse::credentials::failure`; [`FailureResponse`] turns one into an axum response.
 
 use axum::response::{IntoResponse, Response};
-use http::{HeaderValue, StatusCode, header};
-use serde_json::json;
 
-use crate::identity::Scope;
+pub use axgate_parse::credentials::failure::{CHALLENGE_SCOPES, Failure, Reason};
 
-/// The scopes a 401 challenge asks for: what an MCP client needs to read and act.
-pub const CHALLENGE_SCOPES: &str = "axgate:read axgate:act";
-
-/// The bounded label values of `axgate_auth_failures_total{reason}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Reason {
-    Missing,
-    Malformed,
-    UnknownToken,
-    BadSignature,
-    Expired,
-    WrongIssuer,
-    WrongAudience,
-    UnknownKey,
-    InsufficientScope,
-    QueryToken,
-    JwksUnavailable,
+/// The HTTP answer of a refusal.
+pub trait FailureResponse {
+    /// The full response: status, `WWW-Authenticate` challenge (with `resource_metadata`),
+    /// `Retry-After` for 503, and the JSON body.
+    fn response(&self, resource_metadata: &str) -> Response;
 }
 
-impl Reason {
-    pub fn label(self) -> &'static str {
-        match self {
-            Reason::Missing => "missing",
-            Reason::Malformed => "malformed",
-            Reason::UnknownToken => "unknown_token",
-            Reason::BadSignature => "bad_signature",
-            Reason::Expired => "expired",
-            Reason::WrongIssuer => "wrong_issuer",
-            Reason::WrongAudience => "wrong_audience",
-            Reason::UnknownKey => "unknown_key",
-            Reason::InsufficientScope => "insufficient_scope",
-            Reason::QueryToken => "query_token",
-            Reason::JwksUnavailable => "jwks_unavailable",
-        }
+impl FailureResponse for Failure {
+    fn response(&self, resource_metadata: &str) -> Response {
+        self.answer(resource_metadata).into_response()
     }
-}
-
-/// How the refusal is answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Answer {
-    /// 401 without an error code: no (Bearer) credentials were offered.
-    Challenge,
-    /// 400 `invalid_request`.
-    BadRequest,
-    /// 401 `invalid_token`.
-    InvalidToken,
-    /// 403 `insufficient_scope` naming the needed scope.
-    Insufficient(Scope),
-    /// 503: the issuer's keys cannot be fetched.
-    Unavailable,
-}
-
-/// A refused request. `detail` is fixed text or configuration (never anything the client
-/// sent, never a token): it becomes the `error_description`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Failure {
-    pub reason: Reason,
-    pub detail: String,
-    answer: Answer,
-}
-
-impl Failure {
-    pub fn missing() -> Failure {
-        Failure {
-            reason: Reason::Missing,
-            detail: "this server requires an access token: send Authorization: Bearer <token>"
-                .into(),
-            answer: Answer::Challenge,
-        }
-    }
-
-    /// An `Authorization` header with another scheme (Basic, …): challenged like a missing one.
-    pub fn other_scheme() -> Failure {
-        Failure {
-            reason: Reason::Malformed,
-            detail: "only the Bearer scheme is accepted: send Authorization: Bearer <token>".into(),
-            answer: Answer::Challenge,
-        }
-    }
-
-    pub fn bad_request(reason: Reason, detail: impl Into<String>) -> Failure {
-        Failure {
-            reason,
-            detail: detail.into(),
-            answer: Answer::BadRequest,
-        }
-    }
-
-    pub fn invalid_token(reason: Reason, detail: impl Into<String>) -> Failure {
-        Failure {
-            reason,
-            detail: detail.into(),
-            answer: Answer::InvalidToken,
-        }
-    }
-
-    pub fn insufficient(needed: Scope) -> Failure {
-        Failure {
-            reason: Reason::InsufficientScope,
-            detail: format!("this endpoint needs the {needed} scope"),
-            answer: Answer::Insufficient(needed),
-        }
-    }
-
-    pub fn unavailable(detail: impl Into<String>) -> Failure {
-        Failure {
-            reason: Reason::JwksUnavailable,
-            detail: detail.into(),
-            answer: Answer::Unavailable,
-        }
-    }
-
-    pub fn status(&self) -> StatusCode {
-        match self.answer {
-            Answer::Challenge | Answer::InvalidToken => StatusCode::UNAUTHORIZED,
-            Answer::BadRequest => StatusCode::BAD_REQUEST,
-            Answer::Insufficient(_) => StatusCode::FORBIDDEN,
-            Answer::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        }
-    }
-
-    /// The `WWW-Authenticate` value, `None` for 503.
-    pub fn challenge(&self, resource_metadata: &str) -> Option<String> {
-        let description = quotable(&self.detail);
-        let metadata = quotable(resource_metadata);
-        Some(match self.answer {
-            Answer::Challenge => {
-                format!("Bearer resource_metadata=\"{metadata}\", scope=\"{CHALLENGE_SCOPES}\"")
-            }
-            Answer::BadRequest => format!(
-                "Bearer error=\"invalid_request\", error_description=\"{description}\", resource_metadata=\"{metadata}\""
-            ),
-            Answer::InvalidToken => format!(
-                "Bearer error=\"invalid_token\", error_description=\"{description}\", resource_metadata=\"{metadata}\", scope=\"{CHALLENGE_SCOPES}\""
-            ),
-            Answer::Insufficient(needed) => format!(
-                "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{metadata}\", error_description=\"{description}\""
-            ),
-            Answer::Unavailable => return None,
-        })
-    }
-
-    /// The full response.
-    pub fn response(&self, resource_metadata: &str) -> Response {
-        let error = match self.answer {
-            Answer::Challenge => "unauthorized",
-            Answer::BadRequest => "invalid_request",
-            Answer::InvalidToken => "invalid_token",
-            Answer::Insufficient(_) => "insufficient_scope",
-            Answer::Unavailable => "temporarily_unavailable",
-        };
-        let body = json!({ "error": error, "error_description": self.detail });
-        let mut response = (
-            self.status(),
-            [(header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-        let headers = response.headers_mut();
-        if let Some(value) = self
-            .challenge(resource_metadata)
-            .and_then(|c| HeaderValue::from_str(&c).ok())
-        {
-            headers.insert(header::WWW_AUTHENTICATE, value);
-        }
-        if self.answer == Answer::Unavailable {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-        }
-        response
-    }
-}
-
-/// Text safe inside an RFC 6750 quoted string (%x20-21 / %x23-5B / %x5D-7E).
-fn quotable(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '"' | '\\' => '\'',
-            ' '..='~' => c,
-            _ => '?',
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::header;
 
     const META: &str = "https://h:1/.well-known/oauth-protected-resource/mcp";
-
-    #[test]
-    fn challenges_follow_rfc6750() {
-        let missing = Failure::missing();
-        assert_eq!(missing.status(), 401);
-        assert_eq!(
-            missing.challenge(META).as_deref(),
-            Some(
-                "Bearer resource_metadata=\"https://h:1/.well-known/oauth-protected-resource/mcp\", scope=\"axgate:read axgate:act\""
-            )
-        );
-        let expired = Failure::invalid_token(Reason::Expired, "the \"token\" expired");
-        let c = expired.challenge(META).expect("challenge");
-        assert!(c.starts_with("Bearer error=\"invalid_token\""), "{c}");
-        assert!(
-            c.contains("error_description=\"the 'token' expired\""),
-            "{c}"
-        );
-        let scope = Failure::insufficient(Scope::Act);
-        assert_eq!(scope.status(), 403);
-        let c = scope.challenge(META).expect("challenge");
-        assert!(
-            c.contains("error=\"insufficient_scope\", scope=\"axgate:act\""),
-            "{c}"
-        );
-        assert!(Failure::unavailable("down").challenge(META).is_none());
-        assert_eq!(
-            Failure::bad_request(Reason::QueryToken, "x").status(),
-            StatusCode::BAD_REQUEST
-        );
-    }
 
     #[test]
     fn responses_carry_the_challenge() {
         let r = Failure::missing().response(META);
         assert_eq!(r.status(), 401);
         assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
+        assert_eq!(r.headers()[header::CONTENT_TYPE], "application/json");
         let r = Failure::unavailable("down").response(META);
         assert_eq!(r.status(), 503);
         assert_eq!(r.headers()[header::RETRY_AFTER], "5");

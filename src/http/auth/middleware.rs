@@ -15,9 +15,11 @@ use http::HeaderMap;
 use http::header::AUTHORIZATION;
 
 use super::Auth;
-use super::failure::{Failure, Reason};
+use super::failure::{Failure, FailureResponse, Reason};
 use super::metadata::{MCP_PATH, ROOT_PATH};
 use crate::identity::Scope;
+
+pub use axgate_parse::credentials::query_has_token;
 
 /// Paths served without credentials.
 pub const PUBLIC_PATHS: [&str; 4] = ["/healthz", "/readyz", ROOT_PATH, MCP_PATH];
@@ -64,39 +66,6 @@ fn refuse(auth: &Auth, failure: Failure, headers: &HeaderMap) -> Response {
         tracing::warn!(reason, detail = %failure.detail, "request refused");
     }
     failure.response(&auth.metadata_url(headers))
-}
-
-/// Whether the query has an `access_token` parameter (name percent-decoded, any case).
-pub fn query_has_token(query: Option<&str>) -> bool {
-    query.is_some_and(|q| {
-        q.split(['&', ';']).any(|pair| {
-            let name = pair.split('=').next().unwrap_or("");
-            percent_decode(name).eq_ignore_ascii_case("access_token")
-        })
-    })
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let hex = |b: u8| (b as char).to_digit(16);
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                (Some(h), Some(l)) => {
-                    out.push((h * 16 + l) as u8);
-                    i += 3;
-                    continue;
-                }
-                _ => out.push(b'%'),
-            },
-            b'+' => out.push(b' '),
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -146,23 +115,5 @@ mod tests {
             .await
             .expect("body");
         assert_eq!(&body[..], b"Some(\"ci\") false");
-    }
-
-    #[test]
-    fn query_tokens_are_found() {
-        for q in [
-            "access_token=x",
-            "a=1&access_token=x",
-            "access_token",
-            "ACCESS_TOKEN=x",
-            "access%5Ftoken=x",
-            "a=1;access_token=",
-        ] {
-            assert!(query_has_token(Some(q)), "{q}");
-        }
-        for q in ["", "token=x", "a=access_token", "access_tokens=1", "x%5=1"] {
-            assert!(!query_has_token(Some(q)), "{q}");
-        }
-        assert!(!query_has_token(None));
     }
 }

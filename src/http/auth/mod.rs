@@ -2,14 +2,18 @@
 //! server (MCP authorization, RFC 9728, RFC 8707, RFC 6750) that also accepts static bearer
 //! tokens.
 //!
-//! - [`principal`]: `Principal` (name, scopes, kind) and `Scope` (`axgate:read|act|admin`);
+//! The parsers of credentials (the `Authorization` header, the static-token table, the JWT
+//! rules, JWK sets, the refusals) are `axgate_parse::credentials`, a crate of few
+//! dependencies that is fuzzed on its own; this module composes them with what is not pure:
+//!
+//! - `Principal` (name, scopes, kind) and `Scope` (`axgate:read|act|admin`): `crate::identity`;
 //! - [`tokens`]: static tokens, stored as SHA-256, compared in constant time, minted by
 //!   `axgate token new`;
 //! - [`jwt`] and [`jwks`]: JWT access tokens checked against the issuer's cached JWKS;
 //! - [`middleware`]: the layer on every route but `/healthz`, `/readyz` and the metadata
 //!   documents — 401/400/403 with challenges, `Principal` into the request extensions;
 //! - [`metadata`]: the Protected Resource Metadata documents;
-//! - [`failure`]: refusals, their challenges and their bounded metric reasons;
+//! - [`failure`]: refusals as HTTP responses (challenges, bounded metric reasons);
 //! - [`posture`]: refusing to listen beyond loopback without authentication.
 //!
 //! Auth is on when `[auth]` configures at least one static token or an issuer. A token is
@@ -28,19 +32,16 @@ use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 use http::HeaderMap;
-use http::header::AUTHORIZATION;
 use prometheus::IntCounterVec;
 
 pub use crate::identity::{Principal, PrincipalKind, Scope, required_scope};
-pub use failure::{Failure, Reason};
+pub use axgate_parse::credentials::{MAX_TOKEN_BYTES, bearer, unknown_token};
+pub use failure::{Failure, FailureResponse, Reason};
 
 use crate::config::AuthConfig;
 use crate::metrics::Metrics;
 use jwt::{JwtVerifier, looks_like_jwt};
 use tokens::StaticTokens;
-
-/// Longest bearer token considered; longer is malformed.
-pub const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// The credentials accepted at one time; replaced whole on reload.
 struct Credentials {
@@ -130,10 +131,7 @@ impl Auth {
         }
         match &current.jwt {
             Some(jwt) if looks_like_jwt(token) => jwt.verify(token).await,
-            _ => Err(Failure::invalid_token(
-                Reason::UnknownToken,
-                "the token is not one this server accepts",
-            )),
+            _ => Err(unknown_token()),
         }
     }
 
@@ -157,90 +155,5 @@ impl Credentials {
             statics: StaticTokens::new(&config.tokens),
             jwt,
         })
-    }
-}
-
-/// The token of the one `Authorization: Bearer <token>` header.
-pub fn bearer(headers: &HeaderMap) -> Result<&str, Failure> {
-    let mut values = headers.get_all(AUTHORIZATION).iter();
-    let Some(value) = values.next() else {
-        return Err(Failure::missing());
-    };
-    if values.next().is_some() {
-        return Err(Failure::bad_request(
-            Reason::Malformed,
-            "send exactly one Authorization header",
-        ));
-    }
-    let text = value.to_str().map_err(|_| {
-        Failure::bad_request(Reason::Malformed, "the Authorization header is not ASCII")
-    })?;
-    let text = text.trim();
-    let (scheme, token) = text.split_once(' ').unwrap_or((text, ""));
-    if !scheme.eq_ignore_ascii_case("bearer") {
-        return Err(Failure::other_scheme());
-    }
-    let token = token.trim();
-    if token.is_empty() || token.len() > MAX_TOKEN_BYTES || !is_token68(token) {
-        return Err(Failure::bad_request(
-            Reason::Malformed,
-            "the bearer token is empty, too long, or has characters a token cannot have",
-        ));
-    }
-    Ok(token)
-}
-
-/// RFC 7235 token68: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
-fn is_token68(token: &str) -> bool {
-    let body = token.trim_end_matches('=');
-    !body.is_empty()
-        && body.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/')
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn headers(values: &[&str]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for v in values {
-            h.append(AUTHORIZATION, v.parse().expect("header value"));
-        }
-        h
-    }
-
-    #[test]
-    fn bearer_header_parsing() {
-        let reason = |v: &[&str]| {
-            bearer(&headers(v))
-                .map(str::to_owned)
-                .map_err(|f| (f.reason, f.status()))
-        };
-        assert_eq!(reason(&["Bearer axg_abc"]).ok().as_deref(), Some("axg_abc"));
-        assert_eq!(reason(&["bearer  a.b.c "]).ok().as_deref(), Some("a.b.c"));
-        assert_eq!(reason(&["BEARER x=="]).ok().as_deref(), Some("x=="));
-        assert_eq!(
-            reason(&[]),
-            Err((Reason::Missing, http::StatusCode::UNAUTHORIZED))
-        );
-        assert_eq!(
-            reason(&["Basic dXNlcjpwYXNz"]),
-            Err((Reason::Malformed, http::StatusCode::UNAUTHORIZED))
-        );
-        for bad in [
-            &["Bearer"][..],
-            &["Bearer "],
-            &["Bearer a b"],
-            &["Bearer =="],
-            &["Bearer a", "Bearer b"],
-        ] {
-            assert_eq!(
-                reason(bad),
-                Err((Reason::Malformed, http::StatusCode::BAD_REQUEST)),
-                "{bad:?}"
-            );
-        }
     }
 }

@@ -1,6 +1,7 @@
-//! The token-parsing fuzz target: arbitrary bytes against an [`Auth`] that accepts one
-//! generated static token and JWTs signed by one generated P-256 key (a fixed key set, so
-//! nothing is fetched). Both secrets are made fresh by each process and never leave it.
+//! The token-parsing fuzz target: arbitrary bytes against the credential checks of a server
+//! that accepts one generated static token and JWTs signed by one generated P-256 key (a
+//! fixed key set, so nothing is fetched), composed as `axgate::http::auth::Auth::authenticate`
+//! composes them. Both secrets are made fresh by each process and never leave it.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -8,20 +9,17 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use futures::executor::block_on;
 use http::header::AUTHORIZATION;
 use http::{HeaderMap, HeaderValue};
 use p256::ecdsa::signature::Signer as _;
 use p256::ecdsa::{Signature, SigningKey};
 use serde_json::{Value, json};
 
-use crate::config::{AuthConfig, JwtConfig, StaticTokenConfig};
-use crate::http::auth::jwks::{self, Jwks};
-use crate::http::auth::jwt::JwtVerifier;
-use crate::http::auth::middleware::query_has_token;
-use crate::http::auth::{Auth, MAX_TOKEN_BYTES, Principal, PrincipalKind, Scope, bearer, tokens};
-use crate::identity::ALL_SCOPES;
-use crate::metrics::Metrics;
+use crate::credentials::jwks::{self, Key};
+use crate::credentials::jwt::{self, JwtRules, looks_like_jwt};
+use crate::credentials::tokens::{self, StaticToken, StaticTokens};
+use crate::credentials::{Failure, MAX_TOKEN_BYTES, bearer, query_has_token, unknown_token};
+use crate::identity::{ALL_SCOPES, Principal, PrincipalKind, Scope};
 
 const ISSUER: &str = "https://issuer.fuzz.test";
 const AUDIENCE: &str = "https://axgate.fuzz.test/mcp";
@@ -31,9 +29,32 @@ const METADATA_URL: &str = "https://axgate.fuzz.test/.well-known/oauth-protected
 
 /// What every input is checked against, made once per process.
 struct Fixture {
-    auth: Auth,
+    statics: StaticTokens,
+    rules: JwtRules,
+    /// The fixed key set: the generated key's JWK, parsed.
+    keys: Vec<Key>,
     static_token: String,
     signing_key: SigningKey,
+}
+
+impl Fixture {
+    /// Who sent the request: the steps of the product's `Auth::authenticate` with a fixed key
+    /// set in place of the fetched, cached one.
+    fn authenticate(&self, headers: &HeaderMap) -> Result<Principal, Failure> {
+        let token = bearer(headers)?;
+        if let Some(principal) = self.statics.find(token) {
+            return Ok(principal);
+        }
+        if !looks_like_jwt(token) {
+            return Err(unknown_token());
+        }
+        let (kid, alg) = jwt::header(token)?;
+        let keys = jwks::select(&self.keys, kid.as_deref(), alg);
+        if keys.is_empty() {
+            return Err(jwt::unknown_key());
+        }
+        self.rules.verify(token, alg, &keys)
+    }
 }
 
 fn fixture() -> &'static Fixture {
@@ -50,33 +71,23 @@ fn fixture() -> &'static Fixture {
             "x": coordinate(point.x()), "y": coordinate(point.y()),
         }]});
         let keys = jwks::parse(jwk_set.to_string().as_bytes()).expect("the generated JWK");
-        let config = AuthConfig {
-            tokens: vec![StaticTokenConfig {
+        let fixture = Fixture {
+            statics: StaticTokens::new(&[StaticToken {
                 name: "fuzz".into(),
                 sha256: tokens::sha256(&static_token),
                 scopes: ALL_SCOPES.into_iter().collect(),
-            }],
-            jwt: None,
-            resource: Some(AUDIENCE.into()),
-        };
-        let jwt = JwtVerifier::with_jwks(
-            &JwtConfig {
+            }]),
+            rules: JwtRules {
                 issuer: ISSUER.into(),
-                jwks_uri: "https://issuer.fuzz.test/jwks".into(),
                 audience: AUDIENCE.into(),
-                leeway: LEEWAY,
-                jwks_refresh_min: Duration::from_secs(30),
+                leeway: LEEWAY.as_secs(),
             },
-            Jwks::fixed(keys),
-        );
-        let metrics = Metrics::new(prometheus::Registry::new()).expect("metrics");
-        let fixture = Fixture {
-            auth: Auth::with_verifier(&config, Some(jwt), &metrics),
+            keys,
             static_token,
             signing_key,
         };
         // The fixture accepts its own credentials, so "never accepts" below is not vacuous.
-        let accepted = |token: &str| block_on(fixture.auth.authenticate(&bearer_header(token)));
+        let accepted = |token: &str| fixture.authenticate(&bearer_header(token));
         assert!(
             accepted(&fixture.static_token).is_ok(),
             "static token refused"
@@ -164,17 +175,17 @@ fn raw(fixture: &Fixture, data: &[u8]) {
             Some(token)
         }
         Err(failure) => {
-            let _ = failure.response(METADATA_URL);
+            let _ = failure.answer(METADATA_URL);
             None
         }
     };
-    match block_on(fixture.auth.authenticate(&headers)) {
+    match fixture.authenticate(&headers) {
         Ok(principal) => assert!(
             token == Some(fixture.static_token.as_str()) && principal.kind == PrincipalKind::Static,
             "accepted a credential that is neither the static token nor signed by the key"
         ),
         Err(failure) => {
-            let _ = failure.response(METADATA_URL);
+            let _ = failure.answer(METADATA_URL);
         }
     }
 }
@@ -212,10 +223,10 @@ fn signed(fixture: &Fixture, data: &[u8]) {
         None => (data, &[][..]),
     };
     let jwt = sign(&fixture.signing_key, header, claims);
-    match block_on(fixture.auth.authenticate(&bearer_header(&jwt))) {
+    match fixture.authenticate(&bearer_header(&jwt)) {
         Ok(principal) => check_accepted(header, claims, &principal),
         Err(failure) => {
-            let _ = failure.response(METADATA_URL);
+            let _ = failure.answer(METADATA_URL);
         }
     }
 }

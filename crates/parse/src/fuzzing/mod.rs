@@ -6,7 +6,7 @@
 //!
 //! - [`element_path`]: the element path grammar — a parsed path displays to text that parses
 //!   back to the same path; an error points at a character boundary inside the input;
-//! - [`intake`]: the JSON-RPC checks on a POST body ([`crate::http::intake::inspect`]) agree
+//! - [`intake`]: the JSON-RPC checks on a POST body ([`crate::jsonrpc::inspect`]) agree
 //!   with what the body is, and every refusal is a JSON-RPC error that echoes the request id;
 //! - [`token`]: the `Authorization` header parse, the static-token lookup and JWT verification
 //!   against a generated key ([`token`] describes its two input modes) — never accepting
@@ -16,8 +16,8 @@ mod token;
 
 use serde_json::Value;
 
-use crate::ax::path::ElementPath;
-use crate::http::intake::{IntakeError, error_body, inspect};
+use crate::element_path::ElementPath;
+use crate::jsonrpc::{IntakeError, error_body, inspect};
 
 pub use token::token;
 

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::model::Role;
+use crate::role::Role;
 
 /// How a step picks among the children of one role.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,239 @@
+//! OAuth 2.1 JWT access tokens (RFC 9068): RS256 or ES256 signature against the issuer's
+//! JWKS, `iss` equal to `auth.issuer`, `exp` (and `nbf` when present) with `auth.leeway_secs`,
+//! and `aud` including this server's resource URI (RFC 8707) — a token minted for another
+//! resource is refused even when everything else is right. Scopes come from `scope`
+//! (space-separated) or `scp` (a list, or a string); names other than axgate's are ignored.
+//!
+//! Synchronous steps around the key lookup: [`header`] reads the `kid` and refuses any
+//! algorithm but RS256 and ES256 before a key is looked up; the caller finds the candidate
+//! keys (the product's JWKS cache, or a fixed set and [`super::jwks::select`]); then
+//! [`JwtRules::verify`] checks the signature and claims and makes the [`Principal`].
+
+use std::collections::BTreeSet;
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, Validation, decode, decode_header};
+use serde::Deserialize;
+
+use super::failure::{Failure, Reason};
+use super::jwks::Key;
+use crate::identity::{Principal, PrincipalKind, Scope};
+
+/// The algorithms accepted; anything else (`none`, HS*, …) is refused before any key is used.
+pub const ALGORITHMS: [Algorithm; 2] = [Algorithm::RS256, Algorithm::ES256];
+
+/// What the tokens of one issuer must satisfy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JwtRules {
+    /// Compared exactly with the `iss` claim.
+    pub issuer: String,
+    /// This server's resource URI, which `aud` must include.
+    pub audience: String,
+    /// Seconds of tolerance on `exp` and `nbf`.
+    pub leeway: u64,
+}
+
+/// The claims axgate reads beyond those `jsonwebtoken` validates.
+#[derive(Deserialize)]
+struct Claims {
+    sub: Option<String>,
+    client_id: Option<String>,
+    scope: Option<Names>,
+    scp: Option<Names>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Names {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl Names {
+    fn scopes(&self) -> impl Iterator<Item = Scope> + '_ {
+        let names: Vec<&str> = match self {
+            Names::Text(text) => text.split_ascii_whitespace().collect(),
+            Names::List(list) => list.iter().map(String::as_str).collect(),
+        };
+        names.into_iter().filter_map(Scope::parse)
+    }
+}
+
+/// Whether a bearer token has the shape of a JWS (three base64url parts).
+pub fn looks_like_jwt(token: &str) -> bool {
+    token.split('.').count() == 3
+}
+
+/// Whether the token's header is JSON naming some `alg` (for headers `decode_header` refuses).
+fn names_an_algorithm(token: &str) -> bool {
+    use base64::Engine as _;
+    let header = token.split('.').next().unwrap_or("");
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|h| h.get("alg").is_some_and(serde_json::Value::is_string))
+}
+
+/// Step one: the token's `kid` (if any) and its algorithm, which must be one of
+/// [`ALGORITHMS`]. Refuses malformed headers and other algorithms before any key is used.
+pub fn header(token: &str) -> Result<(Option<String>, Algorithm), Failure> {
+    let refused_alg = || {
+        Failure::invalid_token(
+            Reason::BadSignature,
+            "the token's signature algorithm is not accepted (RS256 or ES256 only)",
+        )
+    };
+    let header = decode_header(token).map_err(|_| {
+        if names_an_algorithm(token) {
+            // `none` and names jsonwebtoken does not know: unsigned or unverifiable.
+            refused_alg()
+        } else {
+            Failure::invalid_token(Reason::Malformed, "the token is not a well-formed JWT")
+        }
+    })?;
+    if !ALGORITHMS.contains(&header.alg) {
+        return Err(refused_alg());
+    }
+    Ok((header.kid, header.alg))
+}
+
+/// The refusal when no key of the issuer matches the token's header.
+pub fn unknown_key() -> Failure {
+    Failure::invalid_token(
+        Reason::UnknownKey,
+        "the token is signed with a key the issuer does not publish",
+    )
+}
+
+impl JwtRules {
+    /// The last step: the principal of a token whose header named `alg` (from [`header`]),
+    /// checked against the candidate `keys` (those of another algorithm are skipped), or why
+    /// it is refused.
+    pub fn verify(&self, token: &str, alg: Algorithm, keys: &[Key]) -> Result<Principal, Failure> {
+        let mut validation = Validation::new(alg);
+        validation.set_issuer(&[&self.issuer]);
+        validation.set_audience(&[&self.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.leeway = self.leeway;
+        validation.validate_nbf = true;
+        let mut last = ErrorKind::InvalidSignature;
+        for key in keys.iter().filter(|k| k.alg == alg) {
+            match decode::<Claims>(token, &key.key, &validation) {
+                Ok(data) => return Ok(principal(data.claims)),
+                // Without a kid several keys may be candidates: try the next one.
+                Err(e) if matches!(e.kind(), ErrorKind::InvalidSignature) => {}
+                Err(e) => {
+                    last = e.into_kind();
+                    break;
+                }
+            }
+        }
+        Err(self.refusal(&last))
+    }
+
+    fn refusal(&self, kind: &ErrorKind) -> Failure {
+        let (reason, detail) = match kind {
+            ErrorKind::InvalidSignature | ErrorKind::InvalidAlgorithm => (
+                Reason::BadSignature,
+                "the token's signature does not verify".to_owned(),
+            ),
+            ErrorKind::ExpiredSignature => (Reason::Expired, "the token has expired".to_owned()),
+            ErrorKind::ImmatureSignature => (
+                Reason::Expired,
+                "the token is not valid yet (nbf)".to_owned(),
+            ),
+            ErrorKind::InvalidIssuer => (
+                Reason::WrongIssuer,
+                format!("the token was not issued by {}", self.issuer),
+            ),
+            ErrorKind::MissingRequiredClaim(claim) if claim == "iss" => {
+                (Reason::WrongIssuer, "the token has no iss claim".to_owned())
+            }
+            ErrorKind::InvalidAudience => (
+                Reason::WrongAudience,
+                format!(
+                    "the token was not issued for this server: its aud does not include {}",
+                    self.audience
+                ),
+            ),
+            ErrorKind::MissingRequiredClaim(claim) if claim == "aud" => (
+                Reason::WrongAudience,
+                format!(
+                    "the token has no aud claim; it must include {}",
+                    self.audience
+                ),
+            ),
+            _ => (
+                Reason::Malformed,
+                "the token's claims are malformed".to_owned(),
+            ),
+        };
+        Failure::invalid_token(reason, detail)
+    }
+}
+
+fn principal(claims: Claims) -> Principal {
+    let scopes: BTreeSet<Scope> = claims
+        .scope
+        .iter()
+        .chain(claims.scp.iter())
+        .flat_map(Names::scopes)
+        .collect();
+    Principal {
+        name: claims
+            .sub
+            .or(claims.client_id)
+            .unwrap_or_else(|| "unnamed".into()),
+        scopes,
+        kind: PrincipalKind::Jwt,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_from_scope_and_scp() {
+        let claims: Claims = serde_json::from_str(
+            r#"{"sub": "s", "scope": "openid axgate:read", "scp": ["axgate:act", "x"]}"#,
+        )
+        .expect("claims");
+        let p = principal(claims);
+        assert_eq!(p.name, "s");
+        assert_eq!(
+            p.scopes.into_iter().collect::<Vec<_>>(),
+            [Scope::Read, Scope::Act]
+        );
+        let claims: Claims =
+            serde_json::from_str(r#"{"client_id": "c", "scp": "axgate:admin"}"#).expect("claims");
+        let p = principal(claims);
+        assert_eq!(p.name, "c");
+        assert!(p.allows(Scope::Act));
+    }
+
+    #[test]
+    fn jwt_shape() {
+        assert!(looks_like_jwt("a.b.c"));
+        assert!(!looks_like_jwt("axg_abc"));
+        assert!(!looks_like_jwt("a.b"));
+        // {"alg":"none"} and {"typ":"JWT"}
+        assert!(names_an_algorithm("eyJhbGciOiJub25lIn0.e30."));
+        assert!(!names_an_algorithm("eyJ0eXAiOiJKV1QifQ.e30."));
+        assert!(!names_an_algorithm("!!.e30."));
+    }
+
+    #[test]
+    fn headers_name_an_accepted_algorithm() {
+        // {"alg":"ES256","kid":"k"}
+        assert_eq!(
+            header("eyJhbGciOiJFUzI1NiIsImtpZCI6ImsifQ.e30.x"),
+            Ok((Some("k".to_owned()), Algorithm::ES256))
+        );
+        // {"alg":"HS256"}
+        let refused = header("eyJhbGciOiJIUzI1NiJ9.e30.x").unwrap_err();
+        assert_eq!(refused.reason, Reason::BadSignature);
+        assert_eq!(header("!!.e30.x").unwrap_err().reason, Reason::Malformed);
+    }
+}

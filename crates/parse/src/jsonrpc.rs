@@ -1,0 +1,89 @@
+//! The JSON-RPC checks on a POST body to `/mcp`, before rmcp reads it ([`inspect`]), and the
+//! JSON-RPC error body ([`error_body`]). Pure: the product's intake layer
+//! (`axgate::http::intake`) counts the method, decides about sessions and answers over HTTP.
+
+use serde_json::{Value, json};
+
+/// The `_meta` key of a request's protocol version (the sessionless 2026-07-28 revision).
+pub const META_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The body of a JSON-RPC error response; a missing `id` is `null`.
+pub fn error_body(id: Option<Value>, code: i64, message: String) -> String {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": { "code": code, "message": message },
+    })
+    .to_string()
+}
+
+/// A POST body that passed [`inspect`]: one JSON-RPC message object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inspected {
+    /// The message's `id`, echoed in any error answered for it.
+    pub id: Option<Value>,
+    /// The `method` when it is a string, else empty (a response, or no method at all).
+    pub method: String,
+    /// The `params`, when present.
+    pub params: Option<Value>,
+    /// A request of the sessionless 2026-07-28 revision: `server/discover`, or a protocol
+    /// version in its `_meta`.
+    pub sessionless: bool,
+}
+
+/// Why [`inspect`] refused a POST body; every refusal is a 400.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum IntakeError {
+    /// Not JSON (JSON-RPC −32700).
+    #[error("Parse error: {0}")]
+    Parse(String),
+    /// A JSON array: a batch, which MCP no longer has.
+    #[error("JSON-RPC batches are not supported; send one message per request")]
+    Batch,
+    /// JSON, but neither an object nor an array.
+    #[error("the body must be one JSON-RPC message object")]
+    NotAnObject,
+}
+
+impl IntakeError {
+    /// The JSON-RPC error code: −32700 for a parse error, else −32600 (invalid request).
+    pub fn code(&self) -> i64 {
+        match self {
+            IntakeError::Parse(_) => -32700,
+            _ => -32600,
+        }
+    }
+}
+
+/// The checks on a POST body with a JSON content type, before rmcp reads it: one JSON
+/// object (not a batch); and whether it is a request of the sessionless revision. Pure: the
+/// layer counts the method and decides about sessions.
+pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
+    let message: Value =
+        serde_json::from_slice(body).map_err(|e| IntakeError::Parse(e.to_string()))?;
+    let Some(object) = message.as_object() else {
+        return Err(if message.is_array() {
+            IntakeError::Batch
+        } else {
+            IntakeError::NotAnObject
+        });
+    };
+    let id = object.get("id").cloned();
+    let method = object
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let meta_version = object
+        .get("params")
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_VERSION_KEY));
+    let sessionless = method == "server/discover" || meta_version.is_some();
+    let params = object.get("params").cloned();
+    Ok(Inspected {
+        id,
+        method,
+        params,
+        sessionless,
+    })
+}
