@@ -7,6 +7,7 @@ pub mod config;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod http;
+pub mod logging;
 pub mod mcp;
 pub mod metrics;
 pub mod platform;

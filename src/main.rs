@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 
 use axgate::audit::{self, Audit, AuditEvent, Outcome};
 use axgate::ax::{Engine, EngineConfig, WorkerConfig};
-use axgate::config::{AuditConfig, Config, Layers, LogFormat};
+use axgate::config::{AuditConfig, Config, Layers};
 use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
 
@@ -398,13 +398,8 @@ async fn shutdown_signal() {
     }
 }
 
+/// Logging by `log.level` and `log.format`; rmcp's own lines are capped and scrubbed
+/// whatever the level (`axgate::logging`).
 fn init_logging(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::new(&config.log.level);
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = match config.log.format {
-        LogFormat::Human => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
+    axgate::logging::init(&config.log.level, config.log.format);
 }

@@ -21,6 +21,7 @@ mod conformance;
 mod deploy;
 mod fuzz_corpus;
 mod http_protocol;
+mod log_secrets;
 mod inspector;
 mod operations;
 mod reading;
