@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod handles;
 pub mod keys;
+pub mod launch;
 pub mod model;
 pub mod path;
 pub mod tree;
@@ -17,7 +18,7 @@ pub mod values;
 pub mod worker;
 
 pub use backend::{
-    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot,
+    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, Launchable, ReadinessCheck, Snapshot,
     SnapshotRequest, WindowAction,
 };
 pub use connection::{AppConnection, Connections, Resolved, Target};
