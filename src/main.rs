@@ -74,6 +74,10 @@ enum AuditCommand {
         /// Accept a first line that chains from an earlier file that is not given.
         #[arg(long)]
         partial: bool,
+        /// An anchor file (a copy of <path>.anchor taken earlier, or kept off the machine):
+        /// the line whose hash it holds must be in the chain, so a cut tail is a break.
+        #[arg(long, value_name = "FILE")]
+        anchor: Option<PathBuf>,
     },
     /// Test helper: record COUNT events, printing "acked <i>" once each is durable.
     #[command(hide = true)]
@@ -241,6 +245,7 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
             files,
             trail,
             partial,
+            anchor,
         } => {
             let files = match trail {
                 Some(path) => audit::trail_files(path)
@@ -248,7 +253,14 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
                 None => files.clone(),
             };
             anyhow::ensure!(!files.is_empty(), "no audit files found");
-            let options = audit::verify::VerifyOptions { partial: *partial };
+            let anchor = anchor
+                .as_deref()
+                .map(audit::verify::read_anchor)
+                .transpose()?;
+            let options = audit::verify::VerifyOptions {
+                partial: *partial,
+                anchor,
+            };
             let report = audit::verify::verify(&files, options)?;
             print!("{report}");
             Ok(if report.intact() { 0 } else { 1 })
@@ -260,8 +272,8 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
         } => {
             use std::io::Write as _;
             let config = AuditConfig {
-                path: Some(path.clone()),
                 max_file_bytes: *max_file_bytes,
+                ..AuditConfig::at(path.clone())
             };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .build()

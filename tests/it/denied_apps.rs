@@ -8,9 +8,9 @@ use std::path::Path;
 use crate::support::{TestServer, audit_lines, check, config, session, text_of};
 use serde_json::json;
 
-async fn server_with(extra: &str, audit: &Path) -> TestServer {
+async fn server_with(extra: &str, audit_extra: &str, audit: &Path) -> TestServer {
     TestServer::with_config(config(&format!(
-        "{extra}\n[audit]\npath = {:?}\n",
+        "{extra}\n[audit]\npath = {:?}\n{audit_extra}\n",
         audit.display().to_string()
     )))
     .await
@@ -35,7 +35,12 @@ async fn a_denied_app_is_never_launched_by_path_bundle_id_or_name() {
         ),
     ] {
         let audit = dir.path().join(format!("{rule}.jsonl"));
-        let server = server_with(&format!("[policy]\ndeny_apps = [{rule:?}]"), &audit).await;
+        let server = server_with(
+            &format!("[policy]\ndeny_apps = [{rule:?}]"),
+            "deny_window_secs = 0",
+            &audit,
+        )
+        .await;
         let mut c = session(&server).await;
         for spec in specs {
             let result = check(&mut c, "launch_app", json!({"app": spec}), true, &[]).await;
@@ -69,7 +74,7 @@ async fn a_denied_app_is_never_launched_by_path_bundle_id_or_name() {
 async fn a_refusal_reads_like_no_such_app() {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
-    let server = server_with("[policy]\ndeny_apps = [\"List\"]", &audit).await;
+    let server = server_with("[policy]\ndeny_apps = [\"List\"]", "", &audit).await;
     let mut c = session(&server).await;
     for (tool, args) in [
         ("get_tree", json!({"app": "List"})),

@@ -51,7 +51,10 @@ async fn drive(server: &Axgate) -> (Vec<String>, String) {
 }
 
 /// The arguments and the environment of one run of the binary.
-type Run = (&'static [&'static str], &'static [(&'static str, &'static str)]);
+type Run = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {

@@ -12,6 +12,7 @@ mod support;
 mod acting;
 mod apps_windows;
 mod audit;
+mod audit_bounds;
 mod audit_calls;
 mod auth;
 mod clients;

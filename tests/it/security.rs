@@ -341,8 +341,9 @@ async fn read_only_mode_hides_and_refuses_writes() {
 async fn app_rules_refuse_denied_apps_everywhere_and_audit_the_rule() {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
+    // A line for every denied call (no coalescing), to see each one.
     let server = TestServer::with_config(config(&format!(
-        "[policy]\ndeny_apps = [\"Editor\"]\n{}",
+        "[policy]\ndeny_apps = [\"Editor\"]\n{}deny_window_secs = 0\n",
         audit_section(&audit)
     )))
     .await;
