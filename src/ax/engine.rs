@@ -299,6 +299,16 @@ impl Engine {
         Ok(apps)
     }
 
+    /// The worker pool, for engine operations in sibling modules.
+    pub(super) fn pool(&self) -> &WorkerPool {
+        &self.pool
+    }
+
+    /// Every running app, denied ones included (never shown to a caller).
+    pub(super) async fn running_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
+        self.all_apps(stats).await
+    }
+
     /// Every running app, denied ones included.
     async fn all_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
         self.pool

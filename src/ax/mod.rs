@@ -4,6 +4,7 @@
 
 pub mod act;
 pub mod backend;
+pub mod capture;
 pub mod connection;
 pub mod diff;
 pub mod engine;

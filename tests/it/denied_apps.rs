@@ -1,7 +1,7 @@
 //! A denied app stays out of reach however it is named, and a refusal does not reveal that
 //! it exists: `launch_app` applies the app rules to every name of what would start (name,
 //! bundle id, path) before starting anything; refusals read exactly like "no such app";
-//! screenshots of a region show no other app's window.
+//! a screenshot of a region that shows a denied app's window is refused.
 
 use std::path::Path;
 
@@ -101,4 +101,28 @@ async fn a_refusal_reads_like_no_such_app() {
     let lines = audit_lines(&audit);
     assert_eq!(lines[0]["outcome"], "denied");
     assert_eq!(lines[0]["reason"], "policy.deny_apps rule \"list\"");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_region_screenshot_never_shows_a_denied_apps_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let server = server_with("[policy]\ndeny_apps = [\"List\"]", "", &audit).await;
+    let mut c = session(&server).await;
+    // List's window lies at (1380, 560) 400×320; Form's at (40, 60) 480×440.
+    for region in [[1400.0, 600.0, 100.0, 100.0], [0.0, 0.0, 1920.0, 1080.0]] {
+        let shot = json!({"app": "Form", "region": region});
+        let refused = check(&mut c, "screenshot", shot, true, &["may not capture"]).await;
+        assert!(!text_of(&refused).contains("List"), "{refused}");
+        assert!(refused["content"][0]["type"] != "image", "{refused}");
+    }
+    let own = json!({"app": "Form", "region": [40.0, 60.0, 480.0, 440.0]});
+    let shot = check(&mut c, "screenshot", own, false, &[]).await;
+    assert_eq!(shot["content"][0]["type"], "image");
+    let lines = audit_lines(&audit);
+    let denied = lines
+        .iter()
+        .find(|l| l["tool"] == "screenshot")
+        .expect("the refusal is audited");
+    assert_eq!(denied["reason"], "policy.deny_apps rule \"list\"");
 }

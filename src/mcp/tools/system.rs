@@ -410,7 +410,8 @@ pub(super) static SCREENSHOT: ToolDef = ToolDef {
     name: "screenshot",
     title: "Take a screenshot",
     description: "Captures the app's window, an element's frame, or a screen region as a PNG \
-                  image.",
+                  image. A region that shows a window of an app this server may not use is \
+                  refused.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<ShotArgs>,
@@ -452,6 +453,10 @@ pub(super) async fn screenshot(
             ));
         }
     };
+    // A region is captured from the screen as it is: no denied app's window may lie in it.
+    if let Some(region) = region {
+        ctx.engine.check_capture_region(region, &ctx.stats).await?;
+    }
     let pid = app.pid;
     let png = ctx
         .engine
