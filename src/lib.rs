@@ -7,6 +7,7 @@ pub mod config;
 pub mod http;
 /// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
 pub use axgate_parse::identity;
+pub mod logging;
 pub mod mcp;
 pub mod metrics;
 pub mod platform;

@@ -12,7 +12,7 @@ use clap::{Args, Parser, Subcommand};
 use axgate::audit::{self, Audit, AuditEvent, Outcome};
 use axgate::ax::Engine;
 use axgate::ax::engine::engine_for;
-use axgate::config::{AuditConfig, Config, Layers, LogFormat};
+use axgate::config::{AuditConfig, Config, Layers};
 use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
 
@@ -75,6 +75,10 @@ enum AuditCommand {
         /// Accept a first line that chains from an earlier file that is not given.
         #[arg(long)]
         partial: bool,
+        /// An anchor file (a copy of <path>.anchor taken earlier, or kept off the machine):
+        /// the line whose hash it holds must be in the chain, so a cut tail is a break.
+        #[arg(long, value_name = "FILE")]
+        anchor: Option<PathBuf>,
     },
     /// Test helper: record COUNT events, printing "acked <i>" once each is durable.
     #[command(hide = true)]
@@ -221,6 +225,7 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
             files,
             trail,
             partial,
+            anchor,
         } => {
             let files = match trail {
                 Some(path) => audit::trail_files(path)
@@ -228,7 +233,14 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
                 None => files.clone(),
             };
             anyhow::ensure!(!files.is_empty(), "no audit files found");
-            let options = audit::verify::VerifyOptions { partial: *partial };
+            let anchor = anchor
+                .as_deref()
+                .map(audit::verify::read_anchor)
+                .transpose()?;
+            let options = audit::verify::VerifyOptions {
+                partial: *partial,
+                anchor,
+            };
             let report = audit::verify::verify(&files, options)?;
             print!("{report}");
             Ok(if report.intact() { 0 } else { 1 })
@@ -240,8 +252,8 @@ fn audit_command(command: &AuditCommand) -> anyhow::Result<i32> {
         } => {
             use std::io::Write as _;
             let config = AuditConfig {
-                path: Some(path.clone()),
                 max_file_bytes: *max_file_bytes,
+                ..AuditConfig::at(path.clone())
             };
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .build()
@@ -378,13 +390,8 @@ async fn shutdown_signal() {
     }
 }
 
+/// Logging by `log.level` and `log.format`; rmcp's own lines are capped and scrubbed
+/// whatever the level (`axgate::logging`).
 fn init_logging(config: &Config) {
-    let filter = tracing_subscriber::EnvFilter::new(&config.log.level);
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
-    let _ = match config.log.format {
-        LogFormat::Human => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
+    axgate::logging::init(&config.log.level, config.log.format);
 }

@@ -45,6 +45,9 @@ pub struct Metrics {
     pub rate_limited: IntCounterVec,
     pub audit_write_duration: Histogram,
     pub audit_failures: IntCounter,
+    /// The first 48 bits of the audit chain's head (the hash of its last line), as a number:
+    /// a copy kept by Prometheus makes a cut tail of the trail detectable.
+    pub audit_head: IntGauge,
     pub readiness: IntGaugeVec,
     pub build_info: IntGaugeVec,
     pub engine: EngineMetrics,
@@ -251,6 +254,14 @@ impl Metrics {
                 "axgate_audit_failures_total",
                 "Audit lines that could not be written.",
             )?,
+            audit_head: {
+                let g = IntGauge::new(
+                    "axgate_audit_head",
+                    "The first 48 bits of the hash of the audit trail's last line (its head).",
+                )?;
+                r.register(Box::new(g.clone()))?;
+                g
+            },
             readiness,
             build_info,
             engine,

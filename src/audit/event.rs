@@ -53,6 +53,11 @@ pub struct AuditEvent {
     pub confirmation: Option<String>,
     /// Safe arguments and the lengths of the others, from `redact_args`.
     pub redacted: Map<String, Value>,
+    /// A summary line: how many denied calls it stands for (see `coalesce.rs`).
+    pub count: Option<u64>,
+    /// A retention marker: the hash the oldest line still kept chains from, i.e. the last
+    /// line of the files retention removed (see `retention.rs`).
+    pub dropped_head: Option<String>,
 }
 
 impl AuditEvent {
@@ -71,8 +76,47 @@ impl AuditEvent {
             reason: None,
             confirmation: None,
             redacted: Map::new(),
+            count: None,
+            dropped_head: None,
         }
     }
+}
+
+/// The longest string an audit line keeps of any field; longer ones are cut at a character
+/// boundary and end in `…(+N bytes)`, so a 100 KB app name costs the trail 256 bytes.
+pub const MAX_FIELD_BYTES: usize = 256;
+
+/// `text` cut to [`MAX_FIELD_BYTES`].
+pub(super) fn bounded(text: String) -> String {
+    if text.len() <= MAX_FIELD_BYTES {
+        return text;
+    }
+    let mut end = MAX_FIELD_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…(+{} bytes)", &text[..end], text.len() - end)
+}
+
+/// Every string in `value` (keys too) cut to [`MAX_FIELD_BYTES`]; at most 64 entries per
+/// object or array.
+fn bounded_value(value: Value) -> Value {
+    const ENTRIES: usize = 64;
+    match value {
+        Value::String(s) => Value::String(bounded(s)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().take(ENTRIES).map(bounded_value).collect())
+        }
+        Value::Object(map) => Value::Object(bounded_map(map)),
+        other => other,
+    }
+}
+
+fn bounded_map(map: Map<String, Value>) -> Map<String, Value> {
+    map.into_iter()
+        .take(64)
+        .map(|(k, v)| (bounded(k), bounded_value(v)))
+        .collect()
 }
 
 /// One line of the trail as written: the event plus `prev`. Absent optional fields are
@@ -99,25 +143,34 @@ pub struct AuditLine {
     pub confirmation: Option<String>,
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub redacted: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped_head: Option<String>,
     /// Hex SHA-256 of the previous line, or the genesis value.
     pub prev: String,
 }
 
 impl AuditLine {
+    /// The line for `event`, every string cut to [`MAX_FIELD_BYTES`] (arguments such as
+    /// `app` reach the trail as the caller sent them, even in a denied call).
     pub fn new(event: AuditEvent, prev: String) -> AuditLine {
+        let cut = |s: Option<String>| s.map(bounded);
         AuditLine {
             time: humantime::format_rfc3339_millis(event.time).to_string(),
-            principal: event.principal,
-            session: event.session,
-            tool: event.tool,
-            app: event.app,
-            target: event.target,
+            principal: bounded(event.principal),
+            session: cut(event.session),
+            tool: bounded(event.tool),
+            app: cut(event.app),
+            target: cut(event.target),
             outcome: event.outcome,
             duration_ms: u64::try_from(event.duration.as_millis()).unwrap_or(u64::MAX),
-            rung: event.rung,
-            reason: event.reason,
-            confirmation: event.confirmation,
-            redacted: event.redacted,
+            rung: cut(event.rung),
+            reason: cut(event.reason),
+            confirmation: cut(event.confirmation),
+            redacted: bounded_map(event.redacted),
+            count: event.count,
+            dropped_head: event.dropped_head,
             prev,
         }
     }
@@ -160,6 +213,24 @@ mod tests {
         );
         let back: AuditLine = serde_json::from_str(&text).expect("decodes");
         assert_eq!(back, line);
+    }
+
+    #[test]
+    fn long_arguments_are_cut() {
+        let mut event = AuditEvent::new("get_tree", Outcome::Denied);
+        event.app = Some("A".repeat(100_000));
+        event
+            .redacted
+            .insert("menu".into(), Value::from("é".repeat(50_000)));
+        let line = AuditLine::new(event, super::super::GENESIS.into());
+        let text = serde_json::to_string(&line).expect("encodes");
+        assert!(text.len() < 1_000, "{} bytes", text.len());
+        let app = line.app.expect("kept");
+        assert!(app.starts_with(&"A".repeat(MAX_FIELD_BYTES)), "{app}");
+        assert!(app.ends_with("…(+99744 bytes)"), "{app}");
+        let menu = line.redacted["menu"].as_str().expect("a string");
+        assert!(menu.ends_with(" bytes)") && menu.len() < 300, "{menu}");
+        assert_eq!(bounded("short".into()), "short");
     }
 
     #[test]

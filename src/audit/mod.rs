@@ -1,6 +1,10 @@
 //! The audit trail: one append-only JSON line per mutating tool call and per denied call,
 //! written and fsync'd before the call's result is returned, hash-chained so any change,
-//! removal or insertion shows, rotated by size, and continued across restarts.
+//! removal or insertion shows, rotated by size, and continued across restarts. Bounded
+//! against flooding: denied calls are coalesced per principal and window (`coalesce.rs`),
+//! every string field is cut to 256 bytes, and retention bounds files and bytes with a marker
+//! line that keeps the chain verifiable (`retention.rs`). The head of the chain is exported
+//! (anchor file, gauge) so a cut tail is detectable (`writer.rs`).
 //!
 //! - [`Audit::open`] starts the writer (or returns `None` when `audit.path` is empty);
 //!   [`Audit::record`] appends one [`AuditEvent`] and returns once it is durable.
@@ -14,14 +18,17 @@
 //! reopened it, or expect that report after a crash.
 
 mod chain;
+pub mod coalesce;
 mod event;
 mod redact;
+pub mod retention;
 mod trail;
 pub mod verify;
 mod writer;
 
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Instant;
 
 use tokio::sync::oneshot;
 
@@ -29,9 +36,10 @@ use crate::config::AuditConfig;
 use crate::metrics::Metrics;
 
 pub use chain::{GENESIS, line_hash};
-pub use event::{ANONYMOUS, AuditEvent, AuditLine, Outcome, session_tag};
+pub use event::{ANONYMOUS, AuditEvent, AuditLine, MAX_FIELD_BYTES, Outcome, session_tag};
 pub use redact::redact_args;
 pub use trail::trail_files;
+pub use writer::anchor_path;
 
 /// Why a line could not be recorded or the trail opened. Messages name the file and the
 /// operation, never the event's content.
@@ -74,17 +82,52 @@ impl Audit {
         let Some(path) = &config.path else {
             return Ok(None);
         };
-        let mut writer = writer::Writer::open(path, config.max_file_bytes, metrics.clone())?;
+        let limits = retention::Limits {
+            max_files: config.max_files,
+            max_total_bytes: config.max_total_bytes,
+        };
+        let mut writer =
+            writer::Writer::open(path, config.max_file_bytes, limits, metrics.clone())?;
+        let mut coalescer = coalesce::Coalescer::new(config.deny_window);
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("axgate-audit".into())
             .spawn(move || {
-                for Job { event, reply } in queue {
+                let mut write = |event| {
                     let result = writer.append(event);
                     if let Err(error) = &result {
                         tracing::error!(%error, "cannot write an audit line");
                     }
-                    let _ = reply.send(result);
+                    result
+                };
+                loop {
+                    // Wakes up when a coalescing window ends, to write its summary.
+                    let job = match coalescer.next_end() {
+                        Some(end) => {
+                            queue.recv_timeout(end.saturating_duration_since(Instant::now()))
+                        }
+                        None => queue.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    };
+                    for summary in coalescer.due(Instant::now()) {
+                        let _ = write(summary);
+                    }
+                    match job {
+                        Ok(Job { event, reply }) => {
+                            let result = if coalescer.admit(&event, Instant::now()) {
+                                write(event)
+                            } else {
+                                Ok(())
+                            };
+                            let _ = reply.send(result);
+                        }
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => {
+                            for summary in coalescer.drain() {
+                                let _ = write(summary);
+                            }
+                            break;
+                        }
+                    }
                 }
             })
             .map_err(|source| AuditError::Io {
@@ -95,7 +138,8 @@ impl Audit {
         Ok(Some(Audit { jobs, metrics }))
     }
 
-    /// Appends `event` and returns once its line is written and fsync'd. Lines are written
+    /// Appends `event` and returns once its line is written and fsync'd — or, for a denied
+    /// call coalesced into its principal's window, once it is counted there. Lines are written
     /// one at a time in the order calls reach the writer. A caller that stops waiting does
     /// not stop its line being written.
     pub async fn record(&self, event: AuditEvent) -> Result<(), AuditError> {
@@ -115,3 +159,5 @@ impl Audit {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bounds;

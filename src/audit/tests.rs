@@ -11,8 +11,8 @@ use super::*;
 
 fn config(path: &Path, max_file_bytes: u64) -> AuditConfig {
     AuditConfig {
-        path: Some(path.to_owned()),
         max_file_bytes,
+        ..AuditConfig::at(path.to_owned())
     }
 }
 
@@ -67,6 +67,7 @@ async fn disabled_without_a_path() {
     let off = AuditConfig {
         path: None,
         max_file_bytes: BIG,
+        ..AuditConfig::at(PathBuf::new())
     };
     assert!(Audit::open(&off, None).expect("fine").is_none());
 }
@@ -369,8 +370,14 @@ async fn verify_pinpoints_a_deleted_or_duplicated_line() {
         }
     ));
     assert!(text.contains("--partial"), "{text}");
-    let partial =
-        verify(std::slice::from_ref(&path), VerifyOptions { partial: true }).expect("readable");
+    let partial = verify(
+        std::slice::from_ref(&path),
+        VerifyOptions {
+            partial: true,
+            ..VerifyOptions::default()
+        },
+    )
+    .expect("readable");
     assert!(partial.intact(), "{partial}");
     assert!(partial.to_string().contains("note: the first line chains"));
 }

@@ -1,7 +1,7 @@
 //! The trail on disk: the current file `<path>`, rotated files `<path>.1`, `<path>.2`, …
 //! (oldest first, numbers never reused), reading a file's last line without reading the
 //! whole file, and opening the current file for appending — which cuts away a torn last
-//! line.
+//! line. Trail files are the owner's only (0600); a missing folder is created 0700.
 //!
 //! A torn line is bytes after the last newline: a write cut short by a crash. Every line is
 //! fsync'd before its caller is answered, so a torn line was never acknowledged and removing
@@ -64,6 +64,39 @@ pub(crate) fn parent(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
+    }
+}
+
+/// Creates the folder holding `path`, readable by its owner only (0700), when it is missing;
+/// an existing folder is left as it is.
+pub(crate) fn ensure_folder(path: &Path) -> io::Result<()> {
+    let dir = parent(path);
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)
+}
+
+/// Opens a trail file (created 0600), and makes an existing one owner-only too.
+pub(crate) fn open_owner_only(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        options.mode(0o600);
+        let file = options.open(path)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+        Ok(file)
+    }
+    #[cfg(not(unix))]
+    {
+        options.open(path)
     }
 }
 
@@ -145,11 +178,10 @@ pub(crate) struct Current {
 /// Opens (or creates) the current file for appending, cutting away a torn last line.
 pub(crate) fn open_current(path: &Path) -> io::Result<Current> {
     let created = !path.exists();
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    let mut file = open_owner_only(
+        path,
+        OpenOptions::new().read(true).append(true).create(true),
+    )?;
     if created {
         sync_dir(parent(path))?;
     }

@@ -8,6 +8,12 @@
 //! the same. A line that is no longer JSON is reported itself. A torn last line — bytes
 //! after the last newline, left by a crash mid-write — is reported as a break of its own
 //! kind: it was never acknowledged, and opening the trail (starting the server) cuts it away.
+//!
+//! Retention removes the oldest files after writing a marker line whose `dropped_head` is the
+//! hash the oldest kept line chains from; a first line that does not chain from the genesis
+//! value is accepted when, and only when, such a marker names its `prev`. With an anchor (the
+//! head exported by the writer, `--anchor FILE`), the anchored line must be in the chain:
+//! lines cut from the end of the trail are then a break too.
 
 use std::fmt;
 use std::fs::File;
@@ -19,11 +25,33 @@ use serde_json::Value;
 use super::chain::{GENESIS, line_hash, short};
 
 /// How strict the check is.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct VerifyOptions {
     /// Accept a first line that chains from an earlier file not given (older rotated files
     /// were removed); by default the first line must chain from the genesis value.
     pub partial: bool,
+    /// A head hash taken earlier (the anchor file): the line it is the hash of must be in the
+    /// chain.
+    pub anchor: Option<String>,
+}
+
+/// The head hash in an anchor file (`{"head": "<64 hex digits>", …}`).
+pub fn read_anchor(path: &Path) -> io::Result<String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| io::Error::new(e.kind(), format!("cannot read {}: {e}", path.display())))?;
+    let value: Value = serde_json::from_str(&text).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is not an anchor file: {e}", path.display()),
+        )
+    })?;
+    match value.get("head").and_then(Value::as_str) {
+        Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(h.to_owned()),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} has no `head` hash", path.display()),
+        )),
+    }
 }
 
 /// What is wrong at a break.
@@ -42,6 +70,8 @@ pub enum Problem {
     },
     /// Bytes after the last newline of a file.
     Torn { bytes: u64, last_file: bool },
+    /// The anchored line is not in the chain: lines were cut from its end.
+    CutTail { anchor: String },
 }
 
 /// What the line at a break should have chained from.
@@ -75,8 +105,11 @@ pub struct FileSummary {
 pub struct Report {
     pub files: Vec<FileSummary>,
     pub broken: Option<Break>,
-    /// With `partial`: the hash the first line chained from.
+    /// The hash the first line chained from when it is not the genesis value (with
+    /// `partial`, or after retention).
     pub starts_after: Option<String>,
+    /// The retention marker that names `starts_after`: file and line.
+    pub retained_at: Option<(PathBuf, u64)>,
 }
 
 impl Report {
@@ -91,7 +124,12 @@ pub fn verify(paths: &[PathBuf], options: VerifyOptions) -> io::Result<Report> {
         files: Vec::new(),
         broken: None,
         starts_after: None,
+        retained_at: None,
     };
+    // A first line that chains from something other than the genesis value, until a
+    // retention marker names it.
+    let mut unexplained_head: Option<String> = None;
+    let mut anchor_seen = false;
     let mut expected: Option<String> = None;
     let mut previous_file: Option<&Path> = None;
     for (index, path) in paths.iter().enumerate() {
@@ -125,12 +163,17 @@ pub fn verify(paths: &[PathBuf], options: VerifyOptions) -> io::Result<Report> {
             let found = match serde_json::from_slice::<Value>(line) {
                 Err(e) => Err(Problem::BadJson(e.to_string())),
                 Ok(Value::Object(map)) => match map.get("prev") {
-                    Some(Value::String(prev)) => Ok(prev.clone()),
+                    Some(Value::String(prev)) => Ok((
+                        prev.clone(),
+                        map.get("dropped_head")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    )),
                     _ => Err(Problem::NoPrev),
                 },
                 Ok(_) => Err(Problem::BadJson("not an object".into())),
             };
-            let found = match found {
+            let (found, dropped_head) = match found {
                 Ok(found) => found,
                 Err(problem) => {
                     report.broken = Some(fail(problem));
@@ -147,6 +190,11 @@ pub fn verify(paths: &[PathBuf], options: VerifyOptions) -> io::Result<Report> {
                     }
                     (found.clone(), Chained::Genesis)
                 }
+                // Accepted for now: a retention marker further on must name it.
+                _ if found != GENESIS => {
+                    unexplained_head = Some(found.clone());
+                    (found.clone(), Chained::Genesis)
+                }
                 _ => (GENESIS.to_owned(), Chained::Genesis),
             };
             if found != want {
@@ -157,7 +205,13 @@ pub fn verify(paths: &[PathBuf], options: VerifyOptions) -> io::Result<Report> {
                 }));
                 break;
             }
-            expected = Some(line_hash(line));
+            if dropped_head.is_some() && dropped_head == unexplained_head {
+                report.starts_after = unexplained_head.take();
+                report.retained_at = Some((path.clone(), number));
+            }
+            let hash = line_hash(line);
+            anchor_seen |= options.anchor.as_deref() == Some(hash.as_str());
+            expected = Some(hash);
             lines += 1;
         }
         report.files.push(FileSummary {
@@ -170,6 +224,32 @@ pub fn verify(paths: &[PathBuf], options: VerifyOptions) -> io::Result<Report> {
         if lines > 0 {
             previous_file = Some(path);
         }
+    }
+    if let Some(found) = unexplained_head {
+        // No marker names the head: lines were removed from the start.
+        report.files.truncate(1);
+        report.broken = Some(Break {
+            path: paths[0].clone(),
+            line: 1,
+            problem: Problem::PrevMismatch {
+                expected: GENESIS.to_owned(),
+                found,
+                after: Chained::Genesis,
+            },
+        });
+    }
+    if let Some(anchor) = &options.anchor
+        && !anchor_seen
+        && report.broken.is_none()
+        && let Some(last) = report.files.last()
+    {
+        report.broken = Some(Break {
+            path: last.path.clone(),
+            line: last.lines + 1,
+            problem: Problem::CutTail {
+                anchor: anchor.clone(),
+            },
+        });
     }
     Ok(report)
 }
@@ -197,6 +277,12 @@ impl fmt::Display for Problem {
                 f,
                 "torn line ({bytes} bytes without a newline) at the end of a file that is \
                  not the last given: files given out of order, or the file was cut"
+            ),
+            Problem::CutTail { anchor } => write!(
+                f,
+                "the anchored line {}… is not in the trail: lines were cut from its end (or \
+                 the anchor belongs to another trail)",
+                short(anchor)
             ),
             Problem::PrevMismatch {
                 expected,
@@ -249,12 +335,20 @@ impl fmt::Display for Report {
             ),
             None => {
                 let lines: u64 = self.files.iter().map(|s| s.lines).sum();
-                if let Some(start) = &self.starts_after {
-                    writeln!(
+                match (&self.starts_after, &self.retained_at) {
+                    (Some(start), Some((file, line))) => writeln!(
+                        f,
+                        "note: the first line chains from {}…, removed by retention as the \
+                         marker at {} line {line} records",
+                        short(start),
+                        file.display()
+                    )?,
+                    (Some(start), None) => writeln!(
                         f,
                         "note: the first line chains from {}… (an earlier file, not checked)",
                         short(start)
-                    )?;
+                    )?,
+                    _ => {}
                 }
                 writeln!(
                     f,

@@ -69,6 +69,39 @@ pub struct Snapshot {
     pub truncated: bool,
 }
 
+/// What a launch would start, found without starting it: every name the app policy must
+/// see (`launch_app "/Applications/Notes.app"` starts the app named Notes, bundle id and all).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launchable {
+    /// The app's name as it will run (`Notes`, `gedit`).
+    pub name: String,
+    pub bundle_id: Option<String>,
+    /// Where it is installed: the `.app` bundle or the executable, links resolved.
+    pub path: Option<String>,
+    /// Other names it goes by (a program's name before links were resolved, say).
+    pub aliases: Vec<String>,
+}
+
+impl Launchable {
+    /// Every name of the app a rule may match: name, bundle id, aliases, the path and its
+    /// file name without `.app`.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = vec![self.name.as_str()];
+        names.extend(self.bundle_id.as_deref());
+        names.extend(self.aliases.iter().map(String::as_str));
+        if let Some(path) = self.path.as_deref() {
+            names.push(path);
+            let file = path
+                .trim_end_matches('/')
+                .rsplit('/')
+                .next()
+                .unwrap_or(path);
+            names.push(file.strip_suffix(".app").unwrap_or(file));
+        }
+        names
+    }
+}
+
 /// Synthetic pointer input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MouseButton {
@@ -219,6 +252,24 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<Capture, AxError>;
 
+    /// The element a key combination would press in the app right now — the focused control
+    /// for Space, the window's default button for Return, a menu item for its shortcut —
+    /// without pressing anything; `Ok(None)` when the key would press nothing. The confirmation
+    /// of destructive acts decides on it. The default cannot tell (`Unsupported`): the caller
+    /// then assumes that Space and Return press the focused element.
+    fn key_receiver(
+        &self,
+        pid: Pid,
+        combo: &KeyCombo,
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        let _ = (pid, combo, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot tell what a key would press",
+            self.name()
+        )))
+    }
+
     /// Types text into the app's focused element as synthetic key events (one grapheme per
     /// key press). Callers serialise synthetic input through the engine's input queue.
     fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
@@ -285,6 +336,17 @@ pub trait Backend: Send + Sync + 'static {
         let _ = (pid, window, action, ctx);
         Err(AxError::Unsupported(format!(
             "{} cannot operate windows",
+            self.name()
+        )))
+    }
+
+    /// What `launch_app(spec)` would start, without starting anything, so that the app policy
+    /// can be applied to all of its names first. An error when nothing matches. The default
+    /// cannot tell, and the engine then refuses to launch.
+    fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
+        let _ = (spec, ctx);
+        Err(AxError::Unsupported(format!(
+            "{} cannot tell what a launch would start",
             self.name()
         )))
     }

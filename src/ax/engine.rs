@@ -271,20 +271,24 @@ impl Engine {
         self.app_rules.store(Arc::new(rules));
     }
 
-    /// Whether the app policy lets `app` be used; the error names the rule.
-    pub fn check_app(&self, app: &AppInfo) -> Result<(), AxError> {
-        self.app_rules
-            .load()
-            .check_app(app)
-            .map_err(AxError::AppDenied)
+    /// The app rules in force.
+    pub(super) fn app_rules(&self) -> Arc<AppRules> {
+        self.app_rules.load_full()
     }
 
-    /// Whether the app policy lets an app of this name be launched.
+    /// Whether the app policy lets an app be named `name` (before it is resolved); refused
+    /// as an app that does not run would be.
     pub fn check_app_name(&self, name: &str) -> Result<(), AxError> {
         self.app_rules
             .load()
             .check(name, None)
-            .map_err(AxError::AppDenied)
+            .map_err(|denial| AxError::AppDenied {
+                denial,
+                shown: Box::new(AxError::AppNotFound {
+                    query: name.to_owned(),
+                    available: Vec::new(),
+                }),
+            })
     }
 
     /// The running apps the app policy lets be used; denied apps are not shown.
@@ -293,6 +297,16 @@ impl Engine {
         let mut apps = self.all_apps(stats).await?;
         apps.retain(|app| rules.check_app(app).is_ok());
         Ok(apps)
+    }
+
+    /// The worker pool, for engine operations in sibling modules.
+    pub(super) fn pool(&self) -> &WorkerPool {
+        &self.pool
+    }
+
+    /// Every running app, denied ones included (never shown to a caller).
+    pub(super) async fn running_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
+        self.all_apps(stats).await
     }
 
     /// Every running app, denied ones included.
@@ -310,8 +324,9 @@ impl Engine {
     }
 
     /// Finds the one running app named by `query`: a pid, a bundle id, or a name
-    /// (case-insensitive, exact before prefix). An app the policy denies is refused with the
-    /// rule that denies it; names of denied apps are not offered as alternatives.
+    /// (case-insensitive, exact before prefix). An app the policy denies is refused exactly as
+    /// an app that does not run (the error keeps the rule for the audit trail); names of
+    /// denied apps are not offered as alternatives.
     pub async fn resolve_app(&self, query: &str, stats: &CallStats) -> Result<AppInfo, AxError> {
         let rules = self.app_rules.load();
         let apps = self.all_apps(stats).await?;
@@ -320,10 +335,17 @@ impl Engine {
             .partition(|app| rules.check_app(app).is_ok());
         match pick_app(query, usable) {
             Err(AxError::AppNotFound { available, .. }) => match pick_app(query, denied) {
-                Ok(app) => Err(self.check_app(&app).err().unwrap_or(AxError::AppNotFound {
-                    query: query.to_owned(),
-                    available,
-                })),
+                // Told exactly what it would be told if the app did not run.
+                Ok(app) => {
+                    let shown = Box::new(AxError::AppNotFound {
+                        query: query.to_owned(),
+                        available,
+                    });
+                    Err(match rules.check_app(&app) {
+                        Err(denial) => AxError::AppDenied { denial, shown },
+                        Ok(()) => *shown,
+                    })
+                }
                 Err(_) => Err(AxError::AppNotFound {
                     query: query.to_owned(),
                     available,

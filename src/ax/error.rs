@@ -14,9 +14,20 @@ pub enum AxError {
         available: Vec<String>,
     },
 
-    /// The app exists but the app policy refuses it (`policy.allow_apps` / `deny_apps`).
-    #[error("{0}")]
-    AppDenied(crate::policy::apps::AppDenial),
+    /// The app policy refuses the app (`policy.allow_apps` / `deny_apps`). The caller is told
+    /// exactly what it would be told if no such app existed (`shown`), so a refusal does not
+    /// reveal that the app exists; `denial` names the rule, for the audit trail.
+    #[error("{shown}")]
+    AppDenied {
+        denial: crate::policy::apps::AppDenial,
+        shown: Box<AxError>,
+    },
+
+    /// Nothing installed that `launch_app` may start matches the request.
+    #[error(
+        "nothing that can be launched matches {query:?}; name an installed app by its name, bundle id or path (list_apps shows the running apps you may use)"
+    )]
+    NotLaunchable { query: String },
 
     #[error("{query:?} matches {} apps ({}); name it by pid instead", .candidates.len(), list(.candidates))]
     AppAmbiguous {
@@ -117,7 +128,8 @@ impl AxError {
         match self {
             AxError::AppNotFound { .. } => "app_not_found",
             AxError::AppAmbiguous { .. } => "app_ambiguous",
-            AxError::AppDenied(_) => "app_denied",
+            AxError::AppDenied { .. } => "app_denied",
+            AxError::NotLaunchable { .. } => "app_not_found",
             AxError::NotFound { .. } => "not_found",
             AxError::Ambiguous { .. } => "ambiguous",
             AxError::Stale { .. } => "stale",

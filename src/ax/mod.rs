@@ -11,7 +11,9 @@ pub mod engine;
 pub mod error;
 pub mod handles;
 pub mod keys;
+pub mod launch;
 pub mod model;
+mod region;
 /// The element path grammar (in `axgate_parse`, which is fuzzed on its own).
 pub use axgate_parse::element_path as path;
 pub mod tree;
@@ -19,7 +21,7 @@ pub mod values;
 pub mod worker;
 
 pub use backend::{
-    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, ReadinessCheck, Snapshot,
+    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, Launchable, ReadinessCheck, Snapshot,
     SnapshotRequest, WindowAction,
 };
 pub use capture::Capture;

@@ -155,6 +155,21 @@ pub const KEYS: &[Key] = &[
         default: "67108864",
     },
     Key {
+        name: "audit.max_files",
+        doc: "Files of the trail kept in all, the current one included; after a rotation the oldest rotated files are removed, after a marker line that keeps the chain verifiable.",
+        default: "16",
+    },
+    Key {
+        name: "audit.max_total_bytes",
+        doc: "Bytes kept in all files of the trail together; older rotated files are removed as for audit.max_files.",
+        default: "1073741824",
+    },
+    Key {
+        name: "audit.deny_window_secs",
+        doc: "Denied calls of one principal within this many seconds after the first share one summary line with a count; 0: a line for every denied call.",
+        default: "10",
+    },
+    Key {
         name: "auth.tokens",
         doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array.",
         default: "[]",

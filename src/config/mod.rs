@@ -117,6 +117,26 @@ pub struct AuditConfig {
     pub path: Option<PathBuf>,
     /// Size past which the current file is rotated to `<path>.<N>`.
     pub max_file_bytes: u64,
+    /// Files kept in all, the current one included; older rotated files are removed.
+    pub max_files: u64,
+    /// Bytes kept in all files together; older rotated files are removed.
+    pub max_total_bytes: u64,
+    /// How long denied calls of one principal are coalesced into one summary line; zero:
+    /// every denied call has its own line.
+    pub deny_window: std::time::Duration,
+}
+
+impl AuditConfig {
+    /// A trail at `path` with the default limits.
+    pub fn at(path: PathBuf) -> AuditConfig {
+        AuditConfig {
+            path: Some(path),
+            max_file_bytes: 64 << 20,
+            max_files: 16,
+            max_total_bytes: 1 << 30,
+            deny_window: std::time::Duration::from_secs(10),
+        }
+    }
 }
 
 /// A static bearer token of `[auth] tokens`; only its SHA-256 is known (the credential
@@ -384,6 +404,13 @@ impl Layers {
                     _ => Ok(Some(PathBuf::from(s))),
                 }),
                 max_file_bytes: v.int("audit.max_file_bytes", 4096, 1 << 40),
+                max_files: v.int("audit.max_files", 2, 1 << 20),
+                max_total_bytes: v.int("audit.max_total_bytes", 8192, 1 << 50),
+                deny_window: std::time::Duration::from_secs(v.int(
+                    "audit.deny_window_secs",
+                    0,
+                    3600,
+                )),
             },
             auth: v.auth(),
             policy: v.policy(),

@@ -1,7 +1,11 @@
-//! Asking the user before a destructive press: when the label of the element about to be
-//! pressed (clicked, or chosen from a menu) contains one of `policy.confirm_words`, the
-//! user is asked through MCP form elicitation if the client declared it; otherwise
-//! `policy.unconfirmed` decides. The outcome goes on the call's audit line.
+//! The one decision point for destructive acts. Every acting tool names the elements its act
+//! will activate — the target of a press or click, the element under the pointer, the
+//! element a key would press (the focused control for Space, the default button for Return, a
+//! menu item for its shortcut), the chosen menu item or option — and calls [`decide`]. When
+//! the label of any of them contains one of `policy.confirm_words`, the user is asked through
+//! MCP form elicitation if the client declared it; otherwise `policy.unconfirmed` decides. The
+//! decision is made on the element, never on the tool's name, and its outcome goes on the
+//! call's audit line (`not_destructive` when nothing looked destructive).
 
 use std::time::Duration;
 
@@ -11,6 +15,8 @@ use serde::Deserialize;
 
 use super::context::ToolCtx;
 use super::errors::ToolError;
+use crate::ax::RawNode;
+use crate::ax::handles::describe;
 use crate::policy::confirm::{Confirmation, Unconfirmed};
 
 /// How long the user has to answer.
@@ -25,12 +31,48 @@ struct Confirm {
 
 rmcp::elicit_safe!(Confirm);
 
-/// Goes ahead when `label` is not destructive or the press is confirmed; otherwise refuses,
-/// saying why. `what` names the action for the user (`press button "Delete" in Editor`).
-pub async fn confirm_press(ctx: &ToolCtx, label: &str, what: &str) -> Result<(), ToolError> {
-    let Some(word) = ctx.policy.words.find(label) else {
+/// Records how the call was settled, keeping a stronger earlier outcome: a call that asked
+/// and was accepted stays `accepted_by_user` when a later receiver is harmless.
+fn settle(ctx: &ToolCtx, settled: Confirmation) {
+    let mut slot = ctx
+        .confirmation
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if slot.is_none() || settled != Confirmation::NotNeeded {
+        *slot = Some(settled);
+    }
+}
+
+/// The decision point: goes ahead when none of `receivers` — every element the act is about
+/// to activate — looks destructive, or when the act is confirmed; otherwise refuses, saying
+/// why. `verb` names the act for the user (`press`, `click`, `press the key space on`), `app`
+/// the app's name.
+pub async fn decide(
+    ctx: &ToolCtx,
+    app: &str,
+    verb: &str,
+    receivers: &[(RawNode, String)],
+) -> Result<(), ToolError> {
+    let destructive = receivers.iter().find_map(|(node, place)| {
+        let label = label_of(node.title.as_deref(), node.description.as_deref());
+        ctx.policy
+            .words
+            .find(&label)
+            .map(|word| (word, node, place))
+    });
+    let Some((word, node, place)) = destructive else {
+        settle(ctx, Confirmation::NotNeeded);
         return Ok(());
     };
+    let what = format!(
+        "{verb} {} at {place} in {app}",
+        describe(node.role, node.title.as_deref())
+    );
+    ask(ctx, &word, &what).await
+}
+
+/// Asks about one destructive act (`word` is the confirm word its label contains).
+async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
     let message =
         format!("An agent wants to {what}, which looks destructive (\"{word}\"). Allow it?");
     // A sessionless (2026-07-28) request cannot carry a server-to-client request over HTTP:
@@ -54,17 +96,15 @@ pub async fn confirm_press(ctx: &ToolCtx, label: &str, what: &str) -> Result<(),
             Confirmation::Declined
         }
     };
-    *ctx.confirmation
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(settled);
+    settle(ctx, settled);
     match settled {
-        Confirmation::Accepted | Confirmation::AllowedUnasked => Ok(()),
+        Confirmation::Accepted | Confirmation::AllowedUnasked | Confirmation::NotNeeded => Ok(()),
         Confirmation::Declined => Err(ToolError::Refused(format!(
-            "not done: the user did not confirm the destructive action ({word:?}); do not retry \
-             without asking the user"
+            "not done: the user did not confirm the destructive action ({word:?}): {what}; do \
+             not retry without asking the user"
         ))),
         Confirmation::RefusedUnasked => Err(ToolError::Refused(format!(
-            "refused: the action looks destructive ({word:?}, policy.confirm_words) and this \
+            "refused: to {what}: the action looks destructive ({word:?}, policy.confirm_words) and this \
              client cannot ask the user to confirm (it declared no form elicitation, or the \
              request is sessionless); \
              policy.unconfirmed is \"refuse\". Use a client with elicitation, or ask an \
@@ -74,7 +114,7 @@ pub async fn confirm_press(ctx: &ToolCtx, label: &str, what: &str) -> Result<(),
 }
 
 /// The label a destructive word is looked for in: the element's title and description.
-pub fn label_of(title: Option<&str>, description: Option<&str>) -> String {
+fn label_of(title: Option<&str>, description: Option<&str>) -> String {
     [title, description]
         .into_iter()
         .flatten()

@@ -143,6 +143,9 @@ pub struct ToolCtx {
     pub policy: Arc<Policy>,
     /// How a destructive press was confirmed, for the call's audit line.
     pub confirmation: Mutex<Option<Confirmation>>,
+    /// The app rule that refused the call, for its audit line (the caller is told only that
+    /// no app matches).
+    pub denied_by: Mutex<Option<String>>,
     /// Session administration, for the admin tools; `None` where there is none (stdio).
     pub admin: Option<Admin>,
     /// A sessionless (2026-07-28) request: its session state lives for this one request.

@@ -24,7 +24,7 @@ impl ToolError {
     pub fn outcome(&self) -> &'static str {
         match self {
             ToolError::Ax(e) if e.is_timeout() => "timeout",
-            ToolError::Ax(AxError::AppDenied(_)) | ToolError::Refused(_) => "denied",
+            ToolError::Ax(AxError::AppDenied { .. }) | ToolError::Refused(_) => "denied",
             _ => "tool_error",
         }
     }

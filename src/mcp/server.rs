@@ -414,6 +414,7 @@ impl ServerHandler for AxServer {
             progress: context.meta.get_progress_token(),
             policy,
             confirmation: Mutex::new(None),
+            denied_by: Mutex::new(None),
             admin: self.shared.admin.clone(),
             sessionless: sessionless.is_some(),
         };
@@ -483,13 +484,21 @@ impl ServerHandler for AxServer {
                 .and_then(|v| v.get("rung"))
                 .and_then(|v| v.as_str())
                 .map(str::to_owned);
+            // Every act says how the destructive-act decision went; `not_checked` when the
+            // call ended before it reached the decision point.
             event.confirmation = ctx
                 .confirmation
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .map(|c| c.as_str().to_owned());
+                .map(|c| c.as_str().to_owned())
+                .or_else(|| (def.effect == tools::Effect::Act).then(|| "not_checked".to_owned()));
             if denied {
-                event.reason = Some(denial_rule(&result));
+                let rule = ctx
+                    .denied_by
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                event.reason = Some(rule.unwrap_or_else(|| denial_rule(&result)));
             }
             if let Err(error) = self.record(event).await {
                 tracing::error!(tool = def.name, %error, "audit line not written");

@@ -123,6 +123,33 @@ impl AppRules {
         Ok(())
     }
 
+    /// [`AppRules::check`] for an app known by several names (name, bundle id, path, …; the
+    /// first is the one reported): denied when any name is denied; with an allow-list, allowed
+    /// when any name is allowed.
+    pub fn check_names(&self, names: &[&str]) -> Result<(), AppDenial> {
+        let app = names.first().copied().unwrap_or_default().to_owned();
+        if let Some(rule) = names
+            .iter()
+            .find_map(|n| Self::rule_for(&self.deny, n, None))
+        {
+            return Err(AppDenial {
+                app,
+                rule: format!("policy.deny_apps rule {rule:?}"),
+            });
+        }
+        if !self.allow.is_empty()
+            && !names
+                .iter()
+                .any(|n| Self::rule_for(&self.allow, n, None).is_some())
+        {
+            return Err(AppDenial {
+                app,
+                rule: "policy.allow_apps (no rule names it)".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// [`AppRules::check`] for a running app.
     pub fn check_app(&self, app: &AppInfo) -> Result<(), AppDenial> {
         self.check(&app.name, app.bundle_id.as_deref())

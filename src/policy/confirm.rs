@@ -57,6 +57,9 @@ pub enum Confirmation {
     RefusedUnasked,
     /// The client cannot be asked and `policy.unconfirmed = "allow"`.
     AllowedUnasked,
+    /// The decision point looked at every element the act would activate and none looks
+    /// destructive.
+    NotNeeded,
 }
 
 impl Confirmation {
@@ -66,12 +69,16 @@ impl Confirmation {
             Confirmation::Declined => "declined_by_user",
             Confirmation::RefusedUnasked => "refused_without_elicitation",
             Confirmation::AllowedUnasked => "allowed_without_elicitation",
+            Confirmation::NotNeeded => "not_destructive",
         }
     }
 
     /// Whether the press may go ahead.
     pub fn proceeds(self) -> bool {
-        matches!(self, Confirmation::Accepted | Confirmation::AllowedUnasked)
+        matches!(
+            self,
+            Confirmation::Accepted | Confirmation::AllowedUnasked | Confirmation::NotNeeded
+        )
     }
 }
 

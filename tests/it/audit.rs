@@ -33,8 +33,8 @@ fn verify(files: &[PathBuf]) -> (i32, String) {
 fn open(path: &Path, max_file_bytes: u64) -> Audit {
     Audit::open(
         &AuditConfig {
-            path: Some(path.to_owned()),
             max_file_bytes,
+            ..AuditConfig::at(path.to_owned())
         },
         None,
     )

@@ -80,8 +80,8 @@ async fn the_python_sdk_sees_read_only_mode_and_the_deny_list() {
         editor["text"]
             .as_str()
             .unwrap()
-            .contains("policy.deny_apps rule \"editor\""),
-        "{editor}"
+            .contains("no running app matches \"Editor\""),
+        "a refusal reads like no such app: {editor}"
     );
     assert_eq!(step("get_tree Form")["is_error"], false);
 }

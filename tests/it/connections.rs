@@ -210,6 +210,7 @@ fn under_an_open_file_limit_of_256_idle_sockets_do_not_silence_health() {
             "--config",
             config.to_str().expect("utf-8"),
         ],
+        &[],
     );
     let addr = server
         .url

@@ -30,6 +30,7 @@ const METRICS: &[&str] = &[
     "axgate_rate_limited_total",
     "axgate_audit_write_duration_seconds",
     "axgate_audit_failures_total",
+    "axgate_audit_head",
     "axgate_readiness",
     "axgate_build_info",
 ];

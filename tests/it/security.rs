@@ -338,11 +338,12 @@ async fn read_only_mode_hides_and_refuses_writes() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
+async fn app_rules_refuse_denied_apps_everywhere_and_audit_the_rule() {
     let dir = tempfile::tempdir().unwrap();
     let audit = dir.path().join("audit.jsonl");
+    // A line for every denied call (no coalescing), to see each one.
     let server = TestServer::with_config(config(&format!(
-        "[policy]\ndeny_apps = [\"Editor\"]\n{}",
+        "[policy]\ndeny_apps = [\"Editor\"]\n{}deny_window_secs = 0\n",
         audit_section(&audit)
     )))
     .await;
@@ -352,7 +353,9 @@ async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
         !text_of(&apps).contains("Editor"),
         "denied apps are not listed"
     );
-    let rule = "policy.deny_apps rule \"editor\"";
+    // The caller is told what it would be told of an app that does not run; the audit trail
+    // keeps the rule.
+    let rule = "no running app matches";
     for (tool, args) in [
         ("get_tree", json!({"app": "Editor"})),
         ("find", json!({"app": "editor", "role": "button"})),
@@ -362,7 +365,7 @@ async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
         ),
         ("lease_app", json!({"app": "Editor"})),
     ] {
-        check(&mut c, tool, args, true, &["Editor is refused by", rule]).await;
+        check(&mut c, tool, args, true, &[rule]).await;
     }
     let read = c
         .request("resources/read", json!({"uri": "axgate://app/Editor/tree"}))
@@ -396,7 +399,7 @@ async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
     let denied: Vec<&Value> = lines.iter().filter(|l| l["outcome"] == "denied").collect();
     assert_eq!(denied.len(), 4, "every refused call is audited: {lines:?}");
     assert_eq!(denied[0]["tool"], "get_tree");
-    assert_eq!(denied[0]["reason"], "policy.deny_apps");
+    assert_eq!(denied[0]["reason"], "policy.deny_apps rule \"editor\"");
 
     // The default deny-list refuses a terminal before launching it; an allow-list refuses
     // every app it does not name.
@@ -407,7 +410,7 @@ async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
         "launch_app",
         json!({"app": "Terminal"}),
         true,
-        &["policy.deny_apps rule \"terminal\""],
+        &["nothing that can be launched matches \"Terminal\""],
     )
     .await;
     let only_form = TestServer::with_config(config("[policy]\nallow_apps = [\"Form\"]\n")).await;
@@ -418,7 +421,7 @@ async fn app_rules_refuse_denied_apps_everywhere_and_name_the_rule() {
         "get_tree",
         json!({"app": "List"}),
         true,
-        &["policy.allow_apps (no rule names it)"],
+        &["no running app matches \"List\""],
     )
     .await;
 }

@@ -6,12 +6,13 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::receivers::pointer_receiver;
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::AxError;
 use crate::ax::act::{Rung, act_and_observe, ladder, perform_rung};
 use crate::ax::backend::MouseButton;
-use crate::mcp::confirm::{confirm_press, label_of};
+use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -54,8 +55,12 @@ pub(super) async fn perform_action(
         }
         .into());
     }
-    if matches!(args.action.as_str(), "press" | "confirm") {
-        confirm_destructive(ctx, &located, &args.action).await?;
+    // Stepping, menus and raising activate nothing; every other action may.
+    if !matches!(
+        args.action.as_str(),
+        "increment" | "decrement" | "show_menu" | "raise"
+    ) {
+        confirm_destructive(ctx, &located, &args.action, Vec::new()).await?;
     }
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
@@ -68,16 +73,21 @@ pub(super) async fn perform_action(
     Ok(acted(ctx, &located, "perform_action", changes, None).await)
 }
 
-/// Asks before pressing an element whose label looks destructive (`policy.confirm_words`).
+/// The decision point for an act on `located` (and on the elements in `more`).
 async fn confirm_destructive(
     ctx: &ToolCtx,
     located: &Located,
     verb: &str,
+    mut more: Vec<super::receivers::Receiver>,
 ) -> Result<(), ToolError> {
-    let node = &located.element.node;
-    let label = label_of(node.title.as_deref(), node.description.as_deref());
-    let what = format!("{verb} {} in {}", located.label(), located.conn.app.name);
-    confirm_press(ctx, &label, &what).await
+    more.insert(
+        0,
+        (
+            located.element.node.clone(),
+            located.element.path.to_string(),
+        ),
+    );
+    decide(ctx, &located.conn.app.name, verb, &more).await
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,9 +149,14 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
     }
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
-    confirm_destructive(ctx, &located, "click").await?;
-    let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
+    // A pointer click lands on whatever is under the element's centre: decide on that too.
+    let under = match (args.strategy, located.element.node.frame) {
+        (Strategy::Action, _) | (_, None) => None,
+        (_, Some(frame)) => pointer_receiver(ctx, &app, frame.center()).await?,
+    };
+    confirm_destructive(ctx, &located, "click", under.into_iter().collect()).await?;
+    let scope = located.scope(ctx).await?;
     let node = &located.element.node;
     let button = match args.button {
         Button::Left => MouseButton::Left,

@@ -12,7 +12,7 @@ use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured
 use crate::ax::act::{Scope, act_and_observe};
 use crate::ax::tree::{self, IndexedNode};
 use crate::ax::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
-use crate::mcp::confirm::{confirm_press, label_of};
+use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -107,6 +107,13 @@ pub(super) async fn select_option(
             found: names,
         }
     })?;
+    decide(
+        ctx,
+        &app.name,
+        "choose",
+        &[(chosen.node.clone(), chosen.path.to_string())],
+    )
+    .await?;
     let (pid, id) = (app.pid, chosen.node.id);
     let use_press =
         chosen.node.role == Role::MenuItem && chosen.node.actions.iter().any(|a| a == "press");
@@ -340,12 +347,13 @@ pub(super) async fn select_menu(
         }
         .into());
     }
-    let what = format!(
-        "choose the menu item {:?} in {}",
-        args.menu, located.conn.app.name
-    );
-    let label = label_of(item.node.title.as_deref(), item.node.description.as_deref());
-    confirm_press(ctx, &label, &what).await?;
+    decide(
+        ctx,
+        &located.conn.app.name,
+        "choose",
+        &[(item.node.clone(), format!("{:?}", args.menu))],
+    )
+    .await?;
     let app = located.conn.app.clone();
     let id = item.node.id;
     let changes = act_and_observe(

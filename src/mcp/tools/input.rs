@@ -7,12 +7,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::receivers::{Receiver, key_receivers};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::act::act_and_observe;
 use crate::ax::keys::KeyCombo;
 use crate::ax::values::{coerce, matches};
 use crate::ax::{AxError, AxValue, Target};
+use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -168,25 +170,75 @@ pub(super) async fn type_text(
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let pid = app.pid;
-    let text = args.text;
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &scope,
-        &ctx.stats,
-        VERIFY_WAIT,
-        || async {
-            let _input = ctx.engine.input_lock().await;
-            let text = text.clone();
-            ctx.engine
-                .run(&app, &ctx.stats, "type_text", move |b, c| {
-                    b.type_text(pid, &text, c)
-                })
-                .await
-        },
-    )
-    .await?;
+    // A Tab moves focus, so what a later Space or Return presses is only known once the text
+    // before it is typed: each run up to a Tab is decided on, then typed.
+    let mut changes = Vec::new();
+    for (i, run) in runs(&args.text).into_iter().enumerate() {
+        let here = if i == 0 {
+            None
+        } else {
+            focused_now(ctx, &located).await?
+        };
+        let receivers = typing_receivers(ctx, here.as_ref().unwrap_or(&located), run).await?;
+        decide(ctx, &app.name, "type a key that presses", &receivers).await?;
+        let text = run.to_owned();
+        changes.extend(
+            act_and_observe(
+                &ctx.engine,
+                &app,
+                &scope,
+                &ctx.stats,
+                VERIFY_WAIT,
+                || async {
+                    let _input = ctx.engine.input_lock().await;
+                    let text = text.clone();
+                    ctx.engine
+                        .run(&app, &ctx.stats, "type_text", move |b, c| {
+                            b.type_text(pid, &text, c)
+                        })
+                        .await
+                },
+            )
+            .await?,
+        );
+    }
     Ok(acted(ctx, &located, "type_text", changes, None).await)
+}
+
+/// `text` cut after each Tab (at least one run, possibly empty).
+fn runs(text: &str) -> Vec<&str> {
+    let mut runs: Vec<&str> = text.split_inclusive('\t').collect();
+    if runs.is_empty() {
+        runs.push(text);
+    }
+    runs
+}
+
+/// The focused element of `located`'s app now, if any.
+async fn focused_now(ctx: &ToolCtx, located: &Located) -> Result<Option<Located>, ToolError> {
+    let conn = located.conn.clone();
+    Ok(super::query::focused(ctx, &conn)
+        .await?
+        .map(|element| Located { conn, element }))
+}
+
+/// What the Spaces and Returns of a run of typed text would press.
+async fn typing_receivers(
+    ctx: &ToolCtx,
+    located: &Located,
+    run: &str,
+) -> Result<Vec<Receiver>, ToolError> {
+    let mut receivers = Vec::new();
+    for (present, key) in [
+        (run.contains(' '), "space"),
+        (run.contains(['\n', '\r']), "return"),
+    ] {
+        if present {
+            let combo = KeyCombo::parse(key, &[]).map_err(ToolError::Usage)?;
+            receivers.extend(key_receivers(ctx, located, &combo).await?);
+        }
+    }
+    Ok(receivers)
 }
 
 /// Focuses `target` (when given and not focused yet) or finds the focused element.
@@ -264,6 +316,9 @@ pub(super) async fn press_key(
     let combo = KeyCombo::parse(&args.key, &args.modifiers)
         .map_err(|e| ToolError::Usage(format!("invalid argument `key`: {e}")))?;
     let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    let receivers = key_receivers(ctx, &located, &combo).await?;
+    let verb = format!("press the key {combo}, which presses");
+    decide(ctx, &located.conn.app.name, &verb, &receivers).await?;
     let scope = crate::ax::act::Scope::app();
     let app = located.conn.app.clone();
     let changes = act_and_observe(

@@ -9,6 +9,7 @@ mod apps;
 mod choose;
 mod input;
 mod query;
+mod receivers;
 mod session;
 mod system;
 mod target;
@@ -123,6 +124,11 @@ pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResul
         Ok(r) => (r, "ok"),
         Err(e) => {
             let outcome = e.outcome();
+            if let ToolError::Ax(crate::ax::AxError::AppDenied { denial, .. }) = &e {
+                *ctx.denied_by
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(denial.rule.clone());
+            }
             (tool_error(sessionless_hint(ctx, e)), outcome)
         }
     }

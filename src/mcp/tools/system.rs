@@ -52,17 +52,12 @@ pub(super) async fn launch_app(
     let args: LaunchArgs = parse_args(args)?;
     let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(15_000).clamp(100, 300_000));
     let started = Instant::now();
-    // The app policy is checked on the name asked for, and again on what started.
-    ctx.engine.check_app_name(&args.app)?;
-    let spec = args.app.clone();
     ctx.report_progress(0.0, Some(2.0), "launching").await;
+    // The app policy sees every name of what would start before anything starts.
     let app: AppInfo = ctx
         .engine
-        .run_global(started + timeout, &ctx.stats, "launch_app", move |b, c| {
-            b.launch_app(&spec, c)
-        })
+        .launch_app(&args.app, started + timeout, &ctx.stats)
         .await?;
-    ctx.engine.check_app(&app)?;
     ctx.report_progress(1.0, Some(2.0), "waiting for a window")
         .await;
     let mut events = ctx.engine.subscribe();
@@ -416,7 +411,8 @@ pub(super) static SCREENSHOT: ToolDef = ToolDef {
     title: "Take a screenshot",
     description: "Captures the app's window, an element's frame, or a screen region as a PNG \
                   image, with the captured frame (global points) and its scale (pixels per \
-                  point) to map pixels back to points.",
+                  point) to map pixels back to points. A region that shows a window of an app \
+                  this server may not use is refused.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<ShotArgs>,
@@ -458,6 +454,10 @@ pub(super) async fn screenshot(
             ));
         }
     };
+    // A region is captured from the screen as it is: no denied app's window may lie in it.
+    if let Some(region) = region {
+        ctx.engine.check_capture_region(region, &ctx.stats).await?;
+    }
     let pid = app.pid;
     let shot = ctx
         .engine

@@ -1,4 +1,5 @@
-//! Starting and stopping apps. `launch_app` runs the command (no shell) with accessibility
+//! Starting and stopping apps. `resolve_launch` says what a launch would run, for the app
+//! policy, before anything runs. `launch_app` runs the command (no shell) with accessibility
 //! on (`NO_AT_BRIDGE` removed) and waits until an app with the child's pid — or, when the
 //! child handed over to an already running instance and exited, the program's name — is on
 //! the AT-SPI desktop. `quit_app` asks the app's windows to close (`WM_DELETE_WINDOW`, as a
@@ -6,10 +7,11 @@
 //! it with `force`; the engine verifies the exit. Launched
 //! children are reaped by a small thread each, so they never linger as zombies.
 
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::ax::{AppInfo, AxError, CallCtx, Pid};
+use crate::ax::{AppInfo, AxError, CallCtx, Launchable, Pid};
 
 use super::Core;
 use super::command;
@@ -17,6 +19,45 @@ use super::x11::Display;
 
 /// How often the desktop is checked while an app starts.
 const POLL: Duration = Duration::from_millis(50);
+
+/// What `launch_app(spec)` would run, without running it: the program (looked up on `PATH`
+/// when given bare), named by its file name, with the path it resolves to (links followed)
+/// and, as aliases, that file's name and every other word of the command line — so that a
+/// denied program named through a link or as an argument of another is still seen.
+pub(super) fn resolve_launch(spec: &str) -> Result<Launchable, AxError> {
+    let words =
+        command::split(spec).map_err(|e| AxError::Unsupported(format!("cannot launch: {e}")))?;
+    let not_found = || AxError::NotLaunchable {
+        query: spec.to_owned(),
+    };
+    let program = words.first().ok_or_else(not_found)?;
+    let found = if program.contains('/') {
+        Some(PathBuf::from(program)).filter(|p| p.is_file())
+    } else {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join(program))
+                .find(|p| p.is_file())
+        })
+    };
+    let path = found.ok_or_else(not_found)?;
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let name = command::program_name(program).to_owned();
+    let mut aliases = vec![path.display().to_string()];
+    if let Some(file) = real.file_name().and_then(|f| f.to_str()) {
+        aliases.push(file.to_owned());
+    }
+    for word in &words[1..] {
+        aliases.push(word.clone());
+        aliases.push(command::program_name(word).to_owned());
+    }
+    Ok(Launchable {
+        name,
+        bundle_id: None,
+        path: Some(real.display().to_string()),
+        aliases,
+    })
+}
 
 pub(super) fn launch_app(core: &Core, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
     let words =

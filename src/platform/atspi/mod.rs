@@ -352,6 +352,14 @@ impl Backend for AtspiBackend {
         windows::window_action(&self.core, pid, window, action, ctx)
     }
 
+    fn resolve_launch(
+        &self,
+        spec: &str,
+        _ctx: &mut CallCtx,
+    ) -> Result<crate::ax::Launchable, AxError> {
+        launch::resolve_launch(spec)
+    }
+
     fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
         launch::launch_app(&self.core, spec, ctx)
     }

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::ax::backend::{MouseButton, WindowAction};
+use crate::ax::backend::{Launchable, MouseButton, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -185,6 +185,18 @@ impl Backend for DemoBackend {
         })
     }
 
+    fn key_receiver(
+        &self,
+        pid: Pid,
+        combo: &KeyCombo,
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok((keyboard::receiver(tree, combo), Vec::new()))
+        })
+    }
+
     fn scroll(
         &self,
         pid: Pid,
@@ -234,6 +246,11 @@ impl Backend for DemoBackend {
             self.frontmost.store(pid, Ordering::Relaxed);
         }
         Ok(())
+    }
+
+    fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
+        ctx.trips(1);
+        self.resolve_launch(spec)
     }
 
     fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {

@@ -68,12 +68,11 @@ fn plain(key: Key) -> KeyCombo {
 pub(super) fn press_key(tree: &mut AppTree, combo: &KeyCombo, events: &mut Vec<ChangeEvent>) {
     let m = combo.modifiers;
     let command = m.cmd || m.ctrl || m.opt;
-    if combo.key == Key::Named(NamedKey::Escape) && !command {
-        if let Some(menu) = menus::open_menus(tree).last() {
-            menus::close_menu(tree, *menu, events);
-        } else if let Some(cancel) = window_button(tree, |n| n.extra.cancel_button) {
-            press(tree, cancel, events);
-        }
+    if combo.key == Key::Named(NamedKey::Escape)
+        && !command
+        && let Some(menu) = menus::open_menus(tree).last()
+    {
+        menus::close_menu(tree, *menu, events);
         return;
     }
     let focused = tree.focused_element();
@@ -82,10 +81,10 @@ pub(super) fn press_key(tree: &mut AppTree, combo: &KeyCombo, events: &mut Vec<C
     {
         return;
     }
-    if command && let Some(item) = menus::shortcut_item(tree, combo) {
-        if tree.get(item).is_some_and(|n| n.states.enabled) {
-            press(tree, item, events);
-        }
+    // Everything a key presses is found by `receiver`, which the confirmation of destructive
+    // acts asks first: the two cannot disagree.
+    if let Some(id) = receiver(tree, combo) {
+        press(tree, id, events);
         return;
     }
     if command {
@@ -93,17 +92,6 @@ pub(super) fn press_key(tree: &mut AppTree, combo: &KeyCombo, events: &mut Vec<C
     }
     match combo.key {
         Key::Named(NamedKey::Tab) => move_focus(tree, focused, m.shift, events),
-        Key::Named(NamedKey::Return) => {
-            if let Some(default) = window_button(tree, |n| n.extra.default_button) {
-                press(tree, default, events);
-            }
-        }
-        Key::Named(NamedKey::Space) => {
-            if let Some(f) = focused.filter(|f| tree.get(*f).is_some_and(|n| n.has_action("press")))
-            {
-                press(tree, f, events);
-            }
-        }
         Key::Named(k @ (NamedKey::Up | NamedKey::Down | NamedKey::Left | NamedKey::Right)) => {
             let action = match k {
                 NamedKey::Up | NamedKey::Right => "increment",
@@ -119,6 +107,67 @@ pub(super) fn press_key(tree: &mut AppTree, combo: &KeyCombo, events: &mut Vec<C
     }
 }
 
+/// The element `press_key(combo)` would press, without pressing it: Escape's cancel button
+/// (when no menu is open), a menu item's key equivalent, Return's default button, Space's
+/// focused control; `None` when the key presses nothing (a text element takes it, say).
+pub(super) fn receiver(tree: &AppTree, combo: &KeyCombo) -> Option<NodeId> {
+    let m = combo.modifiers;
+    let command = m.cmd || m.ctrl || m.opt;
+    if combo.key == Key::Named(NamedKey::Escape) && !command {
+        if !menus::open_menus(tree).is_empty() {
+            return None;
+        }
+        return window_button(tree, |n| n.extra.cancel_button);
+    }
+    let focused = tree.focused_element();
+    if let Some(f) = focused.filter(|f| tree.get(*f).is_some_and(|n| text::editable(n.role)))
+        && edit_consumes(tree, f, combo)
+    {
+        return None;
+    }
+    if command {
+        return menus::shortcut_item(tree, combo)
+            .filter(|item| tree.get(*item).is_some_and(|n| n.states.enabled));
+    }
+    match combo.key {
+        Key::Named(NamedKey::Return) => window_button(tree, |n| n.extra.default_button),
+        Key::Named(NamedKey::Space) => {
+            focused.filter(|f| tree.get(*f).is_some_and(|n| n.has_action("press")))
+        }
+        _ => None,
+    }
+}
+
+/// Whether the focused text element `id` takes `combo` (see [`edit_key`]).
+fn edit_consumes(tree: &AppTree, id: NodeId, combo: &KeyCombo) -> bool {
+    let m = combo.modifiers;
+    if m.cmd && !m.ctrl && !m.opt {
+        return matches!(combo.key, Key::Char(c) if !m.shift && matches!(c.to_ascii_lowercase(), 'a' | 'c' | 'x' | 'v'));
+    }
+    if m.cmd || m.ctrl || m.opt {
+        return false;
+    }
+    let multi_line = tree.get(id).is_some_and(|n| n.role == Role::TextArea);
+    match combo.key {
+        Key::Char(_) => true,
+        Key::Named(NamedKey::Return) => multi_line,
+        Key::Named(
+            NamedKey::Space
+            | NamedKey::Backspace
+            | NamedKey::Delete
+            | NamedKey::Left
+            | NamedKey::Right
+            | NamedKey::Up
+            | NamedKey::Down
+            | NamedKey::Home
+            | NamedKey::End
+            | NamedKey::PageUp
+            | NamedKey::PageDown,
+        ) => true,
+        Key::Named(_) => false,
+    }
+}
+
 /// A text element's share of the keys; returns whether it consumed the key. Disabled or
 /// read-only elements swallow editing keys without changing.
 fn edit_key(
@@ -127,6 +176,9 @@ fn edit_key(
     combo: &KeyCombo,
     events: &mut Vec<ChangeEvent>,
 ) -> bool {
+    if !edit_consumes(tree, id, combo) {
+        return false;
+    }
     let m = combo.modifiers;
     let live = text::accepts_input(tree, id);
     let multi_line = tree.get(id).is_some_and(|n| n.role == Role::TextArea);

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use crate::ax::{AppInfo, AxError, ChangeEvent, ChangeKind, Pid};
+use crate::ax::{AppInfo, AxError, ChangeEvent, ChangeKind, Launchable, Pid};
 
 use super::spec::{AppSpec, Behavior};
 use super::tree::AppTree;
@@ -177,20 +177,31 @@ fn names(spec: &AppSpec, query: &str) -> bool {
 }
 
 impl DemoBackend {
-    /// Launches (or, if it runs, activates) the app `query` names.
-    pub(super) fn launch(&self, query: &str) -> Result<AppInfo, AxError> {
-        let spec = self
-            .catalog
+    /// The catalog entry `query` names.
+    fn find_spec(&self, query: &str) -> Result<&Arc<AppSpec>, AxError> {
+        self.catalog
             .iter()
             .find(|s| names(s, query))
-            .ok_or_else(|| AxError::AppNotFound {
+            .ok_or_else(|| AxError::NotLaunchable {
                 query: query.to_owned(),
-                available: self
-                    .catalog
-                    .iter()
-                    .map(|s| format!("{} ({}, launchable)", s.name, s.bundle_id))
-                    .collect(),
-            })?;
+            })
+    }
+
+    /// What launching `query` would start: a demo app is installed at
+    /// `/Applications/<name>.app`.
+    pub(super) fn resolve_launch(&self, query: &str) -> Result<Launchable, AxError> {
+        let spec = self.find_spec(query)?;
+        Ok(Launchable {
+            name: spec.name.clone(),
+            bundle_id: Some(spec.bundle_id.clone()),
+            path: Some(format!("/Applications/{}.app", spec.name)),
+            aliases: Vec::new(),
+        })
+    }
+
+    /// Launches (or, if it runs, activates) the app `query` names.
+    pub(super) fn launch(&self, query: &str) -> Result<AppInfo, AxError> {
+        let spec = self.find_spec(query)?;
         let pid = {
             let mut registry = lock(&self.registry);
             let running = registry

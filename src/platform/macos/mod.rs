@@ -229,6 +229,14 @@ impl Backend for MacBackend {
         windows::window_action(&self.handles, pid, window, action, ctx)
     }
 
+    fn resolve_launch(
+        &self,
+        spec: &str,
+        _ctx: &mut CallCtx,
+    ) -> Result<crate::ax::Launchable, AxError> {
+        launch::resolve_launch(spec)
+    }
+
     fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
         launch::launch_app(spec, ctx)
     }

@@ -49,11 +49,17 @@ impl Axgate {
     /// `AXGATE_*` variables of the test's environment are removed (cargo sets
     /// `AXGATE_GIT_SHA` for tests, and axgate refuses unknown `AXGATE_*` names).
     pub fn serve(args: &[&str]) -> Axgate {
-        Axgate::serve_under(&[], args)
+        Axgate::serve_under(&[], args, &[])
     }
 
-    /// [`Axgate::serve`] run by a wrapper command, e.g. `["prlimit", "--nofile=256:256"]`.
-    pub fn serve_under(wrapper: &[&str], args: &[&str]) -> Axgate {
+    /// [`Axgate::serve`] with `env` added to its environment.
+    pub fn serve_with(args: &[&str], env: &[(&str, &str)]) -> Axgate {
+        Axgate::serve_under(&[], args, env)
+    }
+
+    /// [`Axgate::serve`] run by a wrapper command, e.g. `["prlimit", "--nofile=256:256"]`,
+    /// with `env` added to its environment; its stdout goes to the log too.
+    pub fn serve_under(wrapper: &[&str], args: &[&str], env: &[(&str, &str)]) -> Axgate {
         let axgate = env!("CARGO_BIN_EXE_axgate");
         let mut command = match wrapper.split_first() {
             Some((program, rest)) => {
@@ -67,16 +73,26 @@ impl Axgate {
             .args(["serve", "--bind", "127.0.0.1:0", "--log-format", "json"])
             .args(args)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         for (name, _) in std::env::vars() {
             if name.starts_with("AXGATE_") {
                 command.env_remove(name);
             }
         }
+        command.envs(env.iter().copied());
         let mut child = command.spawn().expect("start the axgate binary");
         let stderr = child.stderr.take().expect("piped stderr");
         let log = Arc::new(Mutex::new(String::new()));
+        let stdout = child.stdout.take().expect("piped stdout");
+        let out = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let mut log = out.lock().unwrap_or_else(|e| e.into_inner());
+                log.push_str(&line);
+                log.push('\n');
+            }
+        });
         let (found, url) = mpsc::channel();
         let keep = log.clone();
         // Reads the log to its end, so the pipe never fills; the first line naming the MCP

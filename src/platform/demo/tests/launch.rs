@@ -83,13 +83,22 @@ fn launching_a_running_app_returns_it() {
 }
 
 #[test]
-fn an_unknown_app_lists_what_can_be_launched() {
+fn an_unknown_app_is_not_launchable_and_names_no_other_app() {
+    // The catalog is not listed: it would name apps the policy denies.
     let b = backend();
     for spec in ["Photoshop", "/Applications/Nope.app", "Notes.txt"] {
         let err = launch(&b, spec).unwrap_err();
         assert_eq!(err.kind(), "app_not_found", "{err}");
-        assert!(err.to_string().contains("Notes"), "{err}");
+        assert!(!err.to_string().contains("dev.axgate"), "{err}");
+        assert!(
+            crate::ax::Backend::resolve_launch(&b, spec, &mut ctx()).is_err(),
+            "{spec}"
+        );
     }
+    let notes =
+        crate::ax::Backend::resolve_launch(&b, "/Applications/Notes.app", &mut ctx()).unwrap();
+    assert_eq!(notes.name, "Notes");
+    assert_eq!(notes.bundle_id.as_deref(), Some("dev.axgate.demo.notes"));
     assert_eq!(b.launchable().len(), 7);
 }
 

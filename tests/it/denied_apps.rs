@@ -1,0 +1,128 @@
+//! A denied app stays out of reach however it is named, and a refusal does not reveal that
+//! it exists: `launch_app` applies the app rules to every name of what would start (name,
+//! bundle id, path) before starting anything; refusals read exactly like "no such app";
+//! a screenshot of a region that shows a denied app's window is refused.
+
+use std::path::Path;
+
+use crate::support::{TestServer, audit_lines, check, config, session, text_of};
+use serde_json::json;
+
+async fn server_with(extra: &str, audit_extra: &str, audit: &Path) -> TestServer {
+    TestServer::with_config(config(&format!(
+        "{extra}\n[audit]\npath = {:?}\n{audit_extra}\n",
+        audit.display().to_string()
+    )))
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_app_is_never_launched_by_path_bundle_id_or_name() {
+    let dir = tempfile::tempdir().unwrap();
+    for (rule, specs) in [
+        (
+            "Notes",
+            &[
+                "/Applications/Notes.app",
+                "/Applications/Notes.app/",
+                "dev.axgate.demo.notes",
+                "notes",
+            ][..],
+        ),
+        (
+            "dev.axgate.demo.notes",
+            &["Notes", "/Applications/Notes.app"][..],
+        ),
+    ] {
+        let audit = dir.path().join(format!("{rule}.jsonl"));
+        let server = server_with(
+            &format!("[policy]\ndeny_apps = [{rule:?}]"),
+            "deny_window_secs = 0",
+            &audit,
+        )
+        .await;
+        let mut c = session(&server).await;
+        for spec in specs {
+            let result = check(&mut c, "launch_app", json!({"app": spec}), true, &[]).await;
+            assert!(
+                server.demo.pid_of("Notes").is_none(),
+                "{rule}: launch_app {spec:?} started the denied app"
+            );
+            // Word for word what an app that is not installed gets.
+            let unknown = check(&mut c, "launch_app", json!({"app": "Photoshop"}), true, &[]).await;
+            assert_eq!(
+                text_of(&result).replace(spec, "?"),
+                text_of(&unknown).replace("Photoshop", "?"),
+                "{rule}: the refusal of {spec:?} reveals the app"
+            );
+        }
+        let lines = audit_lines(&audit);
+        let denied: Vec<_> = lines
+            .iter()
+            .filter(|l| l["tool"] == "launch_app" && l["outcome"] == "denied")
+            .collect();
+        assert_eq!(denied.len(), specs.len(), "{lines:?}");
+        let reason = denied[0]["reason"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("policy.deny_apps rule"),
+            "the trail keeps the rule: {reason}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_reads_like_no_such_app() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let server = server_with("[policy]\ndeny_apps = [\"List\"]", "", &audit).await;
+    let mut c = session(&server).await;
+    for (tool, args) in [
+        ("get_tree", json!({"app": "List"})),
+        ("press_key", json!({"app": "list", "key": "tab"})),
+    ] {
+        let denied = check(&mut c, tool, args.clone(), true, &[]).await;
+        let mut other = args.clone();
+        other["app"] = json!("Nonesuch");
+        let unknown = check(&mut c, tool, other, true, &[]).await;
+        let query = args["app"].as_str().unwrap_or_default();
+        assert_eq!(
+            text_of(&denied).replace(&format!("{query:?}"), "?"),
+            text_of(&unknown).replace("\"Nonesuch\"", "?"),
+            "{tool}: the refusal reveals that List exists"
+        );
+        assert!(!text_of(&denied).contains("policy"), "{}", text_of(&denied));
+    }
+    let read = c
+        .request("resources/read", json!({"uri": "axgate://app/List/tree"}))
+        .await;
+    let message = read["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("no running app matches"), "{read}");
+    assert!(!message.contains("policy"), "{read}");
+    let lines = audit_lines(&audit);
+    assert_eq!(lines[0]["outcome"], "denied");
+    assert_eq!(lines[0]["reason"], "policy.deny_apps rule \"list\"");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_region_screenshot_never_shows_a_denied_apps_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let server = server_with("[policy]\ndeny_apps = [\"List\"]", "", &audit).await;
+    let mut c = session(&server).await;
+    // List's window lies at (1380, 560) 400×320; Form's at (40, 60) 480×440.
+    for region in [[1400.0, 600.0, 100.0, 100.0], [0.0, 0.0, 1920.0, 1080.0]] {
+        let shot = json!({"app": "Form", "region": region});
+        let refused = check(&mut c, "screenshot", shot, true, &["may not capture"]).await;
+        assert!(!text_of(&refused).contains("List"), "{refused}");
+        assert!(refused["content"][0]["type"] != "image", "{refused}");
+    }
+    let own = json!({"app": "Form", "region": [40.0, 60.0, 480.0, 440.0]});
+    let shot = check(&mut c, "screenshot", own, false, &[]).await;
+    assert_eq!(shot["content"][0]["type"], "image");
+    let lines = audit_lines(&audit);
+    let denied = lines
+        .iter()
+        .find(|l| l["tool"] == "screenshot")
+        .expect("the refusal is audited");
+    assert_eq!(denied["reason"], "policy.deny_apps rule \"list\"");
+}

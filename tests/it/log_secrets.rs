@@ -1,0 +1,88 @@
+//! No secret in any log at any level: the built binary, run at `--log-level trace` and,
+//! separately, with `RUST_LOG=trace`, sets a secure field, types text and writes the
+//! clipboard; none of those generated strings, and no full session id, may appear in what it
+//! prints (rmcp's own request/response debug lines quote them; `axgate::logging` caps them).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+use crate::spawned::Axgate;
+use crate::support::Client;
+
+/// A string no log line could contain by chance.
+fn secret(what: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{what}{nanos:x}zq")
+}
+
+async fn drive(server: &Axgate) -> (Vec<String>, String) {
+    let mut c = Client {
+        http: reqwest::Client::new(),
+        url: server.url.clone(),
+        session: None,
+        next_id: 1,
+    };
+    c.initialize().await;
+    let session = c.session.clone().expect("a session id");
+    let (password, typed, clip) = (secret("pw"), secret("typed"), secret("clip"));
+    for (tool, args) in [
+        (
+            "set_value",
+            json!({"app": "Form", "target": "window[0]/secure_text_field[0]", "value": password}),
+        ),
+        (
+            "type_text",
+            json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": typed}),
+        ),
+        ("write_clipboard", json!({"text": clip})),
+        ("read_clipboard", json!({})),
+        ("get_tree", json!({"app": "Form"})),
+    ] {
+        let result = c.call(tool, args.clone()).await;
+        assert_eq!(result["isError"], false, "{tool} {args}: {result}");
+    }
+    // The log reader is a thread; give it the last lines.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    (vec![password, typed, clip], session)
+}
+
+/// The arguments and the environment of one run of the binary.
+type Run = (
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
+    let runs: [Run; 3] = [
+        (&["--backend", "demo", "--log-level", "trace"], &[]),
+        (&["--backend", "demo"], &[("RUST_LOG", "trace")]),
+        (
+            &["--backend", "demo", "--log-level", "trace,rmcp=trace"],
+            &[("RUST_LOG", "rmcp=trace")],
+        ),
+    ];
+    for (args, env) in runs {
+        let server = Axgate::serve_with(args, env);
+        let (secrets, session) = drive(&server).await;
+        let log = server.log();
+        assert!(
+            log.contains("\"tool call\"") || log.contains("tool call"),
+            "{args:?} {env:?}: the run logged its calls:\n{log}"
+        );
+        for s in &secrets {
+            assert!(
+                !log.contains(s.as_str()),
+                "{args:?} {env:?}: a secret reached the log:\n{log}"
+            );
+        }
+        assert!(
+            !log.contains(&session),
+            "{args:?} {env:?}: a full session id reached the log:\n{log}"
+        );
+    }
+}
