@@ -54,7 +54,7 @@ pub struct ConnMetrics {
 
 /// The answer to a connection over the cap: read by people and by MCP clients alike.
 const FULL: &str = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\
-Content-Type: application/json\r\nContent-Length: 131\r\n\r\n\
+Content-Type: application/json\r\nContent-Length: 129\r\n\r\n\
 {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"too many open connections \
 (server.max_connections); retry shortly\"}}";
 
