@@ -65,21 +65,6 @@ fn app_info(pid: Pid, app: &NSRunningApplication) -> AppInfo {
     }
 }
 
-/// How errors name an app: `Name (pid N)`, or `pid N` when it is not a known app.
-pub(super) fn label(pid: Pid) -> String {
-    let name = process::pid_t(pid).and_then(|raw| {
-        autoreleasepool(|_| {
-            NSRunningApplication::runningApplicationWithProcessIdentifier(raw)
-                .and_then(|app| app.localizedName())
-                .map(|s| s.to_string())
-        })
-    });
-    match name {
-        Some(name) => format!("{name} (pid {pid})"),
-        None => format!("pid {pid}"),
-    }
-}
-
 /// The application element of `pid`, or the error for a pid that is no app.
 pub(super) fn app_element(pid: Pid) -> Result<AxElement, AxError> {
     if !process::is_running(pid) {
@@ -97,7 +82,7 @@ pub(super) fn probe(pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
         Ok(Some(_)) => Ok(()),
         Ok(None) => Err(AxError::Backend(format!(
             "{} answered without a role; it has no accessibility tree",
-            label(pid)
+            process::label(pid)
         ))),
         Err(f) => Err(to_ax_error(f, pid, None, started)),
     }

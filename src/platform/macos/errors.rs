@@ -15,7 +15,7 @@ use accessibility_sys::{
 use crate::ax::{AxError, NodeId, Pid};
 use crate::platform::mac_logic::failures::{self, Context, Failure};
 
-use super::{apps, process};
+use super::process;
 
 /// Why an AX call did not succeed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub(super) fn to_ax_error(
 ) -> AxError {
     let context = Context {
         pid,
-        app: apps::label(pid),
+        app: process::label(pid),
         node,
         running: process::is_running(pid),
         elapsed: started.elapsed(),

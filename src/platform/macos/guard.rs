@@ -13,10 +13,10 @@ use crate::platform::mac_logic::input_guard::{
 };
 
 use super::actions;
-use super::apps;
 use super::attrs;
 use super::element::AxElement;
 use super::errors::{AxFailure, to_ax_error};
+use super::process;
 
 /// Prepares `pid` for a synthetic `event` and refuses when the event would land elsewhere.
 pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result<(), AxError> {
@@ -67,7 +67,7 @@ pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result
 fn app_ref(pid: Pid) -> AppRef {
     AppRef {
         pid,
-        label: apps::label(pid),
+        label: process::label(pid),
     }
 }
 

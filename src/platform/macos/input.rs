@@ -18,9 +18,9 @@ use core_graphics::geometry::CGPoint;
 use crate::ax::backend::MouseButton;
 use crate::ax::{AxError, CallCtx, Pid};
 
-use super::apps;
 use super::errors::accessibility_fix;
 use super::guard;
+use super::process;
 use crate::platform::mac_logic::gestures::{self, Phase};
 use crate::platform::mac_logic::input_guard::Event;
 
@@ -50,7 +50,7 @@ pub(super) fn prepare(
     guard::ensure_target(pid, event, ctx)?;
     if ctx.remaining() < needed {
         return Err(AxError::Timeout {
-            app: apps::label(pid),
+            app: process::label(pid),
             after: started.elapsed(),
         });
     }

@@ -199,7 +199,7 @@ pub(super) fn quit_app(pid: Pid, force: bool, _ctx: &mut CallCtx) -> Result<(), 
         Some(true) => Ok(()),
         Some(false) => Err(AxError::Backend(format!(
             "{} did not accept the request to quit; try again with force",
-            apps::label(pid)
+            process::label(pid)
         ))),
         None => Err(AxError::Unsupported(format!(
             "pid {pid} is not an app axgate can quit"

@@ -4,6 +4,9 @@
 
 use std::mem;
 
+use objc2::rc::autoreleasepool;
+use objc2_app_kit::NSRunningApplication;
+
 use crate::ax::Pid;
 
 /// The kernel's pid type for a `Pid`, when it fits.
@@ -40,4 +43,19 @@ pub(super) fn is_running(pid: Pid) -> bool {
     // SAFETY: signal 0 only checks for existence and permission; nothing is delivered.
     let rc = unsafe { libc::kill(pid, 0) };
     rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// How errors name an app: `Name (pid N)`, or `pid N` when it is not a known app.
+pub(super) fn label(pid: Pid) -> String {
+    let name = pid_t(pid).and_then(|raw| {
+        autoreleasepool(|_| {
+            NSRunningApplication::runningApplicationWithProcessIdentifier(raw)
+                .and_then(|app| app.localizedName())
+                .map(|s| s.to_string())
+        })
+    });
+    match name {
+        Some(name) => format!("{name} (pid {pid})"),
+        None => format!("pid {pid}"),
+    }
 }

@@ -26,6 +26,7 @@ use super::attrs;
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check, to_ax_error};
 use super::permissions::screen_recording_fix;
+use super::process;
 use crate::platform::mac_logic::capture::{self, SCREENCAPTURE, Target};
 use crate::platform::mac_logic::child;
 use crate::platform::mac_logic::decode;
@@ -68,7 +69,7 @@ fn window_target(
     let Some(window) = window else {
         return Err(AxError::Unsupported(format!(
             "{} has no window to capture; pass a region instead",
-            apps::label(pid)
+            process::label(pid)
         )));
     };
     let values =
@@ -84,7 +85,7 @@ fn window_target(
     region.map(|r| (Target::Region(r), Some(r))).ok_or_else(|| {
         AxError::Backend(format!(
             "cannot locate the window of {} on screen",
-            apps::label(pid)
+            process::label(pid)
         ))
     })
 }
