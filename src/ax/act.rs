@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::broadcast::error::RecvError;
 
-use super::backend::{ChangeEvent, MouseButton, SnapshotRequest};
+use super::backend::{ChangeEvent, Click, MouseButton, SnapshotRequest};
 use super::connection::Resolved;
 use super::diff::{Change, Picture, diff};
 use super::engine::Engine;
@@ -292,7 +292,15 @@ pub async fn perform_rung(
             let _input = engine.input_lock().await;
             engine
                 .run(app, stats, "click_at", move |b, ctx| {
-                    b.click_at(pid, point, button, count, ctx)
+                    b.click_at(
+                        pid,
+                        Click {
+                            point,
+                            button,
+                            count,
+                        },
+                        ctx,
+                    )
                 })
                 .await
         }

@@ -109,6 +109,14 @@ pub enum MouseButton {
     Right,
 }
 
+/// One synthetic click: where (global points), which button, how many times (1–3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Click {
+    pub point: (f64, f64),
+    pub button: MouseButton,
+    pub count: u32,
+}
+
 /// A window operation.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WindowAction {
@@ -226,14 +234,7 @@ pub trait Backend: Send + Sync + 'static {
     fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError>;
 
     /// Posts a synthetic pointer click at global coordinates.
-    fn click_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        button: MouseButton,
-        count: u32,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError>;
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError>;
 
     /// The element at global coordinates, if any.
     fn element_at(

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::ax::backend::MouseButton;
+use crate::ax::backend::{Click, MouseButton};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{AxError, CallCtx, Pid};
 
@@ -145,11 +145,14 @@ impl AsyncInput for Clicks {
 pub(super) fn click_at(
     core: &Core,
     pid: Pid,
-    point: (f64, f64),
-    button: MouseButton,
-    count: u32,
+    click: Click,
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
+    let Click {
+        point,
+        button,
+        count,
+    } = click;
     bring_front(core, pid, Some(point), ctx)?;
     let clicks = Clicks {
         x: point.0.round() as i32,

@@ -43,7 +43,7 @@ use std::time::Duration;
 
 use atspi::zbus::Connection;
 
-use crate::ax::backend::{MouseButton, WindowAction};
+use crate::ax::backend::{Click, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -270,15 +270,8 @@ impl Backend for AtspiBackend {
         self.core.block(&app.name, ctx, &calls, op.focus())
     }
 
-    fn click_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        button: MouseButton,
-        count: u32,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::click_at(&self.core, pid, point, button, count, ctx)
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+        input::click_at(&self.core, pid, click, ctx)
     }
 
     fn element_at(

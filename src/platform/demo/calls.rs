@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::ax::backend::{Launchable, MouseButton, WindowAction};
+use crate::ax::backend::{Click, Launchable, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -128,14 +128,12 @@ impl Backend for DemoBackend {
         Ok(())
     }
 
-    fn click_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        button: MouseButton,
-        count: u32,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let Click {
+            point,
+            button,
+            count,
+        } = click;
         self.input(pid, "synthetic clicks", ctx, |tree| {
             Ok(((), interact::click_at(tree, point, button, count)))
         })

@@ -15,7 +15,7 @@ use core_graphics::event::{
 use core_graphics::event_source::{CGEventSource, CGEventSourceStateID};
 use core_graphics::geometry::CGPoint;
 
-use crate::ax::backend::MouseButton;
+use crate::ax::backend::{Click, MouseButton};
 use crate::ax::{AxError, CallCtx, Pid};
 
 use super::errors::accessibility_fix;
@@ -89,13 +89,12 @@ fn mouse(
 }
 
 /// Clicks `count` times (1–3) with `button` at a global point.
-pub(super) fn click_at(
-    pid: Pid,
-    point: (f64, f64),
-    button: MouseButton,
-    count: u32,
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
+pub(super) fn click_at(pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+    let Click {
+        point,
+        button,
+        count,
+    } = click;
     let point = finite_point(point, "the click point")?;
     let source = prepare(
         pid,

@@ -41,7 +41,7 @@ mod windows;
 
 use std::sync::Arc;
 
-use crate::ax::backend::{MouseButton, WindowAction};
+use crate::ax::backend::{Click, WindowAction};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -157,15 +157,8 @@ impl Backend for MacBackend {
         actions::focus(&self.handles, pid, node, ctx)
     }
 
-    fn click_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        button: MouseButton,
-        count: u32,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::click_at(pid, point, button, count, ctx)
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+        input::click_at(pid, click, ctx)
     }
 
     fn element_at(

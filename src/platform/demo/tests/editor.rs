@@ -1,7 +1,6 @@
 //! The Editor app: menu bar menus, document commands, dialogs and window lifecycle.
 
 use super::*;
-use crate::ax::backend::MouseButton;
 
 const APP: &str = "Editor";
 
@@ -126,8 +125,7 @@ fn menus_work_with_the_pointer_and_cancel_closes_them() {
     let p = pid(&b, APP);
     let click = |ident: &str| {
         let point = centre(&b, APP, ident);
-        b.click_at(p, point, MouseButton::Left, 1, &mut ctx())
-            .unwrap();
+        b.click_at(p, super::left_click(point), &mut ctx()).unwrap();
     };
     click("file");
     assert!(visible(&b, "file_menu"));

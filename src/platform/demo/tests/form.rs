@@ -2,13 +2,21 @@
 
 use super::*;
 use crate::ax::Role;
-use crate::ax::backend::MouseButton;
+use crate::ax::backend::{Click, MouseButton};
 
 const APP: &str = "Form";
 
 fn click(b: &DemoBackend, point: (f64, f64), button: MouseButton, count: u32) {
-    b.click_at(pid(b, APP), point, button, count, &mut ctx())
-        .expect("click");
+    b.click_at(
+        pid(b, APP),
+        Click {
+            point,
+            button,
+            count,
+        },
+        &mut ctx(),
+    )
+    .expect("click");
 }
 
 #[test]

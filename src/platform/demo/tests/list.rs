@@ -138,14 +138,8 @@ fn selecting_a_row_selects_only_it_and_shows_it() {
     }
     // A click selects too.
     scroll(&b, centre(&b, APP, "rows_scroll"), -1000.0);
-    b.click_at(
-        p,
-        centre(&b, APP, "row_3"),
-        crate::ax::backend::MouseButton::Left,
-        1,
-        &mut ctx(),
-    )
-    .unwrap();
+    b.click_at(p, left_click(centre(&b, APP, "row_3")), &mut ctx())
+        .unwrap();
     assert_eq!(value(&b, APP, "selection"), text("Selected: Row 3"));
 }
 

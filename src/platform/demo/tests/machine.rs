@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::ax::backend::MouseButton;
 use crate::ax::{ChangeEvent, ChangeKind, Rect};
 use crate::platform::demo::{DemoOptions, Simulation};
 
@@ -33,7 +32,7 @@ fn the_hung_app_blocks_past_its_deadline_then_times_out() {
         ),
         (
             "click",
-            Box::new(|c| b.click_at(p, (1300.0, 110.0), MouseButton::Left, 1, c)),
+            Box::new(|c| b.click_at(p, left_click((1300.0, 110.0)), c)),
         ),
     ];
     for (what, call) in calls {

@@ -56,6 +56,15 @@ fn set(b: &DemoBackend, app: &str, identifier: &str, v: AxValue) -> Result<(), A
 }
 
 /// The centre of an element's frame, in global points.
+/// A single left click at `point`.
+fn left_click(point: (f64, f64)) -> crate::ax::backend::Click {
+    crate::ax::backend::Click {
+        point,
+        button: crate::ax::backend::MouseButton::Left,
+        count: 1,
+    }
+}
+
 fn centre(b: &DemoBackend, app: &str, identifier: &str) -> (f64, f64) {
     b.node_by_identifier(app, identifier)
         .and_then(|n| n.frame)
