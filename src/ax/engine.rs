@@ -35,6 +35,17 @@ impl Default for EngineConfig {
     }
 }
 
+/// One backend operation as the engine sends it to a worker thread.
+pub trait BackendOp<T>:
+    FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError> + Send + 'static
+{
+}
+
+impl<T, F> BackendOp<T> for F where
+    F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError> + Send + 'static
+{
+}
+
 pub struct Engine {
     backend: Arc<dyn Backend>,
     pool: WorkerPool,
@@ -185,19 +196,13 @@ impl Engine {
     }
 
     /// Runs any backend operation on the app's worker with the call deadline.
-    pub async fn run<T, F>(
+    pub async fn run<T: Send + 'static>(
         &self,
         app: &AppInfo,
         stats: &CallStats,
         op: &'static str,
-        f: F,
-    ) -> Result<T, AxError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError>
-            + Send
-            + 'static,
-    {
+        f: impl BackendOp<T>,
+    ) -> Result<T, AxError> {
         self.pool
             .call(
                 WorkerKey::App(app.pid),
@@ -211,19 +216,13 @@ impl Engine {
     }
 
     /// Runs a backend operation that names no app (clipboard, launching) on the global worker.
-    pub async fn run_global<T, F>(
+    pub async fn run_global<T: Send + 'static>(
         &self,
         deadline: Instant,
         stats: &CallStats,
         op: &'static str,
-        f: F,
-    ) -> Result<T, AxError>
-    where
-        T: Send + 'static,
-        F: FnOnce(&dyn Backend, &mut super::backend::CallCtx) -> Result<T, AxError>
-            + Send
-            + 'static,
-    {
+        f: impl BackendOp<T>,
+    ) -> Result<T, AxError> {
         self.pool
             .call(WorkerKey::Global, "backend", op, deadline, stats, f)
             .await
@@ -297,11 +296,6 @@ impl Engine {
         let mut apps = self.all_apps(stats).await?;
         apps.retain(|app| rules.check_app(app).is_ok());
         Ok(apps)
-    }
-
-    /// The worker pool, for engine operations in sibling modules.
-    pub(super) fn pool(&self) -> &WorkerPool {
-        &self.pool
     }
 
     /// Every running app, denied ones included (never shown to a caller).
@@ -386,16 +380,10 @@ impl Engine {
         stats: &CallStats,
     ) -> Result<Vec<WindowInfo>, AxError> {
         let pid = app.pid;
-        self.pool
-            .call(
-                WorkerKey::App(pid),
-                &app.name,
-                "list_windows",
-                self.deadline(),
-                stats,
-                move |b, ctx| b.list_windows(pid, ctx),
-            )
-            .await
+        self.run(app, stats, "list_windows", move |b, ctx| {
+            b.list_windows(pid, ctx)
+        })
+        .await
     }
 
     pub async fn perform_action(

@@ -7,7 +7,7 @@
 use super::engine::Engine;
 use super::error::AxError;
 use super::model::Rect;
-use super::worker::{CallStats, WorkerKey};
+use super::worker::CallStats;
 
 impl Engine {
     /// Fails when `region` overlaps a window of an app the policy denies.
@@ -21,18 +21,7 @@ impl Engine {
             let Err(denial) = rules.check_app(&app) else {
                 continue;
             };
-            let pid = app.pid;
-            let windows = self
-                .pool()
-                .call(
-                    WorkerKey::App(pid),
-                    &app.name,
-                    "list_windows",
-                    self.deadline(),
-                    stats,
-                    move |b, ctx| b.list_windows(pid, ctx),
-                )
-                .await?;
+            let windows = self.list_windows(&app, stats).await?;
             let shown = windows
                 .iter()
                 .filter(|w| !w.minimized)

@@ -30,7 +30,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use prometheus::IntCounterVec;
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
@@ -170,8 +170,21 @@ fn is_idle(error: &hyper::Error) -> bool {
 }
 
 /// Answers a connection over the cap and closes it (plain HTTP: a 503; TLS: just closed).
+/// The request head is read first (at most 8 KiB, for at most a second), so an HTTP client
+/// gets the answer to the request it sent rather than a message it did not ask for.
 async fn refuse(mut tcp: TcpStream, plain: bool) {
     if plain {
+        let mut head = Vec::with_capacity(1024);
+        let mut buf = [0u8; 1024];
+        let read_head = async {
+            while head.len() < 8192 && !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match tcp.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+        };
+        let _ = tokio::time::timeout(Duration::from_secs(1), read_head).await;
         let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(FULL.as_bytes())).await;
         let _ = tcp.shutdown().await;
     }

@@ -7,8 +7,9 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::spawned::Axgate;
 use crate::support::{TestServer, config};
@@ -20,7 +21,7 @@ const CLOSED_WITHIN: Duration = Duration::from_secs(10);
 
 /// Reads until the server closes the connection; the bytes read, or `None` when it is still
 /// open after `limit`.
-async fn read_to_close(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
+async fn read_to_close(stream: &mut (impl AsyncRead + Unpin), limit: Duration) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let read = async {
         let mut buf = [0u8; 4096];
@@ -32,6 +33,14 @@ async fn read_to_close(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8
         }
     };
     tokio::time::timeout(limit, read).await.ok().map(|()| out)
+}
+
+/// A server with the short bounds and one connection to it, split for reading and writing.
+async fn fast_connection() -> (TestServer, OwnedReadHalf, OwnedWriteHalf) {
+    let server = TestServer::with_config(config(FAST)).await;
+    let stream = TcpStream::connect(server.addr).await.expect("connect");
+    let (read, write) = stream.into_split();
+    (server, read, write)
 }
 
 fn closed_by(server: &TestServer, reason: &str) -> u64 {
@@ -63,9 +72,7 @@ async fn a_silent_socket_is_closed_at_the_header_timeout() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_head_is_cut_off() {
-    let server = TestServer::with_config(config(FAST)).await;
-    let stream = TcpStream::connect(server.addr).await.expect("connect");
-    let (mut read, mut write) = stream.into_split();
+    let (server, mut read, mut write) = fast_connection().await;
     // One header line every 100 ms, for longer than the test waits: a slowloris head.
     let trickle = tokio::spawn(async move {
         let _ = write.write_all(b"GET /healthz HTTP/1.1\r\n").await;
@@ -80,19 +87,10 @@ async fn a_trickled_head_is_cut_off() {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     });
-    let mut buf = [0u8; 1024];
-    let ended = tokio::time::timeout(CLOSED_WITHIN, async {
-        loop {
-            match read.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
-    })
-    .await;
+    let ended = read_to_close(&mut read, CLOSED_WITHIN).await;
     trickle.abort();
     assert!(
-        ended.is_ok(),
+        ended.is_some(),
         "a trickled head kept its connection past {CLOSED_WITHIN:?}"
     );
     assert!(closed_by(&server, "header_timeout") >= 1);
@@ -100,9 +98,7 @@ async fn a_trickled_head_is_cut_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_body_gets_408() {
-    let server = TestServer::with_config(config(FAST)).await;
-    let stream = TcpStream::connect(server.addr).await.expect("connect");
-    let (mut read, mut write) = stream.into_split();
+    let (server, mut read, mut write) = fast_connection().await;
     let head = format!(
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: 200\r\n\r\n{{",

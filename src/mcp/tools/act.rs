@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::receivers::pointer_receiver;
-use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
+use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::AxError;
-use crate::ax::act::{Rung, act_and_observe, ladder, perform_rung};
+use crate::ax::act::{Rung, ladder, perform_rung};
 use crate::ax::backend::MouseButton;
 use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
@@ -65,7 +65,7 @@ pub(super) async fn perform_action(
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let id = node.id;
-    let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+    let changes = observe(ctx, &app, &scope, || {
         ctx.engine
             .perform_action(&app, id, &args.action, &ctx.stats)
     })
@@ -172,11 +172,10 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         }
         (Strategy::Auto, Button::Right, _) if node.actions.iter().any(|a| a == "show_menu") => {
             let id = node.id;
-            let changes =
-                act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
-                    ctx.engine.perform_action(&app, id, "show_menu", &ctx.stats)
-                })
-                .await?;
+            let changes = observe(ctx, &app, &scope, || {
+                ctx.engine.perform_action(&app, id, "show_menu", &ctx.stats)
+            })
+            .await?;
             return Ok(acted(ctx, &located, "click", changes, None).await);
         }
         (Strategy::Auto, Button::Left, 1) => ladder(&located.element),
@@ -191,7 +190,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     }
     let mut tried = Vec::new();
     for rung in rungs {
-        let outcome = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+        let outcome = observe(ctx, &app, &scope, || {
             perform_rung(
                 &ctx.engine,
                 &app,
@@ -246,7 +245,7 @@ pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
-    let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+    let changes = observe(ctx, &app, &scope, || {
         ctx.engine
             .run(&app, &ctx.stats, "focus", move |b, c| b.focus(pid, id, c))
     })

@@ -7,9 +7,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
+use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::ax::act::{Scope, act_and_observe};
+use crate::ax::act::Scope;
 use crate::ax::tree::{self, IndexedNode};
 use crate::ax::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 use crate::mcp::confirm::decide;
@@ -117,24 +117,17 @@ pub(super) async fn select_option(
     let (pid, id) = (app.pid, chosen.node.id);
     let use_press =
         chosen.node.role == Role::MenuItem && chosen.node.actions.iter().any(|a| a == "press");
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &scope,
-        &ctx.stats,
-        VERIFY_WAIT,
-        || async {
-            if use_press {
-                ctx.engine
-                    .perform_action(&app, id, "press", &ctx.stats)
-                    .await
-            } else {
-                ctx.engine
-                    .run(&app, &ctx.stats, "select", move |b, c| b.select(pid, id, c))
-                    .await
-            }
-        },
-    )
+    let changes = observe(ctx, &app, &scope, || async {
+        if use_press {
+            ctx.engine
+                .perform_action(&app, id, "press", &ctx.stats)
+                .await
+        } else {
+            ctx.engine
+                .run(&app, &ctx.stats, "select", move |b, c| b.select(pid, id, c))
+                .await
+        }
+    })
     .await?;
     Ok(acted(ctx, &located, "select_option", changes, None).await)
 }
@@ -356,14 +349,9 @@ pub(super) async fn select_menu(
     .await?;
     let app = located.conn.app.clone();
     let id = item.node.id;
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &Scope::app(),
-        &ctx.stats,
-        VERIFY_WAIT,
-        || ctx.engine.perform_action(&app, id, "press", &ctx.stats),
-    )
+    let changes = observe(ctx, &app, &Scope::app(), || {
+        ctx.engine.perform_action(&app, id, "press", &ctx.stats)
+    })
     .await?;
     Ok(acted(ctx, &located, "select_menu", changes, None).await)
 }

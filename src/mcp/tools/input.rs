@@ -8,9 +8,9 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::receivers::{Receiver, key_receivers};
-use super::target::{Located, VERIFY_WAIT, acted, locate_for_write};
+use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
-use crate::ax::act::act_and_observe;
+use crate::ax::engine::BackendOp;
 use crate::ax::keys::KeyCombo;
 use crate::ax::values::{coerce, matches};
 use crate::ax::{AxError, AxValue, Target};
@@ -106,14 +106,12 @@ async fn write_value(
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
-    Ok(
-        act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
-            ctx.engine.run(&app, &ctx.stats, "set_value", move |b, c| {
-                b.set_value(pid, id, &value, c)
-            })
+    Ok(observe(ctx, &app, &scope, || {
+        ctx.engine.run(&app, &ctx.stats, "set_value", move |b, c| {
+            b.set_value(pid, id, &value, c)
         })
-        .await?,
-    )
+    })
+    .await?)
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -183,22 +181,15 @@ pub(super) async fn type_text(
         decide(ctx, &app.name, "type a key that presses", &receivers).await?;
         let text = run.to_owned();
         changes.extend(
-            act_and_observe(
-                &ctx.engine,
-                &app,
-                &scope,
-                &ctx.stats,
-                VERIFY_WAIT,
-                || async {
-                    let _input = ctx.engine.input_lock().await;
-                    let text = text.clone();
-                    ctx.engine
-                        .run(&app, &ctx.stats, "type_text", move |b, c| {
-                            b.type_text(pid, &text, c)
-                        })
-                        .await
-                },
-            )
+            observe(ctx, &app, &scope, || async {
+                let _input = ctx.engine.input_lock().await;
+                let text = text.clone();
+                ctx.engine
+                    .run(&app, &ctx.stats, "type_text", move |b, c| {
+                        b.type_text(pid, &text, c)
+                    })
+                    .await
+            })
             .await?,
         );
     }
@@ -321,19 +312,12 @@ pub(super) async fn press_key(
     decide(ctx, &located.conn.app.name, &verb, &receivers).await?;
     let scope = crate::ax::act::Scope::app();
     let app = located.conn.app.clone();
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &scope,
-        &ctx.stats,
-        VERIFY_WAIT,
-        || async {
-            press(ctx, &located, combo).await.map_err(|e| match e {
-                ToolError::Ax(e) => e,
-                ToolError::Usage(m) | ToolError::Refused(m) => AxError::Unsupported(m),
-            })
-        },
-    )
+    let changes = observe(ctx, &app, &scope, || async {
+        press(ctx, &located, combo).await.map_err(|e| match e {
+            ToolError::Ax(e) => e,
+            ToolError::Usage(m) | ToolError::Refused(m) => AxError::Unsupported(m),
+        })
+    })
     .await?;
     Ok(acted(ctx, &located, "press_key", changes, None).await)
 }
@@ -383,26 +367,29 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     };
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     let point = center(&located)?;
+    let pid = located.conn.app.pid;
+    pointer_act(ctx, &located, "scroll", move |b, c| {
+        b.scroll(pid, point, delta, c)
+    })
+    .await
+}
+
+/// Synthetic pointer input to the located element's app: under the machine-wide input lock,
+/// verified by the changes it causes.
+async fn pointer_act(
+    ctx: &ToolCtx,
+    located: &Located,
+    op: &'static str,
+    input: impl BackendOp<()>,
+) -> Result<CallToolResult, ToolError> {
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
-    let pid = app.pid;
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &scope,
-        &ctx.stats,
-        VERIFY_WAIT,
-        || async {
-            let _input = ctx.engine.input_lock().await;
-            ctx.engine
-                .run(&app, &ctx.stats, "scroll", move |b, c| {
-                    b.scroll(pid, point, delta, c)
-                })
-                .await
-        },
-    )
+    let changes = observe(ctx, &app, &scope, || async {
+        let _input = ctx.engine.input_lock().await;
+        ctx.engine.run(&app, &ctx.stats, op, input).await
+    })
     .await?;
-    Ok(acted(ctx, &located, "scroll", changes, None).await)
+    Ok(acted(ctx, located, op, changes, None).await)
 }
 
 fn center(located: &Located) -> Result<(f64, f64), ToolError> {
@@ -458,24 +445,6 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
             ));
         }
     };
-    let scope = located.scope(ctx).await?;
-    let app = located.conn.app.clone();
-    let pid = app.pid;
-    let changes = act_and_observe(
-        &ctx.engine,
-        &app,
-        &scope,
-        &ctx.stats,
-        VERIFY_WAIT,
-        || async {
-            let _input = ctx.engine.input_lock().await;
-            ctx.engine
-                .run(&app, &ctx.stats, "drag", move |b, c| {
-                    b.drag(pid, from, to, c)
-                })
-                .await
-        },
-    )
-    .await?;
-    Ok(acted(ctx, &located, "drag", changes, None).await)
+    let pid = located.conn.app.pid;
+    pointer_act(ctx, &located, "drag", move |b, c| b.drag(pid, from, to, c)).await
 }

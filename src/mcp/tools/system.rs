@@ -9,9 +9,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::target::{VERIFY_WAIT, acted, locate, locate_for_write};
+use super::target::{acted, locate, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::ax::act::act_and_observe;
 use crate::ax::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -306,7 +305,7 @@ pub(super) async fn window_action(
     let scope = crate::ax::act::Scope::app();
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
-    let changes = act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, VERIFY_WAIT, || {
+    let changes = observe(ctx, &app, &scope, || {
         ctx.engine
             .run(&app, &ctx.stats, "window_action", move |b, c| {
                 b.window_action(pid, id, action, c)

@@ -2,22 +2,38 @@
 //! write may happen (lease, enabled), and build the verified result — the element's state
 //! afterwards plus the diff of what changed.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::CallToolResult;
 
 use super::structured;
-use crate::ax::act::{Rung, Scope};
+use crate::ax::act::{Rung, Scope, act_and_observe};
 use crate::ax::diff::{Change, render};
 use crate::ax::handles::describe;
-use crate::ax::{AppConnection, AxError, Resolved, Target, tree};
+use crate::ax::{AppConnection, AppInfo, AxError, Resolved, Target, tree};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
 
 /// How long an act waits for its effect by default.
 pub(super) const VERIFY_WAIT: Duration = Duration::from_millis(1500);
+
+/// Runs `act` on `app` and returns the changes it caused within `scope`, waiting up to
+/// [`VERIFY_WAIT`] for them (`ax::act::act_and_observe` with the call's engine and stats).
+pub(super) async fn observe<F, Fut>(
+    ctx: &ToolCtx,
+    app: &AppInfo,
+    scope: &Scope,
+    act: F,
+) -> Result<Vec<Change>, AxError>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<(), AxError>>,
+{
+    act_and_observe(&ctx.engine, app, scope, &ctx.stats, VERIFY_WAIT, act).await
+}
 
 /// An app connection and a resolved element in it.
 pub(super) struct Located {
