@@ -173,6 +173,43 @@ impl AtspiBackend {
     }
 }
 
+/// One operation on one element (`AtspiBackend::on_node`).
+enum NodeOp<'a> {
+    Perform(&'a str),
+    SetValue(&'a AxValue),
+    Focus,
+    Select,
+}
+
+impl AtspiBackend {
+    /// Resolves `node` of `pid`'s app and runs `what` on it, counting its D-Bus calls.
+    fn on_node(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        what: NodeOp<'_>,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        let (conn, app, obj) = self.core.node(pid, node, ctx)?;
+        let calls = Calls::new(&conn);
+        let op = Op {
+            calls: &calls,
+            app: &app,
+            obj,
+        };
+        let name = &app.name;
+        match what {
+            NodeOp::Perform(action) => {
+                self.core
+                    .block(name, ctx, &calls, op.perform_action(action))
+            }
+            NodeOp::SetValue(value) => self.core.block(name, ctx, &calls, op.set_value(value)),
+            NodeOp::Focus => self.core.block(name, ctx, &calls, op.focus()),
+            NodeOp::Select => self.core.block(name, ctx, &calls, op.select()),
+        }
+    }
+}
+
 impl Backend for AtspiBackend {
     fn name(&self) -> &'static str {
         "atspi"
@@ -231,15 +268,7 @@ impl Backend for AtspiBackend {
         action: &str,
         ctx: &mut CallCtx,
     ) -> Result<(), AxError> {
-        let (conn, app, obj) = self.core.node(pid, node, ctx)?;
-        let calls = Calls::new(&conn);
-        let op = Op {
-            calls: &calls,
-            app: &app,
-            obj,
-        };
-        self.core
-            .block(&app.name, ctx, &calls, op.perform_action(action))
+        self.on_node(pid, node, NodeOp::Perform(action), ctx)
     }
 
     fn set_value(
@@ -249,25 +278,11 @@ impl Backend for AtspiBackend {
         value: &AxValue,
         ctx: &mut CallCtx,
     ) -> Result<(), AxError> {
-        let (conn, app, obj) = self.core.node(pid, node, ctx)?;
-        let calls = Calls::new(&conn);
-        let op = Op {
-            calls: &calls,
-            app: &app,
-            obj,
-        };
-        self.core.block(&app.name, ctx, &calls, op.set_value(value))
+        self.on_node(pid, node, NodeOp::SetValue(value), ctx)
     }
 
     fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
-        let (conn, app, obj) = self.core.node(pid, node, ctx)?;
-        let calls = Calls::new(&conn);
-        let op = Op {
-            calls: &calls,
-            app: &app,
-            obj,
-        };
-        self.core.block(&app.name, ctx, &calls, op.focus())
+        self.on_node(pid, node, NodeOp::Focus, ctx)
     }
 
     fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
@@ -325,14 +340,7 @@ impl Backend for AtspiBackend {
     }
 
     fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
-        let (conn, app, obj) = self.core.node(pid, node, ctx)?;
-        let calls = Calls::new(&conn);
-        let op = Op {
-            calls: &calls,
-            app: &app,
-            obj,
-        };
-        self.core.block(&app.name, ctx, &calls, op.select())
+        self.on_node(pid, node, NodeOp::Select, ctx)
     }
 
     fn window_action(
