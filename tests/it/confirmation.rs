@@ -45,6 +45,14 @@ fn was_reset(server: &TestServer) -> bool {
     hint(server) == Some(AxValue::Text("No proxy".into()))
 }
 
+/// A fresh session on `server` clicks the Settings app's Reset button (a successful call).
+async fn click_reset(server: &TestServer) {
+    let mut c = session(server).await;
+    prepare(&mut c).await;
+    let target = json!({"app": "Settings", "target": RESET});
+    check(&mut c, "click", target, false, &[]).await;
+}
+
 async fn server_with(extra: &str, audit: &Path) -> TestServer {
     TestServer::with_config(config(&format!(
         "[audit]\npath = {:?}\n{extra}",
@@ -85,16 +93,7 @@ async fn without_elicitation_the_policy_refuses_or_allows() {
 
     let audit = dir.path().join("allow.jsonl");
     let server = server_with("[policy]\nunconfirmed = \"allow\"\n", &audit).await;
-    let mut c = session(&server).await;
-    prepare(&mut c).await;
-    check(
-        &mut c,
-        "click",
-        json!({"app": "Settings", "target": RESET}),
-        false,
-        &[],
-    )
-    .await;
+    click_reset(&server).await;
     assert!(was_reset(&server), "allowed by configuration: pressed");
     let last = audit_lines(&audit).pop().expect("a line");
     assert_eq!(last["outcome"], "ok");
@@ -102,16 +101,7 @@ async fn without_elicitation_the_policy_refuses_or_allows() {
 
     // Words are configurable: with another list, Reset is an ordinary button.
     let server = server_with("[policy]\nconfirm_words = [\"format\"]\n", &audit).await;
-    let mut c = session(&server).await;
-    prepare(&mut c).await;
-    check(
-        &mut c,
-        "click",
-        json!({"app": "Settings", "target": RESET}),
-        false,
-        &[],
-    )
-    .await;
+    click_reset(&server).await;
     assert!(was_reset(&server));
 }
 

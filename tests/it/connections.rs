@@ -43,6 +43,23 @@ async fn fast_connection() -> (TestServer, OwnedReadHalf, OwnedWriteHalf) {
     (server, read, write)
 }
 
+/// Whether `health` answers 200 within `limit`, asking every 200 ms.
+async fn healthy_within(client: &reqwest::Client, health: &str, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        let ok = client
+            .get(health)
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success());
+        if ok {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    false
+}
+
 fn closed_by(server: &TestServer, reason: &str) -> u64 {
     server
         .state
@@ -174,20 +191,8 @@ async fn past_the_connection_cap_a_connection_gets_503_at_once() {
     assert!(closed_by(&server, "cap") >= 1);
     // The idle ones go at the header timeout; then the server answers again.
     let health = format!("http://{}/healthz", server.addr);
-    let deadline = Instant::now() + CLOSED_WITHIN;
-    loop {
-        let ok = reqwest::get(&health)
-            .await
-            .is_ok_and(|r| r.status().is_success());
-        if ok {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "/healthz never answered 200 again"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let healthy = healthy_within(&reqwest::Client::new(), &health, CLOSED_WITHIN).await;
+    assert!(healthy, "/healthz never answered 200 again");
     drop(idle);
 }
 
@@ -233,23 +238,12 @@ fn under_an_open_file_limit_of_256_idle_sockets_do_not_silence_health() {
             server.log()
         );
         // Once the header timeout has cut the idle sockets: 200.
-        let deadline = Instant::now() + CLOSED_WITHIN;
-        loop {
-            let ok = client
-                .get(&health)
-                .send()
-                .await
-                .is_ok_and(|r| r.status().is_success());
-            if ok {
-                break;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "/healthz never answered 200 again\n{}",
-                server.log()
-            );
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
+        let healthy = healthy_within(&client, &health, CLOSED_WITHIN).await;
+        assert!(
+            healthy,
+            "/healthz never answered 200 again\n{}",
+            server.log()
+        );
         drop(idle);
     });
 }

@@ -334,15 +334,7 @@ async fn shutdown_closes_open_streams_cleanly() {
     let server = TestServer::start().await;
     let mut client = server.client();
     client.initialize().await;
-    let stream = client
-        .http
-        .get(&client.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", client.session.as_ref().unwrap())
-        .header("mcp-protocol-version", PROTOCOL)
-        .send()
-        .await
-        .unwrap();
+    let stream = client.get().send().await.unwrap();
     assert_eq!(stream.status(), 200);
     let reader = tokio::spawn(async move { stream.text().await });
     tokio::time::sleep(Duration::from_millis(100)).await;

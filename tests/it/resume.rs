@@ -43,11 +43,7 @@ async fn start_and_cut(client: &mut Client, id: u64) -> String {
 /// GET with Last-Event-ID; reads until the stream ends (or `limit` passes).
 async fn resume(client: &Client, last_event_id: &str, limit: Duration) -> Vec<Event> {
     let resp = client
-        .http
-        .get(&client.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", client.session.as_ref().unwrap())
-        .header("mcp-protocol-version", PROTOCOL)
+        .get()
         .header("last-event-id", last_event_id)
         .send()
         .await

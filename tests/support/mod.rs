@@ -239,6 +239,18 @@ impl Client {
         req
     }
 
+    /// A GET of the session's stream (add `last-event-id` to resume).
+    pub fn get(&self) -> reqwest::RequestBuilder {
+        self.http
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header(
+                "mcp-session-id",
+                self.session.as_deref().unwrap_or_default(),
+            )
+            .header("mcp-protocol-version", PROTOCOL)
+    }
+
     /// initialize + notifications/initialized; stores the session id.
     pub async fn initialize(&mut self) -> Value {
         let body = json!({
