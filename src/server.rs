@@ -86,11 +86,17 @@ impl AppState {
             max_sessions: config.sessions.max_sessions,
             idle_timeout: config.sessions.idle_timeout,
         }));
-        let log = EventLog::new(EventLimits {
-            per_stream: config.sessions.max_events_per_stream,
-            per_session: config.sessions.max_events_per_session,
-            finished_ttl: config.sessions.finished_stream_ttl,
-        });
+        let log = EventLog::new(
+            EventLimits {
+                per_stream: config.sessions.max_events_per_stream,
+                per_session: config.sessions.max_events_per_session,
+                stream_bytes: config.sessions.max_stream_bytes,
+                session_bytes: config.sessions.max_session_bytes,
+                total_bytes: config.sessions.max_total_event_bytes,
+                finished_ttl: config.sessions.finished_stream_ttl,
+            },
+            Some(metrics.clone()),
+        );
         let sessions = Arc::new(AxSessionManager::new(
             log,
             registry,

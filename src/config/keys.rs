@@ -80,6 +80,21 @@ pub const KEYS: &[Key] = &[
         default: "4096",
     },
     Key {
+        name: "sessions.max_stream_bytes",
+        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event); the oldest go first.",
+        default: "8388608",
+    },
+    Key {
+        name: "sessions.max_session_bytes",
+        doc: "Bytes of events kept for replay per session, all streams; finished streams go first, oldest first. A larger event is delivered live but never kept.",
+        default: "8388608",
+    },
+    Key {
+        name: "sessions.max_total_event_bytes",
+        doc: "Bytes of events kept for replay over all sessions; the oldest finished streams anywhere go first.",
+        default: "67108864",
+    },
+    Key {
         name: "sessions.finished_stream_ttl_secs",
         doc: "How long a finished response stream stays resumable.",
         default: "300",

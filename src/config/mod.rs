@@ -76,6 +76,9 @@ pub struct SessionsConfig {
     pub idle_timeout: Duration,
     pub max_events_per_stream: usize,
     pub max_events_per_session: usize,
+    pub max_stream_bytes: usize,
+    pub max_session_bytes: usize,
+    pub max_total_event_bytes: usize,
     pub finished_stream_ttl: Duration,
 }
 
@@ -313,6 +316,10 @@ impl Layers {
                     as usize,
                 max_events_per_session: v.int("sessions.max_events_per_session", 4, 10_000_000)
                     as usize,
+                max_stream_bytes: v.int("sessions.max_stream_bytes", 4096, 1 << 40) as usize,
+                max_session_bytes: v.int("sessions.max_session_bytes", 4096, 1 << 40) as usize,
+                max_total_event_bytes: v.int("sessions.max_total_event_bytes", 4096, 1 << 40)
+                    as usize,
                 finished_stream_ttl: Duration::from_secs(v.int(
                     "sessions.finished_stream_ttl_secs",
                     1,
@@ -359,6 +366,19 @@ impl Layers {
             auth: v.auth(),
             policy: v.policy(),
         };
+        let s = &config.sessions;
+        if s.max_stream_bytes > s.max_session_bytes {
+            v.errors.push(format!(
+                "sessions.max_stream_bytes ({}) is larger than sessions.max_session_bytes ({}): one stream could never hold that much",
+                s.max_stream_bytes, s.max_session_bytes
+            ));
+        }
+        if s.max_session_bytes > s.max_total_event_bytes {
+            v.errors.push(format!(
+                "sessions.max_session_bytes ({}) is larger than sessions.max_total_event_bytes ({}): one session could never hold that much",
+                s.max_session_bytes, s.max_total_event_bytes
+            ));
+        }
         if v.errors.is_empty() {
             Ok(config)
         } else {

@@ -21,7 +21,7 @@ use rmcp::transport::streamable_http_server::session::{
     EventStore, ServerSseMessage, SessionId, SessionManager,
 };
 
-use super::events::{EventLog, EventRef, From};
+use super::events::{EventLog, EventRef, From, Resume};
 use super::registry::SessionRegistry;
 use crate::audit::session_tag;
 use crate::mcp::admin::{SessionAdmin, SessionSummary};
@@ -141,6 +141,7 @@ impl SessionManager for AxSessionManager {
         }
         let (id, transport) = self.inner.create_session().await?;
         self.registry.insert(&id);
+        self.log.open_session(&id);
         Ok((id, transport))
     }
 
@@ -228,7 +229,10 @@ impl SessionManager for AxSessionManager {
         if !self.registry.touch(id) {
             return Err(SessionError::NotFound(id.to_string()));
         }
-        let stream = self.log.common_stream(id);
+        let stream = self
+            .log
+            .common_stream(id)
+            .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
         Ok(self.log.tail(stream, From::Undelivered))
     }
 
@@ -238,8 +242,10 @@ impl SessionManager for AxSessionManager {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.registry.touch(id);
+        // The intake layer has answered 410 to a resume of evicted events; one evicted since
+        // ends at once (the tail will not skip it), and the next attempt gets that answer.
         let owned = EventRef::parse(&last_event_id)
-            .filter(|r| self.log.session_of(r.stream).as_deref() == Some(id.as_ref()));
+            .filter(|_| self.log.resume_in_session(&last_event_id, id) != Resume::Unknown);
         let Some(event) = owned else {
             tracing::warn!(session = %short(id), "resume with an event id of no stream of this session");
             return Err(SessionError::ForeignEvent(last_event_id));

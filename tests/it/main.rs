@@ -22,6 +22,7 @@ mod deploy;
 mod fuzz_corpus;
 mod http_protocol;
 mod inspector;
+mod memory;
 mod operations;
 mod reading;
 mod reload;

@@ -94,6 +94,11 @@ impl Axgate {
         Axgate { child, url, log }
     }
 
+    /// The child's process id (for reading its `/proc` entries).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn log(&self) -> String {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
