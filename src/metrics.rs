@@ -238,7 +238,7 @@ impl Metrics {
             session_evictions: counter(
                 r,
                 "axgate_session_evictions_total",
-                "Sessions ended by the server, by reason.",
+                "Sessions ended by the server, by reason (idle, idle_without_stream, capacity_own, capacity_other).",
                 &["reason"],
             )?,
             auth_failures: counter(

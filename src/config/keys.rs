@@ -61,13 +61,23 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "sessions.max",
-        doc: "Most live sessions; beyond it initialize gets 503 with Retry-After.",
+        doc: "Most live sessions; at it a new session evicts an idle one (see sessions.evict_others_after_secs), else initialize gets 503 with Retry-After.",
         default: "64",
     },
     Key {
         name: "sessions.idle_timeout_secs",
         doc: "A session with no request for this long is ended.",
         default: "1800",
+    },
+    Key {
+        name: "sessions.idle_without_stream_secs",
+        doc: "A session that never opened its GET stream (a CLI that never says goodbye) is ended after this long without a request, unless it is still working.",
+        default: "300",
+    },
+    Key {
+        name: "sessions.evict_others_after_secs",
+        doc: "At sessions.max, a new session evicts the longest-idle one with no open stream, running request or lease: the same principal's at once, another principal's only once idle this long.",
+        default: "600",
     },
     Key {
         name: "sessions.max_events_per_stream",

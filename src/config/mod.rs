@@ -74,6 +74,8 @@ pub struct ServerConfig {
 pub struct SessionsConfig {
     pub max_sessions: usize,
     pub idle_timeout: Duration,
+    pub idle_without_stream: Duration,
+    pub evict_others_after: Duration,
     pub max_events_per_stream: usize,
     pub max_events_per_session: usize,
     pub max_stream_bytes: usize,
@@ -311,6 +313,16 @@ impl Layers {
                     "sessions.idle_timeout_secs",
                     1,
                     7 * 86_400,
+                )),
+                idle_without_stream: Duration::from_secs(v.int(
+                    "sessions.idle_without_stream_secs",
+                    1,
+                    7 * 86_400,
+                )),
+                evict_others_after: Duration::from_secs(v.int(
+                    "sessions.evict_others_after_secs",
+                    0,
+                    30 * 86_400,
                 )),
                 max_events_per_stream: v.int("sessions.max_events_per_stream", 4, 1_000_000)
                     as usize,

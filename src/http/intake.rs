@@ -15,7 +15,9 @@
 //!   successful DELETE → 200; a session id presented by a principal other than the one that
 //!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
-//! - a new session while the server is full → 503 with `Retry-After`.
+//! - a new session while the server is full → the longest-idle session the caller may evict
+//!   (no open stream, running request or lease) is ended to make room
+//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After`.
 //!
 //! The checks on the body itself are the pure [`inspect`] (fuzzed: `crate::fuzzing`).
 
@@ -34,7 +36,7 @@ use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::{EventLog, Owner, Resume, SessionRegistry};
+use crate::session::{AxSessionManager, EventLog, Owner, Resume, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -45,6 +47,8 @@ const META_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// What the intake layer needs.
 pub struct Intake {
+    /// For making room at the session cap (evicting an idle session).
+    pub sessions: Arc<AxSessionManager>,
     pub registry: Arc<SessionRegistry>,
     /// The event log, for binding sessionless streams to their callers and checking replays.
     pub events: Arc<EventLog>,
@@ -250,7 +254,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .await;
     };
     let (id, method, params) = (message.id, message.method, message.params);
-    if method == "initialize" && session.is_none() && !intake.registry.has_room() {
+    if method == "initialize" && session.is_none() && !intake.sessions.make_room(&owner).await {
         let mut response = jsonrpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
             id,

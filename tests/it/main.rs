@@ -14,6 +14,7 @@ mod apps_windows;
 mod audit;
 mod audit_calls;
 mod auth;
+mod capacity;
 mod clients;
 mod clients_policy;
 mod confirmation;
