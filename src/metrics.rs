@@ -40,6 +40,12 @@ pub struct Metrics {
     pub connections_open: IntGauge,
     pub connections_closed: IntCounterVec,
     pub events_replayed: IntCounter,
+    /// Events the replay log dropped to stay within a bound, by the bound (`reason`).
+    pub events_evicted: IntCounterVec,
+    /// Events too large for the replay log: delivered live, never kept.
+    pub events_too_large: IntCounter,
+    /// Bytes the replay log holds.
+    pub event_log_bytes: IntGauge,
     pub session_evictions: IntCounterVec,
     pub auth_failures: IntCounterVec,
     pub rate_limited: IntCounterVec,
@@ -231,10 +237,24 @@ impl Metrics {
                 "axgate_events_replayed_total",
                 "SSE events replayed after Last-Event-ID.",
             )?,
+            events_evicted: counter(
+                r,
+                "axgate_events_evicted_total",
+                "SSE events dropped from the replay log to stay within a budget, by budget (stream_budget, session_budget, total_budget).",
+                &["reason"],
+            )?,
+            events_too_large: plain_counter(
+                "axgate_events_too_large_total",
+                "SSE events larger than a replay budget: delivered to the live reader, never kept for replay.",
+            )?,
+            event_log_bytes: gauge(
+                "axgate_event_log_bytes",
+                "Bytes held by the SSE replay log (event JSON plus a fixed overhead per event).",
+            )?,
             session_evictions: counter(
                 r,
                 "axgate_session_evictions_total",
-                "Sessions ended by the server, by reason.",
+                "Sessions ended by the server, by reason (idle, idle_without_stream, capacity_own, capacity_other).",
                 &["reason"],
             )?,
             auth_failures: counter(

@@ -26,11 +26,14 @@ use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
 use crate::mcp::admin::Admin;
+use crate::mcp::context::LeaseBook;
 use crate::mcp::server::Shared;
 use crate::mcp::subscriptions::Listens;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
-use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
+use crate::session::{
+    AxSessionManager, EventLimits, EventLog, Pins, SessionLimits, SessionRegistry,
+};
 
 /// Everything the server shares between requests.
 #[derive(Clone)]
@@ -38,6 +41,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub engine: Arc<Engine>,
     pub sessions: Arc<AxSessionManager>,
+    /// Which session holds which app-lease owner (sessions holding a lease are not evicted).
+    pub leases: Arc<LeaseBook>,
     pub guard: Arc<Guard>,
     /// `None` when `[auth]` configures no credentials (then only loopback may listen).
     pub auth: Option<Arc<Auth>>,
@@ -87,18 +92,29 @@ impl AppState {
         let registry = Arc::new(SessionRegistry::new(SessionLimits {
             max_sessions: config.sessions.max_sessions,
             idle_timeout: config.sessions.idle_timeout,
+            idle_without_stream: config.sessions.idle_without_stream,
+            evict_others_after: config.sessions.evict_others_after,
         }));
-        let log = EventLog::new(EventLimits {
-            per_stream: config.sessions.max_events_per_stream,
-            per_session: config.sessions.max_events_per_session,
-            finished_ttl: config.sessions.finished_stream_ttl,
+        let log = EventLog::new(
+            EventLimits {
+                per_stream: config.sessions.max_events_per_stream,
+                per_session: config.sessions.max_events_per_session,
+                stream_bytes: config.sessions.max_stream_bytes,
+                session_bytes: config.sessions.max_session_bytes,
+                total_bytes: config.sessions.max_total_event_bytes,
+                finished_ttl: config.sessions.finished_stream_ttl,
+            },
+            Some(metrics.clone()),
+        );
+        let leases = Arc::new(LeaseBook::default());
+        let pins = Arc::new(LeasePins {
+            book: leases.clone(),
+            engine: engine.clone(),
         });
-        let sessions = Arc::new(AxSessionManager::new(
-            log,
-            registry,
-            config.server.sse_retry,
-            metrics.clone(),
-        ));
+        let sessions = Arc::new(
+            AxSessionManager::new(log, registry, config.server.sse_retry, metrics.clone())
+                .with_pins(pins),
+        );
         let policy = policy::shared(&config.policy);
         engine.set_app_rules(policy.load().apps.clone());
         if config.policy.read_only {
@@ -115,6 +131,7 @@ impl AppState {
             config: Arc::new(config),
             engine,
             sessions,
+            leases,
             guard: Arc::new(guard),
             auth,
             audit,
@@ -192,6 +209,7 @@ pub fn app(state: &AppState) -> Router {
         engine: state.engine.clone(),
         metrics: state.metrics.clone(),
         audit: state.audit.clone(),
+        leases: Some(state.leases.clone()),
         policy: state.policy.clone(),
         admin: Some(state.sessions.clone() as Admin),
         listens: state.listens.clone(),
@@ -227,6 +245,7 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         ),
     );
     let intake = Arc::new(Intake {
+        sessions: state.sessions.clone(),
         registry: state.sessions.registry().clone(),
         events: state.sessions.event_log().clone(),
         max_body_bytes: server.max_body_bytes,
@@ -403,9 +422,29 @@ pub async fn serve_router(
 /// How long shutdown waits for sessionless listens to send their final result.
 const LISTEN_CLOSE: Duration = Duration::from_millis(500);
 
+/// Whether a session holds an app lease, for the session manager (which knows no leases).
+struct LeasePins {
+    book: Arc<LeaseBook>,
+    engine: Arc<Engine>,
+}
+
+impl Pins for LeasePins {
+    fn pinned(&self, session: &str) -> bool {
+        self.book.holds_lease(&self.engine, session)
+    }
+
+    fn forget(&self, session: &str) {
+        self.book.forget(session);
+    }
+}
+
 fn spawn_reaper(state: &AppState) -> tokio::task::JoinHandle<()> {
     let sessions = state.sessions.clone();
-    let idle = state.config.sessions.idle_timeout;
+    let idle = state
+        .config
+        .sessions
+        .idle_timeout
+        .min(state.config.sessions.idle_without_stream);
     let period = (idle / 4).clamp(Duration::from_millis(100), Duration::from_secs(30));
     let token = state.shutdown.clone();
     tokio::spawn(async move {

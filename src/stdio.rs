@@ -63,6 +63,7 @@ pub async fn serve(
         audit,
         policy,
         admin: None,
+        leases: None,
         listens: Default::default(),
     }));
     let running = server

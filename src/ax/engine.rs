@@ -173,6 +173,13 @@ impl Engine {
         leases.retain(|_, l| l.owner != owner);
     }
 
+    /// Whether `owner` holds a live lease on any app.
+    pub fn holds_lease(&self, owner: &str) -> bool {
+        let leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        leases.values().any(|l| l.owner == owner && l.until > now)
+    }
+
     /// The live lease on `pid`, if any.
     pub fn lease_of(&self, pid: Pid) -> Option<Lease> {
         let leases = self.leases.lock().unwrap_or_else(PoisonError::into_inner);

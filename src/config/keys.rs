@@ -81,13 +81,23 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "sessions.max",
-        doc: "Most live sessions; beyond it initialize gets 503 with Retry-After.",
+        doc: "Most live sessions; at it a new session evicts an idle one (see sessions.evict_others_after_secs), else initialize gets 503 with Retry-After.",
         default: "64",
     },
     Key {
         name: "sessions.idle_timeout_secs",
         doc: "A session with no request for this long is ended.",
         default: "1800",
+    },
+    Key {
+        name: "sessions.idle_without_stream_secs",
+        doc: "A session that never opened its GET stream (a CLI that never says goodbye) is ended after this long without a request, unless it is still working.",
+        default: "300",
+    },
+    Key {
+        name: "sessions.evict_others_after_secs",
+        doc: "At sessions.max, a new session evicts the longest-idle one with no open stream, running request or lease: the same principal's at once, another principal's only once idle this long.",
+        default: "600",
     },
     Key {
         name: "sessions.max_events_per_stream",
@@ -98,6 +108,21 @@ pub const KEYS: &[Key] = &[
         name: "sessions.max_events_per_session",
         doc: "Events kept for replay per session, all streams.",
         default: "4096",
+    },
+    Key {
+        name: "sessions.max_stream_bytes",
+        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event); the oldest go first.",
+        default: "8388608",
+    },
+    Key {
+        name: "sessions.max_session_bytes",
+        doc: "Bytes of events kept for replay per session, all streams; finished streams go first, oldest first. A larger event is delivered live but never kept.",
+        default: "8388608",
+    },
+    Key {
+        name: "sessions.max_total_event_bytes",
+        doc: "Bytes of events kept for replay over all sessions; the oldest finished streams anywhere go first.",
+        default: "67108864",
     },
     Key {
         name: "sessions.finished_stream_ttl_secs",

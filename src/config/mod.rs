@@ -86,8 +86,13 @@ pub struct ServerConfig {
 pub struct SessionsConfig {
     pub max_sessions: usize,
     pub idle_timeout: Duration,
+    pub idle_without_stream: Duration,
+    pub evict_others_after: Duration,
     pub max_events_per_stream: usize,
     pub max_events_per_session: usize,
+    pub max_stream_bytes: usize,
+    pub max_session_bytes: usize,
+    pub max_total_event_bytes: usize,
     pub finished_stream_ttl: Duration,
 }
 
@@ -353,9 +358,23 @@ impl Layers {
                     1,
                     7 * 86_400,
                 )),
+                idle_without_stream: Duration::from_secs(v.int(
+                    "sessions.idle_without_stream_secs",
+                    1,
+                    7 * 86_400,
+                )),
+                evict_others_after: Duration::from_secs(v.int(
+                    "sessions.evict_others_after_secs",
+                    0,
+                    30 * 86_400,
+                )),
                 max_events_per_stream: v.int("sessions.max_events_per_stream", 4, 1_000_000)
                     as usize,
                 max_events_per_session: v.int("sessions.max_events_per_session", 4, 10_000_000)
+                    as usize,
+                max_stream_bytes: v.int("sessions.max_stream_bytes", 4096, 1 << 40) as usize,
+                max_session_bytes: v.int("sessions.max_session_bytes", 4096, 1 << 40) as usize,
+                max_total_event_bytes: v.int("sessions.max_total_event_bytes", 4096, 1 << 40)
                     as usize,
                 finished_stream_ttl: Duration::from_secs(v.int(
                     "sessions.finished_stream_ttl_secs",
@@ -421,6 +440,19 @@ impl Layers {
                  or idle streams are cut between keep-alive comments",
                 config.server.idle_timeout.as_secs(),
                 config.server.sse_keep_alive.as_secs()
+            ));
+        }
+        let s = &config.sessions;
+        if s.max_stream_bytes > s.max_session_bytes {
+            v.errors.push(format!(
+                "sessions.max_stream_bytes ({}) is larger than sessions.max_session_bytes ({}): one stream could never hold that much",
+                s.max_stream_bytes, s.max_session_bytes
+            ));
+        }
+        if s.max_session_bytes > s.max_total_event_bytes {
+            v.errors.push(format!(
+                "sessions.max_session_bytes ({}) is larger than sessions.max_total_event_bytes ({}): one session could never hold that much",
+                s.max_session_bytes, s.max_total_event_bytes
             ));
         }
         if v.errors.is_empty() {

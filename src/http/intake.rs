@@ -9,11 +9,15 @@
 //!   [`sessionless::watch`] (stream bound to the caller, closing it cancels the request); a
 //!   sessionless `GET` with `Last-Event-ID` is let through only for the caller its stream is
 //!   bound to, anyone else gets 404;
+//! - a `GET` with `Last-Event-ID` whose events after it were evicted from the replay log (or
+//!   expired) → 410 with a JSON-RPC error saying so, for the session or caller it belongs to;
 //! - an unknown or ended `MCP-Session-Id` → 404 on every method, DELETE included, and a
 //!   successful DELETE → 200; a session id presented by a principal other than the one that
 //!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
-//! - a new session while the server is full → 503 with `Retry-After`.
+//! - a new session while the server is full → the longest-idle session the caller may evict
+//!   (no open stream, running request or lease) is ended to make room
+//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After`.
 //!
 //! The checks on the body itself are the pure [`inspect`] of `axgate_parse::jsonrpc` (fuzzed:
 //! `axgate_parse::fuzzing`).
@@ -35,7 +39,7 @@ use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::{EventLog, Owner, SessionRegistry};
+use crate::session::{AxSessionManager, EventLog, Owner, Resume, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -45,6 +49,8 @@ const SESSIONLESS_VERSION: &str = "2026-07-28";
 
 /// What the intake layer needs.
 pub struct Intake {
+    /// For making room at the session cap (evicting an idle session).
+    pub sessions: Arc<AxSessionManager>,
     pub registry: Arc<SessionRegistry>,
     /// The event log, for binding sessionless streams to their callers and checking replays.
     pub events: Arc<EventLog>,
@@ -81,6 +87,23 @@ pub fn refusal_response(refusal: IntakeError) -> Response {
         None,
         refusal.code(),
         refusal.to_string(),
+    )
+}
+
+/// A resume asking for events the replay log no longer holds: 410, saying what happened and
+/// what to do, never a stream with a silent gap.
+fn evicted(last_event_id: &str) -> Response {
+    jsonrpc_error(
+        StatusCode::GONE,
+        None,
+        -32001,
+        format!(
+            "The events after Last-Event-ID {last_event_id:?} were evicted from the replay log \
+             (it keeps a bounded number of bytes per stream, per session and in total, and \
+             finished streams for sessions.finished_stream_ttl_secs), so this stream cannot be \
+             resumed. Send the request again for its result; open a new GET stream (without \
+             Last-Event-ID) for the session's notifications."
+        ),
     )
 }
 
@@ -141,12 +164,26 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .get(VERSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v >= SESSIONLESS_VERSION);
+        let last = parts
+            .headers
+            .get(LAST_EVENT_HEADER)
+            .map(|v| v.to_str().unwrap_or_default().to_owned());
+        if parts.method == Method::GET
+            && let Some(last) = &last
+        {
+            let resume = match (&session, sessionless_version) {
+                (_, true) => intake.events.resume_by_caller(last, &owner),
+                (Some(id), false) => intake.events.resume_in_session(last, id),
+                (None, false) => Resume::Replayable,
+            };
+            if resume == Resume::Evicted {
+                return evicted(last);
+            }
+        }
         if parts.method == Method::GET
             && sessionless_version
-            && let Some(last) = parts.headers.get(LAST_EVENT_HEADER)
-            && !intake
-                .events
-                .replayable_by(last.to_str().unwrap_or_default(), &owner)
+            && let Some(last) = &last
+            && intake.events.resume_by_caller(last, &owner) != Resume::Replayable
         {
             return jsonrpc_error(
                 StatusCode::NOT_FOUND,
@@ -235,7 +272,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .await;
     };
     let (id, method, params) = (message.id, message.method, message.params);
-    if method == "initialize" && session.is_none() && !intake.registry.has_room() {
+    if method == "initialize" && session.is_none() && !intake.sessions.make_room(&owner).await {
         let mut response = jsonrpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
             id,

@@ -8,7 +8,7 @@
 //!   cancel a request whose stream it persists. A stream closed before its response was
 //!   stored is abandoned (replayable by nobody).
 //! - A sessionless `GET` with `Last-Event-ID` is decided by intake with
-//!   [`EventLog::replayable_by`]: rmcp's own replay there checks neither session nor
+//!   [`EventLog::resume_by_caller`]: rmcp's own replay there checks neither session nor
 //!   principal, so only the caller the stream is bound to gets through; anyone else is
 //!   answered as if the stream did not exist (404).
 

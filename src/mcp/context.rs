@@ -5,6 +5,7 @@
 // serves (2025-11-25 and earlier) define `logging/setLevel` and `notifications/message`.
 #![allow(deprecated)]
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::LoggingMessageNotificationParam;
@@ -95,6 +96,42 @@ impl Sessionless {
             }
         });
         both
+    }
+}
+
+/// Which MCP session is which lease owner (lease owners are random, never session ids), so
+/// that the session layer can ask whether a session holds an app lease before evicting it
+/// (the server wires this in as `session::Pins`). Written when a session calls `lease_app`.
+#[derive(Default)]
+pub struct LeaseBook {
+    owners: Mutex<HashMap<String, String>>,
+}
+
+impl LeaseBook {
+    pub fn record(&self, session: &str, owner: &str) {
+        self.owners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(session.to_owned())
+            .or_insert_with(|| owner.to_owned());
+    }
+
+    /// Whether the session holds a live lease on any app.
+    pub fn holds_lease(&self, engine: &Engine, session: &str) -> bool {
+        let owner = self
+            .owners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(session)
+            .cloned();
+        owner.is_some_and(|owner| engine.holds_lease(&owner))
+    }
+
+    pub fn forget(&self, session: &str) {
+        self.owners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(session);
     }
 }
 

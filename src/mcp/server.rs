@@ -28,7 +28,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::admin::Admin;
-use super::context::{SessionState, Sessionless, ToolCtx};
+use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
 use super::subscriptions::{Listens, Notifier, Subscriptions};
 use super::tools;
@@ -62,6 +62,8 @@ pub struct Shared {
     pub policy: SharedPolicy,
     /// Session administration for the admin tools; `None` where there is none (stdio).
     pub admin: Option<Admin>,
+    /// Which session holds which lease owner; `None` where sessions are not evicted (stdio).
+    pub leases: Option<Arc<LeaseBook>>,
     /// Running `subscriptions/listen` requests, ended gracefully at shutdown.
     pub listens: Listens,
 }
@@ -389,6 +391,11 @@ impl ServerHandler for AxServer {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let principal = gate::principal_of(&context);
+        if def.name == "lease_app"
+            && let (Some(book), Some(id)) = (&self.shared.leases, &session)
+        {
+            book.record(id, &self.session.owner);
+        }
         let meta = CallMeta {
             tool: def.name,
             app: &app,

@@ -16,21 +16,38 @@
 //! the one bound. A stream whose client went away before its response was stored is
 //! abandoned: cancelled, never replayable.
 //!
-//! Buffers are bounded per stream and per session; what falls off is counted.
+//! Layout and cost. Streams live in *groups*: one per session (all its streams) and one per
+//! stream outside any session (a request stream before it is bound, a sessionless stream).
+//! Each group has its own lock; the global [`Index`] (event id and rmcp stream id → group) is
+//! only looked up, and written when a stream is created, bound or removed. Appending,
+//! finishing, replaying and dropping a session touch one group: never another session's
+//! streams. Events are stored once, as their JSON (`wire`), and *weighed*: budgets per stream,
+//! per session and in total (bytes), beside the older event counts. Over a budget, finished
+//! streams go first, oldest finished first, then the oldest events of open streams. An event
+//! larger than a budget is handed to the stream's live consumer and never kept. What is no
+//! longer held is remembered (per stream, the highest seq lost; per removed stream, a
+//! tombstone), so a resume that asks for it is told so ([`Resume::Evicted`]), never given a
+//! silent gap; a live consumer that would skip a lost event ends instead.
+
+mod append;
+mod streams;
+mod tail;
+#[cfg(test)]
+mod tests;
+mod wire;
 
 use std::collections::{HashMap, VecDeque};
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock, Weak};
 use std::time::{Duration, Instant};
 
-use futures::Stream;
-use rmcp::model::ServerJsonRpcMessage;
-use rmcp::transport::streamable_http_server::session::{
-    EventStore, EventStoreError, EventStream, ServerSseMessage,
-};
+use bytes::Bytes;
 use tokio::sync::watch;
 
 use super::registry::Owner;
+use crate::metrics::Metrics;
+
+pub use tail::From;
 
 /// Who may replay a sessionless stream: the principal whose request it answers (`None`
 /// when authentication is off).
@@ -39,11 +56,24 @@ pub type Caller = Option<Owner>;
 /// Bounds of the log, from configuration.
 #[derive(Clone, Debug)]
 pub struct EventLimits {
+    /// Events kept per stream.
     pub per_stream: usize,
+    /// Events kept per session, over all its streams.
     pub per_session: usize,
+    /// Bytes (JSON plus a fixed overhead per event) kept per stream.
+    pub stream_bytes: usize,
+    /// Bytes kept per session, over all its streams.
+    pub session_bytes: usize,
+    /// Bytes kept over every stream of every session.
+    pub total_bytes: usize,
     /// How long a finished request stream stays replayable.
     pub finished_ttl: Duration,
 }
+
+/// What one stored event costs beside its JSON (its place in the log, its id).
+pub const EVENT_OVERHEAD: usize = 64;
+/// Removed streams remembered for a clear answer to a late resume.
+const TOMBSTONES: usize = 8192;
 
 /// A parsed event id: which stream, which position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,336 +96,402 @@ impl EventRef {
     }
 }
 
+/// What a `Last-Event-ID` can be resumed as, for the one asking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resume {
+    /// Every event after it is still held.
+    Replayable,
+    /// It names a stream of the one asking, but events after it are no longer held
+    /// (evicted to stay within a budget, too large to keep, or expired).
+    Evicted,
+    /// Not a stream of the one asking (or never one).
+    Unknown,
+}
+
+/// Why events were evicted (the bounded `reason` label of the metric).
+#[derive(Clone, Copy, Debug)]
+enum Budget {
+    Stream,
+    Session,
+    Total,
+}
+
+impl Budget {
+    fn label(self) -> &'static str {
+        match self {
+            Budget::Stream => "stream_budget",
+            Budget::Session => "session_budget",
+            Budget::Total => "total_budget",
+        }
+    }
+}
+
+/// One stored event: its JSON (`None`: a priming event) and how to send it.
+#[derive(Clone)]
+struct Stored {
+    seq: u64,
+    json: Option<Bytes>,
+    /// The message is a response with a result (see `wire::decode`).
+    result: bool,
+    retry: Option<Duration>,
+    weight: usize,
+}
+
 struct StreamLog {
-    session: Option<String>,
     /// Set for a sessionless stream: the only caller that may replay it.
     caller: Option<Caller>,
-    created: Instant,
+    abandoned: bool,
+    common: bool,
     rmcp_id: String,
-    events: VecDeque<(u64, ServerSseMessage)>,
+    events: VecDeque<Stored>,
+    bytes: usize,
+    /// Events too large to keep, waiting for the live consumer (taken once, never replayed).
+    passing: VecDeque<Stored>,
     next_seq: u64,
     /// Highest seq handed to a consumer, so a fresh GET does not resend it.
     delivered: Option<u64>,
+    /// Highest seq no longer held: a resume from before it would have a gap.
+    lost: Option<u64>,
     finished_at: Option<Instant>,
+    /// The request this stream answers, as registered (to forget it when it finishes).
+    request: Option<String>,
     consumer: u64,
+    /// Live tails of this stream.
+    attached: usize,
     changed: watch::Sender<u64>,
 }
 
-#[derive(Default)]
-struct State {
-    next_stream: u64,
-    /// (session, JSON-RPC request id) → the request's stream, to end it on cancellation.
-    requests: HashMap<(String, String), u64>,
-    by_rmcp_id: HashMap<String, u64>,
-    streams: HashMap<u64, StreamLog>,
-    dropped: u64,
+impl StreamLog {
+    fn new(rmcp_id: &str, common: bool) -> StreamLog {
+        StreamLog {
+            caller: None,
+            abandoned: false,
+            common,
+            rmcp_id: rmcp_id.to_owned(),
+            events: VecDeque::new(),
+            bytes: 0,
+            passing: VecDeque::new(),
+            next_seq: 0,
+            delivered: None,
+            lost: None,
+            finished_at: None,
+            request: None,
+            consumer: 0,
+            attached: 0,
+            changed: watch::channel(0).0,
+        }
+    }
+
+    fn lose(&mut self, seq: u64) {
+        self.lost = Some(self.lost.map_or(seq, |l| l.max(seq)));
+    }
+
+    fn wake(&self) {
+        let _ = self.changed.send(self.consumer);
+    }
+
+    /// Whether a too-large event may wait for a consumer: one is reading, or this is a
+    /// request stream whose first consumer is still to come.
+    fn has_reader(&self) -> bool {
+        self.attached > 0
+            || (self.consumer == 0 && !self.common && self.caller.is_none() && !self.abandoned)
+    }
 }
 
-/// Counters for metrics and tests.
+/// The streams of one session, or one stream outside any session, behind one lock.
+struct Group {
+    session: Option<String>,
+    /// Bytes held by the group (mirror of `GroupState::bytes`, read without the lock).
+    held: AtomicUsize,
+    state: Mutex<GroupState>,
+}
+
+#[derive(Default)]
+struct GroupState {
+    streams: HashMap<u64, StreamLog>,
+    bytes: usize,
+    events: usize,
+    /// Finished streams in the order they finished (may name streams already removed).
+    finished: VecDeque<u64>,
+    /// JSON-RPC request id (as text) → the stream that answers it.
+    requests: HashMap<String, u64>,
+    /// The session ended, or the group's one stream moved into its session: look again.
+    retired: bool,
+}
+
+impl Group {
+    fn new(session: Option<String>) -> Arc<Group> {
+        Arc::new(Group {
+            session,
+            held: AtomicUsize::new(0),
+            state: Mutex::new(GroupState::default()),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, GroupState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Whose a removed stream was, for a late resume.
+#[derive(Clone, Debug, PartialEq)]
+enum Whose {
+    Session(String),
+    Caller(Caller),
+}
+
+/// Lookup only. Locking order: a group's lock may be held while taking this one, never the
+/// reverse; the queues below are leaves.
+#[derive(Default)]
+struct Index {
+    by_rmcp_id: HashMap<String, u64>,
+    groups: HashMap<u64, Arc<Group>>,
+    sessions: HashMap<String, Arc<Group>>,
+    tombstones: HashMap<u64, Whose>,
+    tombstone_order: VecDeque<u64>,
+}
+
+impl Index {
+    fn forget(&mut self, stream: u64, rmcp_id: &str, whose: Option<Whose>) {
+        self.groups.remove(&stream);
+        self.by_rmcp_id.remove(rmcp_id);
+        if let Some(whose) = whose {
+            self.tombstones.insert(stream, whose);
+            self.tombstone_order.push_back(stream);
+            while self.tombstone_order.len() > TOMBSTONES {
+                if let Some(old) = self.tombstone_order.pop_front() {
+                    self.tombstones.remove(&old);
+                }
+            }
+        }
+    }
+}
+
+/// A queue of streams in time order, for the total budget and the TTL sweep.
+type Queue = Mutex<VecDeque<(Instant, u64)>>;
+
+/// Counters for tests and administration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EventLogStats {
     pub streams: usize,
     pub events: usize,
-    pub dropped: u64,
+    /// Bytes held (stored events and events waiting for their live consumer).
+    pub bytes: usize,
+    /// Events evicted to stay within a bound.
+    pub evicted: u64,
+    /// Events too large to keep.
+    pub too_large: u64,
 }
 
 pub struct EventLog {
     /// This log itself, for the tails `replay_events_after` (called through `&self`) opens.
     me: Weak<EventLog>,
     limits: EventLimits,
-    state: Mutex<State>,
-    open_tails: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-/// Where a tail starts reading.
-#[derive(Clone, Copy, Debug)]
-pub enum From {
-    /// Everything the log still holds.
-    Start,
-    /// Strictly after this seq (a `Last-Event-ID`).
-    After(u64),
-    /// After whatever an earlier consumer was already given.
-    Undelivered,
+    index: RwLock<Index>,
+    next_stream: AtomicU64,
+    /// Bytes held in total.
+    held: AtomicUsize,
+    /// Finished streams, oldest first: the first to go over the total budget, and the TTL.
+    finished: Queue,
+    /// Streams created outside any session, oldest first: swept when never bound.
+    unbound: Queue,
+    evicted: AtomicU64,
+    too_large: AtomicU64,
+    metrics: Option<Metrics>,
+    open_tails: Arc<AtomicUsize>,
 }
 
 impl EventLog {
-    pub fn new(limits: EventLimits) -> Arc<EventLog> {
+    pub fn new(limits: EventLimits, metrics: Option<Metrics>) -> Arc<EventLog> {
         Arc::new_cyclic(|me| EventLog {
             me: me.clone(),
             limits,
-            state: Mutex::new(State {
-                next_stream: 1,
-                ..State::default()
-            }),
+            index: RwLock::default(),
+            next_stream: AtomicU64::new(1),
+            held: AtomicUsize::new(0),
+            finished: Mutex::default(),
+            unbound: Mutex::default(),
+            evicted: AtomicU64::new(0),
+            too_large: AtomicU64::new(0),
+            metrics,
             open_tails: Arc::default(),
         })
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Index> {
+        self.index.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Binds the stream of `event_id` to `session` (request streams are named by rmcp with a
-    /// bare UUID, so the session is learned from the first event the wrapper sees).
-    pub fn bind(&self, event_id: &str, session: &str) -> Option<u64> {
-        let r = EventRef::parse(event_id)?;
-        let mut state = self.lock();
-        let log = state.streams.get_mut(&r.stream)?;
-        log.session = Some(session.to_owned());
-        Some(r.stream)
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Index> {
+        self.index.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Binds the sessionless stream of `event_id` to the caller whose request it answers.
-    /// Only a stream with neither session nor caller is bound; returns its number.
-    pub fn bind_caller(&self, event_id: &str, caller: Caller) -> Option<u64> {
-        let r = EventRef::parse(event_id)?;
-        let mut state = self.lock();
-        let log = state.streams.get_mut(&r.stream)?;
-        if log.session.is_some() || log.caller.is_some() {
-            return None;
-        }
-        log.caller = Some(caller);
-        Some(r.stream)
+    fn group_of(&self, stream: u64) -> Option<Arc<Group>> {
+        self.read().groups.get(&stream).cloned()
     }
 
-    /// Whether `caller` may replay after `event_id`: it names a sessionless stream bound to
-    /// this very caller that the log still holds.
-    pub fn replayable_by(&self, event_id: &str, caller: &Caller) -> bool {
-        let Some(r) = EventRef::parse(event_id) else {
-            return false;
-        };
-        self.lock()
-            .streams
-            .get(&r.stream)
-            .is_some_and(|log| log.session.is_none() && log.caller.as_ref() == Some(caller))
-    }
-
-    /// Whether the stream's request has ended (its response or error is stored).
-    pub fn is_finished(&self, stream: u64) -> bool {
-        self.lock()
-            .streams
-            .get(&stream)
-            .is_none_or(|log| log.finished_at.is_some())
-    }
-
-    /// Waits until no sessionless stream bound to a caller is still open (each has its
-    /// response stored), or `within` passes. Shutdown uses it so that listens ended on
-    /// purpose get their final result out before rmcp stops forwarding.
-    pub async fn settle_sessionless(&self, within: Duration) {
-        let deadline = Instant::now() + within;
-        while Instant::now() < deadline {
-            let open = self
-                .lock()
-                .streams
-                .values()
-                .any(|log| log.caller.is_some() && log.finished_at.is_none());
-            if !open {
-                return;
+    /// Runs `f` on a stream under its group's lock, following a stream that moved.
+    fn with_stream<T>(
+        &self,
+        stream: u64,
+        f: impl FnOnce(&Group, &mut GroupState) -> T,
+    ) -> Option<T> {
+        loop {
+            let group = self.group_of(stream)?;
+            let mut state = group.lock();
+            if state.retired {
+                continue;
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            state.streams.contains_key(&stream).then_some(())?;
+            return Some(f(&group, &mut state));
         }
     }
 
-    /// Gives up a sessionless stream whose client went away before its response: it ends
-    /// now, is replayable by nobody, and is dropped after the TTL.
-    pub fn abandon(&self, stream: u64) {
-        let mut state = self.lock();
-        if let Some(log) = state.streams.get_mut(&stream) {
-            log.caller = None;
-            log.finished_at.get_or_insert_with(Instant::now);
-            let _ = log.changed.send(log.consumer);
-        }
+    /// Makes room for a session's streams (called when the session is created).
+    pub fn open_session(&self, session: &str) {
+        self.write()
+            .sessions
+            .entry(session.to_owned())
+            .or_insert_with(|| Group::new(Some(session.to_owned())));
     }
 
-    /// Remembers which stream answers a request, so a cancellation can end it.
-    pub fn register_request(&self, session: &str, request_id: &str, stream: u64) {
-        let mut state = self.lock();
-        state
-            .requests
-            .insert((session.to_owned(), request_id.to_owned()), stream);
-    }
-
-    /// Ends the stream of a cancelled request: a cancelled request gets no response, so
-    /// its stream would otherwise stay open.
-    pub fn finish_request(&self, session: &str, request_id: &str) {
-        let mut state = self.lock();
-        let Some(stream) = state
-            .requests
-            .remove(&(session.to_owned(), request_id.to_owned()))
-        else {
-            return;
-        };
-        if let Some(log) = state.streams.get_mut(&stream) {
-            log.finished_at.get_or_insert_with(Instant::now);
-            let _ = log.changed.send(log.consumer);
-        }
-    }
-
-    /// Ends the current consumer of a request's stream, leaving the stream open: that SSE
-    /// response closes, and a `Last-Event-ID` resume continues it. `false` when the request
-    /// has no registered stream.
-    pub fn close_consumer(&self, session: &str, request_id: &str) -> bool {
-        let mut state = self.lock();
-        let key = (session.to_owned(), request_id.to_owned());
-        let Some(&stream) = state.requests.get(&key) else {
-            return false;
-        };
-        let Some(log) = state.streams.get_mut(&stream) else {
-            return false;
-        };
-        log.consumer += 1;
-        let _ = log.changed.send(log.consumer);
-        true
-    }
-
-    /// The stream number of the session's standalone (GET) stream, created if needed.
-    pub fn common_stream(&self, session: &str) -> u64 {
-        let mut state = self.lock();
-        let rmcp_id = common_id(session);
-        stream_no(&mut state, &rmcp_id)
+    /// The stream number of the session's standalone (GET) stream, created if needed;
+    /// `None` for a session the log does not know.
+    pub fn common_stream(&self, session: &str) -> Option<u64> {
+        self.resolve(&common_id(session))
     }
 
     /// Which session a stream belongs to, if it is known.
     pub fn session_of(&self, stream: u64) -> Option<String> {
-        self.lock().streams.get(&stream)?.session.clone()
-    }
-
-    /// A live stream of `stream`'s events, starting at `from`. Takes over from any earlier
-    /// consumer of the same stream; ends when the stream finishes, is dropped, or is taken
-    /// over again.
-    pub fn tail(
-        self: &Arc<Self>,
-        stream: u64,
-        from: From,
-    ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
-        let (rx, generation, cursor) = {
-            let mut state = self.lock();
-            match state.streams.get_mut(&stream) {
-                Some(log) => {
-                    log.consumer += 1;
-                    let cursor = match from {
-                        From::Start => None,
-                        From::After(seq) => Some(seq),
-                        From::Undelivered => log.delivered,
-                    };
-                    let _ = log.changed.send(log.consumer);
-                    (Some(log.changed.subscribe()), log.consumer, cursor)
-                }
-                None => (None, 0, None),
-            }
-        };
-        self.open_tails
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tail = Tail {
-            log: self.clone(),
-            stream,
-            generation,
-            cursor,
-            rx,
-        };
-        futures::stream::unfold(tail, |mut tail| async move {
-            let next = tail.next().await?;
-            Some((next, tail))
-        })
+        self.group_of(stream)?.session.clone()
     }
 
     /// Forgets every stream of a session that ended.
     pub fn drop_session(&self, session: &str) {
-        let mut state = self.lock();
-        let gone: Vec<u64> = state
-            .streams
-            .iter()
-            .filter(|(_, s)| s.session.as_deref() == Some(session))
-            .map(|(&n, _)| n)
-            .collect();
-        for n in gone {
-            if let Some(log) = state.streams.remove(&n) {
-                state.by_rmcp_id.remove(&log.rmcp_id);
-            }
+        let Some(group) = self.write().sessions.remove(session) else {
+            return;
+        };
+        let mut state = group.lock();
+        state.retired = true;
+        state.requests.clear();
+        state.finished.clear();
+        state.bytes = 0;
+        state.events = 0;
+        group.held.store(0, Ordering::Relaxed);
+        let gone: Vec<(u64, StreamLog)> = state.streams.drain().collect();
+        // The index is cleared before the group's lock is let go, so nobody finds a retired
+        // group there.
+        let mut index = self.write();
+        let mut freed = 0;
+        for (n, log) in &gone {
+            freed += log.bytes + log.passing.iter().map(|e| e.weight).sum::<usize>();
+            index.forget(*n, &log.rmcp_id, None);
         }
-        let common = common_id(session);
-        if let Some(n) = state.by_rmcp_id.remove(&common) {
-            state.streams.remove(&n);
-        }
-        state.requests.retain(|(s, _), _| s != session);
+        drop(index);
+        drop(state);
+        self.release(freed);
     }
 
     /// Drops finished streams older than the TTL, and streams bound to neither a session nor
-    /// a caller for longer than the TTL (their request never reached a client).
+    /// a caller for longer than the TTL (their request never reached a client). Costs what
+    /// it drops, plus the entries of streams already gone.
     pub fn sweep(&self) {
         let ttl = self.limits.finished_ttl;
-        let mut state = self.lock();
-        let expired: Vec<u64> = state
-            .streams
-            .iter()
-            .filter(|(_, s)| {
-                let finished = s.finished_at.is_some_and(|at| at.elapsed() >= ttl);
-                let orphan =
-                    s.session.is_none() && s.caller.is_none() && s.created.elapsed() >= ttl;
-                finished || orphan
-            })
-            .map(|(&n, _)| n)
-            .collect();
-        for n in expired {
-            if let Some(log) = state.streams.remove(&n) {
-                state.by_rmcp_id.remove(&log.rmcp_id);
+        while let Some(n) = self.pop_expired(&self.finished, ttl) {
+            self.remove_stream(n, None);
+        }
+        while let Some(n) = self.pop_expired(&self.unbound, ttl) {
+            let orphan = self
+                .with_stream(n, |group, state| {
+                    group.session.is_none()
+                        && state
+                            .streams
+                            .get(&n)
+                            .is_some_and(|l| l.caller.is_none() && l.finished_at.is_none())
+                })
+                .unwrap_or(false);
+            if orphan {
+                self.remove_stream(n, None);
             }
         }
+    }
+
+    /// The front of a time-ordered queue, when it is older than `ttl`.
+    fn pop_expired(&self, queue: &Queue, ttl: Duration) -> Option<u64> {
+        let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+        match queue.front() {
+            Some((at, _)) if at.elapsed() >= ttl => queue.pop_front().map(|(_, n)| n),
+            _ => None,
+        }
+    }
+
+    /// Whether a session is working: a stream of it is being read, or a request of it has
+    /// not finished. Walks that one session's streams.
+    pub fn busy(&self, session: &str) -> bool {
+        let Some(group) = self.read().sessions.get(session).cloned() else {
+            return false;
+        };
+        let state = group.lock();
+        state
+            .streams
+            .values()
+            .any(|log| log.attached > 0 || (!log.common && log.finished_at.is_none()))
     }
 
     /// SSE streams currently being served from the log.
     pub fn open_tails(&self) -> usize {
-        self.open_tails.load(std::sync::atomic::Ordering::Relaxed)
+        self.open_tails.load(Ordering::Relaxed)
+    }
+
+    /// Bytes held (stored events and events waiting for their live consumer).
+    pub fn bytes_held(&self) -> usize {
+        self.held.load(Ordering::Relaxed)
     }
 
     /// Events of `stream` after `seq` that the log still holds (what a resume replays).
     pub fn count_after(&self, stream: u64, seq: u64) -> usize {
-        self.lock()
-            .streams
-            .get(&stream)
-            .map_or(0, |s| s.events.iter().filter(|(n, _)| *n > seq).count())
+        self.with_stream(stream, |_, state| {
+            state.streams.get(&stream).map_or(0, |log| {
+                log.events.len() - log.events.partition_point(|e| e.seq <= seq)
+            })
+        })
+        .unwrap_or(0)
     }
 
+    /// Counts over the whole log (walks every group: for tests and administration).
     pub fn stats(&self) -> EventLogStats {
-        let state = self.lock();
+        let groups: Vec<Arc<Group>> = {
+            let index = self.read();
+            let mut seen: Vec<Arc<Group>> = Vec::new();
+            for group in index.groups.values() {
+                if !seen.iter().any(|g| Arc::ptr_eq(g, group)) {
+                    seen.push(group.clone());
+                }
+            }
+            seen
+        };
+        let (mut streams, mut events) = (0, 0);
+        for group in groups {
+            let state = group.lock();
+            streams += state.streams.len();
+            events += state.events;
+        }
         EventLogStats {
-            streams: state.streams.len(),
-            events: state.streams.values().map(|s| s.events.len()).sum(),
-            dropped: state.dropped,
+            streams,
+            events,
+            bytes: self.bytes_held(),
+            evicted: self.evicted.load(Ordering::Relaxed),
+            too_large: self.too_large.load(Ordering::Relaxed),
         }
     }
+}
 
-    fn append(&self, rmcp_id: &str, event: &ServerSseMessage) -> String {
-        let mut state = self.lock();
-        let n = stream_no(&mut state, rmcp_id);
-        let Some(log) = state.streams.get_mut(&n) else {
-            unreachable!("stream_no inserts the stream");
-        };
-        let seq = log.next_seq;
-        log.next_seq += 1;
-        let id = EventRef { stream: n, seq }.format();
-        let mut stored = event.clone();
-        stored.event_id = Some(id.clone());
-        let ended = ends_request(&stored) && !log.rmcp_id.ends_with(":common");
-        if ended {
-            log.finished_at = Some(Instant::now());
-        }
-        log.events.push_back((seq, stored));
-        let mut dropped = 0;
-        while log.events.len() > self.limits.per_stream {
-            log.events.pop_front();
-            dropped += 1;
-        }
-        let session = log.session.clone();
-        let _ = log.changed.send(log.consumer);
-        state.dropped += dropped;
-        if ended {
-            state.requests.retain(|_, stream| *stream != n);
-        }
-        if let Some(session) = session {
-            enforce_session_cap(&mut state, &session, self.limits.per_session);
-        }
-        id
+/// Where a resume after `seq` stands on a stream the asker may read.
+fn gap_after(log: &StreamLog, seq: u64) -> Resume {
+    if log.lost.is_some_and(|lost| lost > seq) {
+        Resume::Evicted
+    } else {
+        Resume::Replayable
     }
 }
 
@@ -403,153 +499,18 @@ fn common_id(session: &str) -> String {
     format!("{session}:common")
 }
 
-fn stream_no(state: &mut State, rmcp_id: &str) -> u64 {
-    if let Some(&n) = state.by_rmcp_id.get(rmcp_id) {
-        return n;
+/// Marks a stream finished (once) and forgets its request; true when it was not before.
+fn finish(state: &mut GroupState, stream: u64) -> bool {
+    let Some(log) = state.streams.get_mut(&stream) else {
+        return false;
+    };
+    if log.finished_at.is_some() {
+        return false;
     }
-    let n = state.next_stream;
-    state.next_stream += 1;
-    let session = rmcp_id.strip_suffix(":common").map(str::to_owned);
-    state.by_rmcp_id.insert(rmcp_id.to_owned(), n);
-    state.streams.insert(
-        n,
-        StreamLog {
-            session,
-            caller: None,
-            created: Instant::now(),
-            rmcp_id: rmcp_id.to_owned(),
-            events: VecDeque::new(),
-            next_seq: 0,
-            delivered: None,
-            finished_at: None,
-            consumer: 0,
-            changed: watch::channel(0).0,
-        },
-    );
-    n
-}
-
-/// Evicts the session's oldest events, finished streams first, until it fits its cap.
-fn enforce_session_cap(state: &mut State, session: &str, cap: usize) {
-    loop {
-        let mine: Vec<(u64, usize, Option<Instant>)> = state
-            .streams
-            .iter()
-            .filter(|(_, s)| s.session.as_deref() == Some(session))
-            .map(|(&n, s)| (n, s.events.len(), s.finished_at))
-            .collect();
-        let total: usize = mine.iter().map(|m| m.1).sum();
-        if total <= cap {
-            return;
-        }
-        let victim = mine
-            .iter()
-            .filter(|m| m.2.is_some())
-            .min_by_key(|m| m.2)
-            .or_else(|| mine.iter().filter(|m| m.1 > 0).max_by_key(|m| m.1));
-        let Some(&(n, len, finished)) = victim else {
-            return;
-        };
-        if finished.is_some() {
-            if let Some(log) = state.streams.remove(&n) {
-                state.by_rmcp_id.remove(&log.rmcp_id);
-            }
-            state.dropped += len as u64;
-        } else if let Some(log) = state.streams.get_mut(&n) {
-            log.events.pop_front();
-            state.dropped += 1;
-        }
+    log.finished_at = Some(Instant::now());
+    if let Some(request) = log.request.take() {
+        state.requests.remove(&request);
     }
-}
-
-/// A response or error ends a request stream.
-fn ends_request(event: &ServerSseMessage) -> bool {
-    matches!(
-        event.message.as_deref(),
-        Some(ServerJsonRpcMessage::Response(_) | ServerJsonRpcMessage::Error(_))
-    )
-}
-
-struct Tail {
-    log: Arc<EventLog>,
-    stream: u64,
-    generation: u64,
-    cursor: Option<u64>,
-    rx: Option<watch::Receiver<u64>>,
-}
-
-impl Drop for Tail {
-    fn drop(&mut self) {
-        self.log
-            .open_tails
-            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-impl Tail {
-    async fn next(&mut self) -> Option<ServerSseMessage> {
-        loop {
-            let rx = self.rx.as_mut()?;
-            rx.borrow_and_update();
-            {
-                let mut state = self.log.lock();
-                let log = state.streams.get_mut(&self.stream)?;
-                if log.consumer != self.generation {
-                    return None;
-                }
-                let after = self.cursor;
-                let next = log
-                    .events
-                    .iter()
-                    .find(|(seq, _)| after.is_none_or(|c| *seq > c))
-                    .cloned();
-                if let Some((seq, event)) = next {
-                    self.cursor = Some(seq);
-                    log.delivered = Some(log.delivered.map_or(seq, |d| d.max(seq)));
-                    return Some(event);
-                }
-                if log.finished_at.is_some() {
-                    return None;
-                }
-            }
-            self.rx.as_mut()?.changed().await.ok()?;
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl EventStore for EventLog {
-    async fn store_event(
-        &self,
-        stream_id: &str,
-        event: &ServerSseMessage,
-    ) -> Result<String, EventStoreError> {
-        Ok(self.append(stream_id, event))
-    }
-
-    /// rmcp's sessionless `GET` + `Last-Event-ID` replay, which checks neither session nor
-    /// principal. The intake layer lets such a GET through only when
-    /// [`EventLog::replayable_by`] holds for the asking caller; here, as a second line, only
-    /// a stream bound to a caller is ever replayed — never a session's stream.
-    async fn replay_events_after(
-        &self,
-        last_event_id: &str,
-    ) -> Result<EventStream, EventStoreError> {
-        let sessionless = EventRef::parse(last_event_id).filter(|r| {
-            self.lock()
-                .streams
-                .get(&r.stream)
-                .is_some_and(|log| log.session.is_none() && log.caller.is_some())
-        });
-        let log = self.me.upgrade();
-        let stream: EventStream = match (sessionless, log) {
-            (Some(r), Some(log)) => Box::pin(log.tail(r.stream, From::After(r.seq))),
-            _ => {
-                let empty: Pin<Box<dyn Stream<Item = ServerSseMessage> + Send + Sync>> =
-                    Box::pin(futures::stream::empty());
-                empty
-            }
-        };
-        Ok(stream)
-    }
+    state.finished.push_back(stream);
+    true
 }

@@ -21,8 +21,8 @@ use rmcp::transport::streamable_http_server::session::{
     EventStore, ServerSseMessage, SessionId, SessionManager,
 };
 
-use super::events::{EventLog, EventRef, From};
-use super::registry::SessionRegistry;
+use super::events::{EventLog, EventRef, From, Resume};
+use super::registry::{Expiry, Owner, SessionRegistry};
 use crate::audit::session_tag;
 use crate::mcp::admin::{SessionAdmin, SessionSummary};
 use crate::metrics::Metrics;
@@ -41,11 +41,22 @@ pub enum SessionError {
     NoPriming,
 }
 
+/// What keeps a session from being evicted to make room, beyond what the session layer
+/// sees itself (open streams, running requests): today an app lease. The server wires it in,
+/// so `session/` knows nothing of what a lease is.
+pub trait Pins: Send + Sync {
+    /// Whether the session holds something eviction would take from it.
+    fn pinned(&self, session: &str) -> bool;
+    /// The session ended: forget it.
+    fn forget(&self, session: &str);
+}
+
 pub struct AxSessionManager {
     inner: LocalSessionManager,
     log: Arc<EventLog>,
     registry: Arc<SessionRegistry>,
     metrics: Metrics,
+    pins: Option<Arc<dyn Pins>>,
 }
 
 impl AxSessionManager {
@@ -68,7 +79,48 @@ impl AxSessionManager {
             log,
             registry,
             metrics,
+            pins: None,
         }
+    }
+
+    /// Consults `pins` before evicting a session to make room.
+    pub fn with_pins(mut self, pins: Arc<dyn Pins>) -> Self {
+        self.pins = Some(pins);
+        self
+    }
+
+    /// Makes room for a new session of `asking` when the server is at its cap: ends the
+    /// longest-idle session `asking` may evict (its own, or another principal's idle past
+    /// `sessions.evict_others_after_secs`) that has no open stream, no running request and
+    /// no lease. False when the server is full and nothing may go (the caller answers 503).
+    pub async fn make_room(&self, asking: &Option<Owner>) -> bool {
+        if self.registry.has_room() {
+            return true;
+        }
+        // The per-principal quota is asked first: over it, nothing is evicted for it.
+        if !self.registry.within_quota(asking) {
+            return false;
+        }
+        for (id, own) in self.registry.eviction_candidates(asking) {
+            if self.log.busy(&id) || self.pins.as_ref().is_some_and(|p| p.pinned(&id)) {
+                continue;
+            }
+            let reason = if own {
+                "capacity_own"
+            } else {
+                "capacity_other"
+            };
+            tracing::info!(session = %short(&id), reason, "session evicted to make room for a new one");
+            self.metrics
+                .session_evictions
+                .with_label_values(&[reason])
+                .inc();
+            let _ = self.close_session(&SessionId::from(id)).await;
+            if self.registry.has_room() {
+                return true;
+            }
+        }
+        self.registry.has_room()
     }
 
     pub fn registry(&self) -> &Arc<SessionRegistry> {
@@ -81,17 +133,22 @@ impl AxSessionManager {
 
     /// Ends sessions idle past the timeout; returns how many.
     pub async fn expire_idle(&self) -> usize {
-        let idle = self.registry.idle();
-        for id in &idle {
-            tracing::info!(session = %short(id), "session expired after idling");
+        let mut ended = 0;
+        for (id, why) in self.registry.idle() {
+            // The shorter timeout is for sessions nobody listens on: not one still working.
+            if why == Expiry::IdleWithoutStream && self.log.busy(&id) {
+                continue;
+            }
+            tracing::info!(session = %short(&id), reason = why.label(), "session expired after idling");
             self.metrics
                 .session_evictions
-                .with_label_values(&["idle"])
+                .with_label_values(&[why.label()])
                 .inc();
-            let _ = self.close_session(&SessionId::from(id.clone())).await;
+            let _ = self.close_session(&SessionId::from(id)).await;
+            ended += 1;
         }
         self.log.sweep();
-        idle.len()
+        ended
     }
 
     /// Ends every session (shutdown).
@@ -141,6 +198,7 @@ impl SessionManager for AxSessionManager {
         }
         let (id, transport) = self.inner.create_session().await?;
         self.registry.insert(&id);
+        self.log.open_session(&id);
         Ok((id, transport))
     }
 
@@ -172,6 +230,9 @@ impl SessionManager for AxSessionManager {
     async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
         let known = self.registry.remove(id);
         self.log.drop_session(id);
+        if let Some(pins) = &self.pins {
+            pins.forget(id);
+        }
         self.inner.close_session(id).await?;
         if known {
             tracing::info!(session = %short(id), "session closed");
@@ -228,7 +289,11 @@ impl SessionManager for AxSessionManager {
         if !self.registry.touch(id) {
             return Err(SessionError::NotFound(id.to_string()));
         }
-        let stream = self.log.common_stream(id);
+        self.registry.opened_stream(id);
+        let stream = self
+            .log
+            .common_stream(id)
+            .ok_or_else(|| SessionError::NotFound(id.to_string()))?;
         Ok(self.log.tail(stream, From::Undelivered))
     }
 
@@ -238,8 +303,10 @@ impl SessionManager for AxSessionManager {
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
         self.registry.touch(id);
+        // The intake layer has answered 410 to a resume of evicted events; one evicted since
+        // ends at once (the tail will not skip it), and the next attempt gets that answer.
         let owned = EventRef::parse(&last_event_id)
-            .filter(|r| self.log.session_of(r.stream).as_deref() == Some(id.as_ref()));
+            .filter(|_| self.log.resume_in_session(&last_event_id, id) != Resume::Unknown);
         let Some(event) = owned else {
             tracing::warn!(session = %short(id), "resume with an event id of no stream of this session");
             return Err(SessionError::ForeignEvent(last_event_id));

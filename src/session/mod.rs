@@ -6,6 +6,6 @@ pub mod events;
 pub mod manager;
 pub mod registry;
 
-pub use events::{Caller, EventLimits, EventLog};
-pub use manager::AxSessionManager;
+pub use events::{Caller, EventLimits, EventLog, Resume};
+pub use manager::{AxSessionManager, Pins};
 pub use registry::{Owner, SessionLimits, SessionRegistry};

@@ -2,6 +2,11 @@
 //! worker — the principal it belongs to, the negotiated protocol version, activity times for
 //! idle expiry, and the cap on live sessions. The HTTP intake layer consults it before a
 //! request reaches rmcp: a session id presented by anyone but its owner is unknown (404).
+//!
+//! Clients that never say goodbye (a CLI opening a session per run, never sending `DELETE`)
+//! would fill the cap: a session that never opened a GET stream expires sooner
+//! (`sessions.idle_without_stream_secs`), and at the cap the longest-idle session may be
+//! evicted ([`SessionRegistry::eviction_candidates`]; the manager skips busy and leased ones).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -32,6 +37,26 @@ impl Owner {
 pub struct SessionLimits {
     pub max_sessions: usize,
     pub idle_timeout: Duration,
+    /// The idle timeout of a session that never opened a GET stream.
+    pub idle_without_stream: Duration,
+    /// At the cap, another principal's session may be evicted once idle this long.
+    pub evict_others_after: Duration,
+}
+
+/// Why the reaper ends a session (the bounded `reason` label of the eviction metric).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expiry {
+    Idle,
+    IdleWithoutStream,
+}
+
+impl Expiry {
+    pub fn label(self) -> &'static str {
+        match self {
+            Expiry::Idle => "idle",
+            Expiry::IdleWithoutStream => "idle_without_stream",
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -41,6 +66,8 @@ pub struct SessionEntry {
     pub protocol_version: Option<String>,
     pub created: Instant,
     pub last_seen: Instant,
+    /// The session opened its GET stream at least once.
+    pub opened_stream: bool,
 }
 
 pub struct SessionRegistry {
@@ -73,6 +100,7 @@ impl SessionRegistry {
                 protocol_version: None,
                 created: now,
                 last_seen: now,
+                opened_stream: false,
             },
         );
     }
@@ -134,17 +162,116 @@ impl SessionRegistry {
         self.len() < self.limits.max_sessions
     }
 
-    /// Sessions idle for longer than the timeout.
-    pub fn idle(&self) -> Vec<String> {
-        let timeout = self.limits.idle_timeout;
+    /// Marks that the session opened its GET stream (it then gets the full idle timeout).
+    pub fn opened_stream(&self, id: &str) {
+        if let Some(entry) = self.lock().get_mut(id) {
+            entry.opened_stream = true;
+        }
+    }
+
+    /// Sessions idle for longer than their timeout, and which timeout.
+    pub fn idle(&self) -> Vec<(String, Expiry)> {
+        let long = self.limits.idle_timeout;
+        let short = self.limits.idle_without_stream.min(long);
         self.lock()
             .iter()
-            .filter(|(_, e)| e.last_seen.elapsed() >= timeout)
-            .map(|(id, _)| id.clone())
+            .filter_map(|(id, e)| {
+                let idle = e.last_seen.elapsed();
+                if idle >= long {
+                    Some((id.clone(), Expiry::Idle))
+                } else if !e.opened_stream && idle >= short {
+                    Some((id.clone(), Expiry::IdleWithoutStream))
+                } else {
+                    None
+                }
+            })
             .collect()
+    }
+
+    /// Whether `asking` may open one more session. The hook for a per-principal quota: it
+    /// is asked before any session is evicted to make room; today every principal may.
+    pub fn within_quota(&self, _asking: &Option<Owner>) -> bool {
+        true
+    }
+
+    /// Sessions `asking` may evict to make room at the cap, longest idle first, each with
+    /// whether it is `asking`'s own: its own sessions at any idle time, another principal's
+    /// only once idle for `sessions.evict_others_after_secs`. Whether a session is busy
+    /// (open stream, running request) or leased is the manager's to check.
+    pub fn eviction_candidates(&self, asking: &Option<Owner>) -> Vec<(String, bool)> {
+        let others_after = self.limits.evict_others_after;
+        let mut found: Vec<(Instant, String, bool)> = self
+            .lock()
+            .iter()
+            .filter_map(|(id, e)| {
+                let own = e.owner == *asking;
+                (own || e.last_seen.elapsed() >= others_after)
+                    .then(|| (e.last_seen, id.clone(), own))
+            })
+            .collect();
+        found.sort_by_key(|(seen, _, _)| *seen);
+        found.into_iter().map(|(_, id, own)| (id, own)).collect()
     }
 
     pub fn ids(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn owner(name: &str) -> Option<Owner> {
+        Some(Owner {
+            kind: PrincipalKind::Static,
+            name: name.to_owned(),
+        })
+    }
+
+    fn registry(others_after: Duration) -> SessionRegistry {
+        SessionRegistry::new(SessionLimits {
+            max_sessions: 3,
+            idle_timeout: Duration::from_secs(3600),
+            idle_without_stream: Duration::from_secs(60),
+            evict_others_after: others_after,
+        })
+    }
+
+    #[test]
+    fn own_sessions_are_candidates_longest_idle_first_and_others_only_when_long_idle() {
+        let r = registry(Duration::from_secs(3600));
+        for (id, who) in [("a1", "alice"), ("b1", "bob"), ("a2", "alice")] {
+            r.insert(id);
+            r.set_owner(id, owner(who));
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        r.touch("a1");
+        let ids: Vec<(String, bool)> = r.eviction_candidates(&owner("alice"));
+        assert_eq!(ids, vec![("a2".to_owned(), true), ("a1".to_owned(), true)]);
+        let r = registry(Duration::ZERO);
+        r.insert("b1");
+        r.set_owner("b1", owner("bob"));
+        assert_eq!(
+            r.eviction_candidates(&owner("alice")),
+            vec![("b1".to_owned(), false)]
+        );
+    }
+
+    #[test]
+    fn a_session_without_a_get_stream_expires_sooner() {
+        let r = SessionRegistry::new(SessionLimits {
+            max_sessions: 3,
+            idle_timeout: Duration::from_secs(3600),
+            idle_without_stream: Duration::ZERO,
+            evict_others_after: Duration::ZERO,
+        });
+        r.insert("quiet");
+        r.insert("listening");
+        r.opened_stream("listening");
+        assert_eq!(
+            r.idle(),
+            vec![("quiet".to_owned(), Expiry::IdleWithoutStream)]
+        );
     }
 }

@@ -253,6 +253,9 @@ async fn full_server_answers_503_with_retry_after() {
     let mut b = server.client();
     a.initialize().await;
     b.initialize().await;
+    // Both are listening on their GET streams: neither is idle enough to be evicted.
+    let _a_stream = a.listen().await;
+    let _b_stream = b.listen().await;
     let resp = server.client().post(&init_body()).send().await.unwrap();
     assert_eq!(resp.status(), 503);
     assert!(resp.headers().get("retry-after").is_some());

@@ -275,6 +275,21 @@ impl Client {
         result
     }
 
+    /// Opens the session's GET stream; it stays open while the response is kept.
+    pub async fn listen(&self) -> reqwest::Response {
+        let resp = self
+            .http
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", self.session.as_ref().expect("a session"))
+            .header("mcp-protocol-version", PROTOCOL)
+            .send()
+            .await
+            .expect("GET stream");
+        assert_eq!(resp.status(), 200, "GET stream");
+        resp
+    }
+
     /// Sends a request and returns every SSE event of its response stream.
     pub async fn request_events(&mut self, method: &str, params: Value) -> (u64, Vec<Event>) {
         let id = self.next_id;

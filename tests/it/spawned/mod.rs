@@ -129,6 +129,11 @@ impl Axgate {
         let _ = self.child.wait();
     }
 
+    /// The child's process id (for reading its `/proc` entries).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn log(&self) -> String {
         self.log.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }

@@ -1,0 +1,220 @@
+//! Unit tests of the event log: byte budgets per stream, per session and in total, the order
+//! of eviction, events too large to keep, and the answers a resume gets afterwards.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use rmcp::model::{
+    CustomNotification, CustomResult, JsonRpcMessage, JsonRpcNotification, JsonRpcResponse,
+    RequestId, ServerJsonRpcMessage, ServerNotification, ServerResult,
+};
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use serde_json::json;
+
+use super::{EVENT_OVERHEAD, EventLimits, EventLog, From, Resume};
+
+const KIB: usize = 1024;
+
+fn limits(stream: usize, session: usize, total: usize) -> EventLimits {
+    EventLimits {
+        per_stream: 10_000,
+        per_session: 100_000,
+        stream_bytes: stream,
+        session_bytes: session,
+        total_bytes: total,
+        finished_ttl: Duration::from_secs(300),
+    }
+}
+
+/// A response whose JSON is about `size` bytes.
+fn response(id: i64, size: usize) -> ServerSseMessage {
+    let message: ServerJsonRpcMessage = JsonRpcMessage::Response(JsonRpcResponse {
+        jsonrpc: Default::default(),
+        id: RequestId::Number(id),
+        result: ServerResult::CustomResult(CustomResult(json!({ "text": "r".repeat(size) }))),
+    });
+    let mut event = ServerSseMessage::default();
+    event.message = Some(Arc::new(message));
+    event
+}
+
+fn notification(size: usize) -> ServerSseMessage {
+    let message: ServerJsonRpcMessage = JsonRpcMessage::Notification(JsonRpcNotification {
+        jsonrpc: Default::default(),
+        notification: ServerNotification::CustomNotification(CustomNotification::new(
+            "notifications/test",
+            Some(json!({ "text": "n".repeat(size) })),
+        )),
+    });
+    let mut event = ServerSseMessage::default();
+    event.message = Some(Arc::new(message));
+    event
+}
+
+fn priming() -> ServerSseMessage {
+    ServerSseMessage::priming("x", Duration::from_millis(100))
+}
+
+/// A session with a request stream bound to it; returns the stream number and its priming id.
+fn request_stream(log: &EventLog, session: &str, rmcp_id: &str) -> (u64, String) {
+    let id = log.append(rmcp_id, &priming());
+    let n = log.bind(&id, session).expect("binds");
+    (n, id)
+}
+
+#[test]
+fn a_session_keeps_within_its_bytes_and_evicts_finished_streams_oldest_first() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let mut streams = Vec::new();
+    for i in 0..6 {
+        let (n, priming) = request_stream(&log, "s", &format!("r{i}"));
+        log.append(&format!("r{i}"), &response(i, 20 * KIB));
+        streams.push((n, priming));
+    }
+    let stats = log.stats();
+    assert!(stats.bytes <= 64 * KIB, "{stats:?}");
+    assert!(stats.evicted > 0, "{stats:?}");
+    // The newest streams are whole; the oldest are gone, and a resume there is told so.
+    let (_, newest) = &streams[5];
+    assert_eq!(log.resume_in_session(newest, "s"), Resume::Replayable);
+    let (_, oldest) = &streams[0];
+    assert_eq!(log.resume_in_session(oldest, "s"), Resume::Evicted);
+    // Never to another session.
+    assert_eq!(log.resume_in_session(oldest, "t"), Resume::Unknown);
+    assert_eq!(log.resume_in_session(newest, "t"), Resume::Unknown);
+    // Oldest first: every evicted stream is older than every kept one.
+    let kept: Vec<bool> = streams
+        .iter()
+        .map(|(_, p)| log.resume_in_session(p, "s") == Resume::Replayable)
+        .collect();
+    let first_kept = kept.iter().position(|k| *k).unwrap();
+    assert!(kept[first_kept..].iter().all(|k| *k), "{kept:?}");
+}
+
+#[test]
+fn finished_streams_go_before_the_open_ones() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let common = log.common_stream("s").unwrap();
+    log.append("s:common", &notification(10 * KIB));
+    let (_, done) = request_stream(&log, "s", "done");
+    log.append("done", &response(1, 20 * KIB));
+    let (_, open) = request_stream(&log, "s", "open");
+    log.append("open", &notification(20 * KIB));
+    // Over the budget: the finished stream goes, the open ones stay whole.
+    log.append("open", &notification(20 * KIB));
+    assert_eq!(log.resume_in_session(&done, "s"), Resume::Evicted);
+    assert_eq!(log.resume_in_session(&open, "s"), Resume::Replayable);
+    assert_eq!(
+        log.resume_in_session(&format!("{common}-0"), "s"),
+        Resume::Replayable
+    );
+    assert_eq!(log.count_after(common, 0), 0);
+}
+
+#[test]
+fn a_stream_keeps_within_its_bytes_and_a_resume_before_the_gap_is_refused() {
+    let log = EventLog::new(limits(32 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let (n, priming) = request_stream(&log, "s", "r");
+    let ids: Vec<String> = (0..4)
+        .map(|_| log.append("r", &notification(10 * KIB)))
+        .collect();
+    let stats = log.stats();
+    assert!(stats.bytes <= 32 * KIB, "{stats:?}");
+    assert_eq!(log.resume_in_session(&priming, "s"), Resume::Evicted);
+    assert_eq!(log.resume_in_session(&ids[3], "s"), Resume::Replayable);
+    assert_eq!(log.resume_in_session(&ids[1], "s"), Resume::Replayable);
+    assert_eq!(log.count_after(n, 1), 3);
+}
+
+#[test]
+fn the_total_budget_takes_the_oldest_finished_stream_of_any_session() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 100 * KIB), None);
+    let mut first = Vec::new();
+    for s in ["a", "b", "c", "d"] {
+        log.open_session(s);
+        let (_, p) = request_stream(&log, s, &format!("{s}1"));
+        log.append(&format!("{s}1"), &response(1, 30 * KIB));
+        first.push((s, p));
+    }
+    let stats = log.stats();
+    assert!(stats.bytes <= 100 * KIB, "{stats:?}");
+    assert_eq!(log.resume_in_session(&first[0].1, "a"), Resume::Evicted);
+    assert_eq!(log.resume_in_session(&first[3].1, "d"), Resume::Replayable);
+}
+
+#[tokio::test]
+async fn an_event_too_large_to_keep_reaches_the_live_reader_once() {
+    let log = EventLog::new(limits(16 * KIB, 16 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let (n, priming) = request_stream(&log, "s", "r");
+    let tail = log.tail(n, From::Start);
+    log.append("r", &response(9, 40 * KIB));
+    let events: Vec<ServerSseMessage> =
+        tokio::time::timeout(Duration::from_secs(5), tail.collect())
+            .await
+            .expect("the stream ends after its response");
+    assert_eq!(events.len(), 2, "priming and the response");
+    let sent = serde_json::to_value(events[1].message.as_deref().unwrap()).unwrap();
+    assert_eq!(sent["id"], 9);
+    assert_eq!(sent["result"]["text"].as_str().unwrap().len(), 40 * KIB);
+    let stats = log.stats();
+    assert_eq!(stats.too_large, 1);
+    assert!(stats.bytes < 16 * KIB, "not kept: {stats:?}");
+    // Not kept: a resume from before it is told so.
+    assert_eq!(log.resume_in_session(&priming, "s"), Resume::Evicted);
+}
+
+#[test]
+fn an_event_too_large_with_nobody_reading_is_not_kept() {
+    let log = EventLog::new(limits(16 * KIB, 16 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let common = log.common_stream("s").unwrap();
+    let big = log.append("s:common", &notification(40 * KIB));
+    assert_eq!(log.stats().bytes, 0);
+    assert_eq!(
+        log.resume_in_session(&format!("{common}-0"), "s"),
+        Resume::Replayable
+    );
+    assert_eq!(log.resume_in_session(&big, "s"), Resume::Replayable);
+    let small = log.append("s:common", &notification(100));
+    assert!(small.ends_with("-1"), "{small}");
+    let bytes = log.stats().bytes;
+    assert!(bytes > 100 + EVENT_OVERHEAD && bytes < KIB, "{bytes}");
+}
+
+#[tokio::test]
+async fn a_live_reader_that_would_skip_an_evicted_event_ends() {
+    let log = EventLog::new(limits(24 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let (n, _) = request_stream(&log, "s", "r");
+    let mut tail = Box::pin(log.tail(n, From::Start));
+    let first = tail.next().await.expect("priming");
+    assert!(first.message.is_none());
+    for _ in 0..4 {
+        log.append("r", &notification(10 * KIB));
+    }
+    // Events 1 and 2 were evicted before this reader got them: it ends rather than skip.
+    let rest: Vec<ServerSseMessage> = tokio::time::timeout(Duration::from_secs(5), tail.collect())
+        .await
+        .expect("ends");
+    assert!(rest.is_empty(), "{} events after a gap", rest.len());
+}
+
+#[test]
+fn dropping_a_session_frees_its_bytes_and_leaves_others() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    for s in ["a", "b"] {
+        log.open_session(s);
+        let _ = request_stream(&log, s, &format!("{s}1"));
+        log.append(&format!("{s}1"), &response(1, 10 * KIB));
+    }
+    let before = log.stats().bytes;
+    log.drop_session("a");
+    let after = log.stats();
+    assert!(after.bytes < before && after.bytes > 10 * KIB, "{after:?}");
+    assert_eq!(after.streams, 1);
+}

@@ -1,0 +1,178 @@
+//! Memory under large results, and what a resume gets once the replay log let events go.
+//! The server's replay log is weighed in bytes (per stream, per session, in total): a session
+//! that asks for a multi-megabyte tree again and again must not grow the process, and a
+//! resume asking for events the log no longer holds gets 410 saying so, never a silent gap.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::spawned::Axgate;
+use crate::support::{Client, PROTOCOL, TestServer, config};
+
+const MIB: u64 = 1024 * 1024;
+
+/// A `/proc/<pid>/status` field in bytes (`VmRSS`, `VmHWM`).
+fn proc_status(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc status");
+    let line = status
+        .lines()
+        .find(|l| l.starts_with(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"));
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("a number of kB");
+    kib * 1024
+}
+
+fn client(url: &str) -> Client {
+    Client {
+        http: reqwest::Client::new(),
+        url: url.to_owned(),
+        session: None,
+        next_id: 1,
+    }
+}
+
+/// Regression: the replay log kept every event as rmcp's in-memory JSON tree (~10× its wire
+/// size), counted but not weighed; 40 `get_tree` calls on Huge took the server to 2.9 GB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_multi_megabyte_results_stay_within_the_replay_budget() {
+    const CALLS: usize = 30;
+    // The default total budget (sessions.max_total_event_bytes) and room for everything else.
+    const LIMIT: u64 = 64 * MIB + 200 * MIB;
+    let server = Axgate::serve(&["--backend", "demo"]);
+    let pid = server.pid();
+    let mut client = client(&server.url);
+    client.initialize().await;
+    let started = proc_status(pid, "VmRSS");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let mut sizes = Vec::new();
+    for call in 0..CALLS {
+        let (id, events) = client
+            .request_events(
+                "tools/call",
+                json!({"name": "get_tree", "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000}}),
+            )
+            .await;
+        let reply = events
+            .iter()
+            .filter_map(|e| e.json().map(|v| (e.data.len(), v)))
+            .find(|(_, v)| v["id"] == json!(id))
+            .unwrap_or_else(|| panic!("call {call}: no response"));
+        assert_eq!(reply.1["result"]["isError"], false, "call {call}");
+        sizes.push(reply.0);
+        assert!(
+            Instant::now() < deadline,
+            "{call} calls took more than 300 s; {}",
+            server.log().lines().last().unwrap_or_default()
+        );
+    }
+    assert!(
+        sizes[0] > 2 * MIB as usize,
+        "a multi-megabyte result: {} bytes",
+        sizes[0]
+    );
+    let rss = proc_status(pid, "VmRSS");
+    let peak = proc_status(pid, "VmHWM");
+    eprintln!(
+        "memory: {CALLS} results of {} bytes: VmRSS {} MiB at start, {} MiB after, peak {} MiB",
+        sizes[0],
+        started / MIB,
+        rss / MIB,
+        peak / MIB
+    );
+    assert!(
+        rss < LIMIT,
+        "VmRSS {} MiB after {CALLS} results of {} bytes (started at {} MiB, peak {} MiB): the replay log is not bounded in bytes",
+        rss / MIB,
+        sizes[0],
+        started / MIB,
+        peak / MIB
+    );
+}
+
+/// GET with `Last-Event-ID`.
+async fn resume(client: &Client, last_event_id: &str) -> reqwest::Response {
+    client
+        .http
+        .get(&client.url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", client.session.as_ref().unwrap())
+        .header("mcp-protocol-version", PROTOCOL)
+        .header("last-event-id", last_event_id)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// The 410 a resume of evicted events gets, with its JSON-RPC error.
+async fn assert_gone(client: &Client, last_event_id: &str) {
+    let resp = resume(client, last_event_id).await;
+    assert_eq!(resp.status(), 410, "resume after {last_event_id}");
+    let body: Value = resp.json().await.expect("a JSON-RPC error body");
+    let message = body["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("evicted"), "{body}");
+    assert!(message.contains("Send the request again"), "{body}");
+}
+
+fn metric(server: &TestServer, line_start: &str) -> f64 {
+    let text = server.state.metrics.render();
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resume_of_evicted_events_is_told_they_are_gone() {
+    let server = TestServer::with_config(config(
+        "[sessions]\nmax_stream_bytes = 65536\nmax_session_bytes = 65536\n",
+    ))
+    .await;
+    let mut client = server.client();
+    client.initialize().await;
+    // Small results until the first call's stream is evicted to keep the session's budget.
+    let args = json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 100}});
+    let (_, first) = client.request_events("tools/call", args.clone()).await;
+    let first_priming = first[0].id.clone().expect("a priming event id");
+    let mut calls = 1;
+    while metric(
+        &server,
+        "axgate_events_evicted_total{reason=\"session_budget\"}",
+    ) == 0.0
+    {
+        assert!(calls < 50, "50 results never went past 64 KiB");
+        client.request_events("tools/call", args.clone()).await;
+        calls += 1;
+    }
+    assert_gone(&client, &first_priming).await;
+
+    // A result larger than the whole session budget is delivered, and not kept.
+    let before = metric(&server, "axgate_events_too_large_total");
+    let (id, events) = client
+        .request_events(
+            "tools/call",
+            json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 2000}}),
+        )
+        .await;
+    let reply = crate::support::response_of(&events, id).expect("the large result arrives");
+    assert_eq!(reply["result"]["isError"], false);
+    assert_eq!(
+        metric(&server, "axgate_events_too_large_total"),
+        before + 1.0
+    );
+    assert!(metric(&server, "axgate_event_log_bytes") <= 65536.0);
+    let priming = events[0].id.clone().expect("a priming event id");
+    assert_gone(&client, &priming).await;
+
+    // Another session is not told anything about these streams (and gets nothing).
+    let mut other = server.client();
+    other.initialize().await;
+    let resp = resume(&other, &priming).await;
+    assert_eq!(resp.status(), 200);
+    assert!(resp.text().await.unwrap().trim().is_empty());
+}
