@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::spawned::Axgate;
-use crate::support::{Client, PROTOCOL, TestServer, config};
+use crate::support::{Client, TestServer, config};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -97,11 +97,7 @@ async fn repeated_multi_megabyte_results_stay_within_the_replay_budget() {
 /// GET with `Last-Event-ID`.
 async fn resume(client: &Client, last_event_id: &str) -> reqwest::Response {
     client
-        .http
-        .get(&client.url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", client.session.as_ref().unwrap())
-        .header("mcp-protocol-version", PROTOCOL)
+        .get()
         .header("last-event-id", last_event_id)
         .send()
         .await

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use crate::support::{Client, Event, PROTOCOL, TestServer, config, parse_sse};
+use crate::support::{Client, Event, TestServer, config, parse_sse};
 use serde_json::json;
 
 /// A server whose Hung app answers (with a timeout error) after about one second.
@@ -147,15 +147,7 @@ async fn a_second_get_takes_over_the_standalone_stream() {
     let server = TestServer::start().await;
     let mut client = server.client();
     client.initialize().await;
-    let open = || {
-        client
-            .http
-            .get(&client.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", client.session.as_ref().unwrap())
-            .header("mcp-protocol-version", PROTOCOL)
-            .send()
-    };
+    let open = || client.get().send();
     let first = open().await.unwrap();
     let first_body = tokio::spawn(async move { first.text().await });
     tokio::time::sleep(Duration::from_millis(100)).await;

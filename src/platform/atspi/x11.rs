@@ -161,6 +161,11 @@ impl Display {
         self.conn
             .set_input_focus(InputFocus::PARENT, window, x11rb::CURRENT_TIME)
             .map_err(x_err)?;
+        self.sync()
+    }
+
+    /// Waits until the X server has handled every request sent so far (one round trip).
+    fn sync(&self) -> Result<(), AxError> {
         self.conn
             .get_input_focus()
             .map_err(x_err)?
@@ -187,12 +192,7 @@ impl Display {
         aux: &ConfigureWindowAux,
     ) -> Result<(), AxError> {
         self.conn.configure_window(window, aux).map_err(x_err)?;
-        self.conn
-            .get_input_focus()
-            .map_err(x_err)?
-            .reply()
-            .map_err(x_err)?;
-        Ok(())
+        self.sync()
     }
 
     /// The keyboard mapping: first keycode, keysyms per keycode, keysyms.

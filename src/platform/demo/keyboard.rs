@@ -138,6 +138,21 @@ pub(super) fn receiver(tree: &AppTree, combo: &KeyCombo) -> Option<NodeId> {
     }
 }
 
+/// The keys that move a text element's caret (and collapse its selection).
+fn moves_caret(key: NamedKey) -> bool {
+    matches!(
+        key,
+        NamedKey::Left
+            | NamedKey::Right
+            | NamedKey::Up
+            | NamedKey::Down
+            | NamedKey::Home
+            | NamedKey::End
+            | NamedKey::PageUp
+            | NamedKey::PageDown
+    )
+}
+
 /// Whether the focused text element `id` takes `combo` (see [`edit_key`]).
 fn edit_consumes(tree: &AppTree, id: NodeId, combo: &KeyCombo) -> bool {
     let m = combo.modifiers;
@@ -151,20 +166,8 @@ fn edit_consumes(tree: &AppTree, id: NodeId, combo: &KeyCombo) -> bool {
     match combo.key {
         Key::Char(_) => true,
         Key::Named(NamedKey::Return) => multi_line,
-        Key::Named(
-            NamedKey::Space
-            | NamedKey::Backspace
-            | NamedKey::Delete
-            | NamedKey::Left
-            | NamedKey::Right
-            | NamedKey::Up
-            | NamedKey::Down
-            | NamedKey::Home
-            | NamedKey::End
-            | NamedKey::PageUp
-            | NamedKey::PageDown,
-        ) => true,
-        Key::Named(_) => false,
+        Key::Named(NamedKey::Space | NamedKey::Backspace | NamedKey::Delete) => true,
+        Key::Named(key) => moves_caret(key),
     }
 }
 
@@ -218,16 +221,7 @@ fn edit_key(
         }
         Key::Named(NamedKey::Backspace) if live => text::backspace(tree, id, events),
         Key::Named(NamedKey::Delete) if live => text::delete_forward(tree, id, events),
-        Key::Named(
-            NamedKey::Left
-            | NamedKey::Right
-            | NamedKey::Up
-            | NamedKey::Down
-            | NamedKey::Home
-            | NamedKey::End
-            | NamedKey::PageUp
-            | NamedKey::PageDown,
-        ) => text::collapse(tree, id, events),
+        Key::Named(key) if moves_caret(key) => text::collapse(tree, id, events),
         Key::Named(NamedKey::Space | NamedKey::Backspace | NamedKey::Delete) => {}
         Key::Named(_) => return false,
     }
