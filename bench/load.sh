@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The load harness in one command (docs/PERFORMANCE.md, "Core under load"): builds the
+# release binaries it starts — axgate, the references axgate-ref-rmcp and axgate-ref-axum,
+# and the generator axgate-load — in one `cargo build --release`, then runs the generator.
+# `bench/load.sh` for the full run (a few minutes), `bench/load.sh --short` for CI's.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --quiet -p axgate -p axgate-ref-rmcp -p axgate-ref-axum -p axgate-load --bins
+exec target/release/axgate-load "$@"
