@@ -23,6 +23,8 @@ pub struct EngineMetrics {
     pub nodes_walked: IntCounter,
     pub worker_queue_depth: IntGauge,
     pub worker_queue_wait: Histogram,
+    /// Calls refused because their app's worker queue was full (`busy`, reason `app_queue`).
+    pub worker_busy: IntCounter,
 }
 
 /// Every metric family of the server.
@@ -39,6 +41,10 @@ pub struct Metrics {
     pub sse_streams_open: IntGauge,
     pub connections_open: IntGauge,
     pub connections_closed: IntCounterVec,
+    /// MCP POSTs being served (until their response body ends).
+    pub requests_in_flight: IntGauge,
+    /// POSTs refused with 503 because `server.max_in_flight` were being served.
+    pub requests_busy: IntCounter,
     pub events_replayed: IntCounter,
     /// Events the replay log dropped to stay within a bound, by the bound (`reason`).
     pub events_evicted: IntCounterVec,
@@ -128,7 +134,16 @@ impl Metrics {
             r.register(Box::new(g.clone()))?;
             Ok(g)
         };
+        let busy = counter(
+            r,
+            "axgate_busy_refusals_total",
+            "Work refused with a busy answer and a retry delay, by the bound that was full: \
+             app_queue (an app's AX worker queue, backend.max_queued_calls) or in_flight \
+             (server.max_in_flight MCP requests).",
+            &["reason"],
+        )?;
         let engine = EngineMetrics {
+            worker_busy: busy.with_label_values(&["app_queue"]),
             backend_call_duration: histogram(
                 r,
                 "axgate_backend_call_duration_seconds",
@@ -233,6 +248,11 @@ impl Metrics {
             )?,
             sessions_active: gauge("axgate_sessions_active", "Live MCP sessions.")?,
             sse_streams_open: gauge("axgate_sse_streams_open", "Open SSE streams.")?,
+            requests_in_flight: gauge(
+                "axgate_requests_in_flight",
+                "MCP POST requests being served (until their response ends).",
+            )?,
+            requests_busy: busy.with_label_values(&["in_flight"]),
             events_replayed: plain_counter(
                 "axgate_events_replayed_total",
                 "SSE events replayed after Last-Event-ID.",

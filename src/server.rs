@@ -21,6 +21,7 @@ use crate::ax::Engine;
 use crate::config::Config;
 use crate::http::auth::{self, Auth};
 use crate::http::conn::{self, ConnLimits, ConnMetrics};
+use crate::http::inflight::{self, InFlight};
 use crate::http::observe::{self, Observed};
 use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
@@ -254,9 +255,12 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         auth: state.auth.clone(),
         audit: state.audit.clone(),
     });
+    let in_flight = Arc::new(InFlight::new(server.max_in_flight, state.metrics.clone()));
     let mcp_routes = mcp
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
-        .layer(from_fn_with_state(intake, intake::layer));
+        .layer(from_fn_with_state(intake, intake::layer))
+        // Before intake reads a body: past the bound a POST is refused at once (503).
+        .layer(from_fn_with_state(in_flight, inflight::layer));
     let mut router = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(observe::readyz).with_state(observed(state)))

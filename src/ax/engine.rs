@@ -482,6 +482,7 @@ pub fn engine_for(
         worker: WorkerConfig {
             strikes: config.unresponsive_after,
             probe_interval: config.probe_interval,
+            max_queued: config.max_queued_calls,
             ..WorkerConfig::default()
         },
         handle_cap: config.handle_cap,

@@ -73,6 +73,17 @@ pub enum AxError {
     )]
     Unresponsive { app: String, pid: Pid },
 
+    /// The app's worker already holds `backend.max_queued_calls` calls (back-pressure).
+    #[error(
+        "{app} is busy: {queued} calls are already running or waiting for it (backend.max_queued_calls); retry after {} s",
+        .retry_after.as_secs().max(1)
+    )]
+    Busy {
+        app: String,
+        queued: usize,
+        retry_after: Duration,
+    },
+
     #[error("{element} is disabled; wait_for it to become enabled, or act on something else first")]
     Disabled { element: String },
 
@@ -136,6 +147,7 @@ impl AxError {
             AxError::UnknownHandle { .. } => "unknown_handle",
             AxError::Timeout { .. } => "timeout",
             AxError::Unresponsive { .. } => "unresponsive",
+            AxError::Busy { .. } => "busy",
             AxError::Disabled { .. } => "disabled",
             AxError::UnsupportedAction { .. } => "unsupported_action",
             AxError::NotSettable { .. } => "not_settable",

@@ -26,6 +26,10 @@ pub struct WorkerConfig {
     pub probe_interval: Duration,
     /// The deadline given to a probe.
     pub probe_timeout: Duration,
+    /// Calls one app's worker holds, running and waiting; a call beyond it is refused at once
+    /// as [`AxError::Busy`] (back-pressure: a flood of callers, or a hung app with callers
+    /// piling up, costs a bounded queue, never unbounded memory).
+    pub max_queued: usize,
 }
 
 impl Default for WorkerConfig {
@@ -34,6 +38,7 @@ impl Default for WorkerConfig {
             strikes: 2,
             probe_interval: Duration::from_secs(2),
             probe_timeout: Duration::from_millis(500),
+            max_queued: 64,
         }
     }
 }
@@ -64,6 +69,9 @@ type Job = Box<dyn FnOnce(&dyn Backend) + Send>;
 
 /// How long past the deadline a caller waits for the backend's own (deadline-bounded) reply.
 const REPLY_GRACE: Duration = Duration::from_millis(150);
+
+/// What a caller refused because its app's queue is full is told to wait before retrying.
+pub const BUSY_RETRY_AFTER: Duration = Duration::from_secs(1);
 
 /// The key of a worker: an app's pid, or the shared worker for calls that name no app.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,7 +139,14 @@ impl WorkerPool {
             });
         }
         let started = Instant::now();
-        let rx = submit(&worker, deadline, &self.metrics, f);
+        let Some(rx) = submit(&worker, deadline, &self.metrics, self.config.max_queued, f) else {
+            self.metrics.worker_busy.inc();
+            return Err(AxError::Busy {
+                app: label.to_owned(),
+                queued: self.config.max_queued,
+                retry_after: BUSY_RETRY_AFTER,
+            });
+        };
         let _timer = self
             .metrics
             .backend_call_duration
@@ -213,15 +228,23 @@ impl WorkerPool {
             health.last_probe = Some(Instant::now());
             drop(health);
             let deadline = Instant::now() + self.config.probe_timeout;
-            let rx = submit(worker, deadline, &self.metrics, move |backend, ctx| {
-                backend.probe(pid, ctx)
-            });
+            // A probe is one more job beyond the bound, at most one at a time.
+            let rx = submit(
+                worker,
+                deadline,
+                &self.metrics,
+                usize::MAX,
+                move |backend, ctx| backend.probe(pid, ctx),
+            );
             let worker = worker.clone();
             tokio::spawn(async move {
-                let answered = matches!(
-                    tokio::time::timeout_at(deadline.into(), rx).await,
-                    Ok(Ok((Ok(()), _)))
-                );
+                let answered = match rx {
+                    Some(rx) => matches!(
+                        tokio::time::timeout_at(deadline.into(), rx).await,
+                        Ok(Ok((Ok(()), _)))
+                    ),
+                    None => false,
+                };
                 let mut health = lock(&worker.health);
                 health.probe_in_flight = false;
                 if answered {
@@ -237,14 +260,26 @@ impl WorkerPool {
 
 type Reply<T> = oneshot::Receiver<(Result<T, AxError>, u64)>;
 
-fn submit<T, F>(worker: &Worker, deadline: Instant, metrics: &EngineMetrics, f: F) -> Reply<T>
+/// Queues `f` on `worker` unless `max_queued` calls are already there (`None`: refused).
+fn submit<T, F>(
+    worker: &Worker,
+    deadline: Instant,
+    metrics: &EngineMetrics,
+    max_queued: usize,
+    f: F,
+) -> Option<Reply<T>>
 where
     T: Send + 'static,
     F: FnOnce(&dyn Backend, &mut CallCtx) -> Result<T, AxError> + Send + 'static,
 {
-    let (tx, rx) = oneshot::channel();
     let queued = worker.queued.clone();
-    queued.fetch_add(1, Ordering::Relaxed);
+    // Reserve a place first, so concurrent callers cannot all pass a check made before any
+    // of them queued.
+    if queued.fetch_add(1, Ordering::Relaxed) >= max_queued {
+        queued.fetch_sub(1, Ordering::Relaxed);
+        return None;
+    }
+    let (tx, rx) = oneshot::channel();
     let depth = metrics.worker_queue_depth.clone();
     let wait = metrics.worker_queue_wait.clone();
     depth.inc();
@@ -269,7 +304,7 @@ where
         worker.queued.fetch_sub(1, Ordering::Relaxed);
         metrics.worker_queue_depth.dec();
     }
-    rx
+    Some(rx)
 }
 
 fn spawn_worker(key: WorkerKey, backend: Arc<dyn Backend>) -> Arc<Worker> {

@@ -70,6 +70,11 @@ pub const KEYS: &[Key] = &[
         default: "1024",
     },
     Key {
+        name: "server.max_in_flight",
+        doc: "Most MCP POST requests served at once (each until its response ends); past it a POST gets 503 with Retry-After.",
+        default: "256",
+    },
+    Key {
         name: "server.max_header_bytes",
         doc: "Largest request head in bytes (at least 8192); a larger one gets 431.",
         default: "32768",
@@ -148,6 +153,11 @@ pub const KEYS: &[Key] = &[
         name: "backend.probe_interval_ms",
         doc: "How often an unresponsive app is probed.",
         default: "2000",
+    },
+    Key {
+        name: "backend.max_queued_calls",
+        doc: "Calls one app's AX worker holds, running and waiting; past it a call is refused at once as busy, with a retry delay.",
+        default: "64",
     },
     Key {
         name: "backend.handle_cap",

@@ -76,6 +76,8 @@ pub struct ServerConfig {
     /// A request body must arrive within this (`http::intake`).
     pub body_timeout: Duration,
     pub max_connections: usize,
+    /// MCP POSTs served at once (`http::inflight`); past it 503 with Retry-After.
+    pub max_in_flight: usize,
     pub max_header_bytes: usize,
     pub sse_retry: Duration,
     /// TLS certificate chain and key; `None`: plain HTTP.
@@ -102,6 +104,8 @@ pub struct BackendConfig {
     pub call_timeout: Duration,
     pub unresponsive_after: u32,
     pub probe_interval: Duration,
+    /// Calls one app's worker holds, running and waiting (back-pressure).
+    pub max_queued_calls: usize,
     pub handle_cap: usize,
     /// The least time one accessibility call is given before it counts as a timeout, unless
     /// the call's deadline is closer (macOS; each call may otherwise take a share of what is
@@ -348,6 +352,7 @@ impl Layers {
                     3_600_000,
                 )),
                 max_connections: v.int("server.max_connections", 1, 1_000_000) as usize,
+                max_in_flight: v.int("server.max_in_flight", 1, 1_000_000) as usize,
                 max_header_bytes: v.int("server.max_header_bytes", 8192, 1 << 20) as usize,
                 tls: v.tls(),
             },
@@ -394,6 +399,7 @@ impl Layers {
                     10,
                     600_000,
                 )),
+                max_queued_calls: v.int("backend.max_queued_calls", 1, 100_000) as usize,
                 handle_cap: v.int("backend.handle_cap", 16, 10_000_000) as usize,
                 min_call_slice: Duration::from_millis(v.int(
                     "backend.min_call_slice_ms",

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod conn;
 pub mod guard;
 pub mod health;
+pub mod inflight;
 pub mod intake;
 pub mod observe;
 pub mod sessionless;

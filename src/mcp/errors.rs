@@ -39,8 +39,23 @@ impl ToolError {
     }
 }
 
+/// The `_meta` key of a refused-as-busy result: whole seconds to wait before retrying (the
+/// tool-call counterpart of HTTP's `Retry-After`, which a result inside a stream cannot carry).
+pub const RETRY_AFTER_META: &str = "axgate/retryAfterSecs";
+
 /// The `isError` result for a failure. Text only: clients validate `structuredContent`
-/// against the tool's `outputSchema`, which describes success.
+/// against the tool's `outputSchema`, which describes success. A call refused because its
+/// app is busy also carries [`RETRY_AFTER_META`] in `_meta`.
 pub fn tool_error(error: ToolError) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(error.to_string())])
+    let retry_after = match &error {
+        ToolError::Ax(AxError::Busy { retry_after, .. }) => Some(retry_after.as_secs().max(1)),
+        _ => None,
+    };
+    let mut result = CallToolResult::error(vec![ContentBlock::text(error.to_string())]);
+    if let Some(secs) = retry_after {
+        let mut meta = rmcp::model::JsonObject::new();
+        meta.insert(RETRY_AFTER_META.into(), secs.into());
+        result.meta = Some(rmcp::model::MetaObject(meta));
+    }
+    result
 }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::spawned::Axgate;
-use crate::support::{Client, PROTOCOL, TestServer, audit_lines, config};
+use crate::support::{Client, PROTOCOL, TestServer, audit_lines, config, metric};
 
 /// Writers, and the most calls each makes.
 const WRITERS: usize = 32;
@@ -161,22 +161,10 @@ fn kill_9_under_write_load_keeps_every_answered_write_in_a_trail_that_verifies()
 
 /// Sessions, open SSE streams and queued worker jobs, as a scrape of `/metrics` reports them.
 async fn gauge(server: &TestServer) -> (i64, i64, i64) {
-    let text = reqwest::get(format!("http://{}/metrics", server.addr))
-        .await
-        .expect("scrape")
-        .text()
-        .await
-        .expect("body");
-    let value = |name: &str| -> i64 {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .unwrap_or_else(|| panic!("{name} missing from /metrics")) as i64
-    };
     (
-        value("axgate_sessions_active"),
-        value("axgate_sse_streams_open"),
-        value("axgate_worker_queue_depth"),
+        metric(server, "axgate_sessions_active").await as i64,
+        metric(server, "axgate_sse_streams_open").await as i64,
+        metric(server, "axgate_worker_queue_depth").await as i64,
     )
 }
 

@@ -15,6 +15,7 @@ mod audit;
 mod audit_bounds;
 mod audit_calls;
 mod auth;
+mod backpressure;
 mod capacity;
 mod clients;
 mod clients_policy;

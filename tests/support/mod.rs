@@ -325,6 +325,21 @@ pub fn response_of(events: &[Event], id: u64) -> Option<Value> {
     })
 }
 
+/// A sample of `/metrics`, named with its labels as the exposition prints it (for example
+/// `axgate_busy_refusals_total{reason="app_queue"}`); panics when absent.
+pub async fn metric(server: &TestServer, sample: &str) -> f64 {
+    let text = reqwest::get(format!("http://{}/metrics", server.addr))
+        .await
+        .expect("scrape")
+        .text()
+        .await
+        .expect("body");
+    text.lines()
+        .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .unwrap_or_else(|| panic!("{sample} missing from /metrics"))
+}
+
 /// Text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]
