@@ -46,6 +46,8 @@ pub(crate) struct Figures {
     pub(crate) p50_us: u32,
     pub(crate) p90_us: u32,
     pub(crate) p99_us: u32,
+    /// The slowest counted call, failed calls included.
+    pub(crate) max_us: u32,
     pub(crate) cpu_us_per_call: f64,
 }
 
@@ -90,6 +92,7 @@ pub(crate) async fn run(
             let mut lat: Vec<u32> = Vec::with_capacity(per_client.min(1 << 16));
             let mut errors = 0usize;
             let mut first_error = None;
+            let mut slowest = 0u32;
             tokio::time::sleep_until(start).await;
             let mut n = 0;
             while n < per_client {
@@ -103,8 +106,10 @@ pub(crate) async fn run(
                 };
                 if t0 >= counted_from {
                     n += 1;
+                    let took = t0.elapsed().as_micros() as u32;
+                    slowest = slowest.max(took);
                     match result {
-                        Ok(()) => lat.push(t0.elapsed().as_micros() as u32),
+                        Ok(()) => lat.push(took),
                         Err(e) => {
                             errors += 1;
                             first_error.get_or_insert_with(|| format!("{e:#}"));
@@ -114,7 +119,7 @@ pub(crate) async fn run(
                     first_error.get_or_insert_with(|| format!("{e:#}"));
                 }
             }
-            (lat, errors, first_error)
+            (lat, errors, first_error, slowest)
         }));
     }
     tokio::time::sleep_until(counted_from).await;
@@ -123,7 +128,8 @@ pub(crate) async fn run(
     let mut lat = Vec::new();
     let mut fig = Figures::default();
     for task in tasks {
-        let (l, e, first) = task.await?;
+        let (l, e, first, slowest) = task.await?;
+        fig.max_us = fig.max_us.max(slowest);
         lat.extend(l);
         fig.errors += e;
         if fig.first_error.is_none() {

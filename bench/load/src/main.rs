@@ -9,15 +9,18 @@
 //! - `Last-Event-ID` replay time against missed events and history length;
 //! - RSS after big reads (`get_tree` of the demo Huge app).
 //!
+//! - `list_apps` beside clients of a hung app: p99 against its unloaded value.
+//!
 //! Prints Markdown tables; never fails on a figure. `--short` (CI): fewer cells, about a
 //! second each. `--hold SECS`: only the one-session c=32 `list_apps` cell (bearer), for a
-//! profiler (it prints axgate's pid). Run it through `bench/load.sh`, which builds
+//! profiler (it prints axgate's pid). `--soak SECS`: only the soak (`soak.rs`). Run it through `bench/load.sh`, which builds
 //! everything once.
 
 mod cells;
 mod client;
 mod servers;
 mod sessions;
+mod soak;
 
 use std::time::Duration;
 
@@ -105,10 +108,11 @@ fn list_op() -> Op {
     Op::Tool("list_apps", json!({}))
 }
 
-/// `--hold SECS`: run only the cell a profile is taken of.
-fn hold_secs() -> Option<u64> {
+/// The number after `flag` (`--hold SECS`: only the cell a profile is taken of; `--soak
+/// SECS`: only the soak).
+fn flag_secs(flag: &str) -> Option<u64> {
     let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == "--hold")?;
+    let at = args.iter().position(|a| a == flag)?;
     args.get(at + 1)?.parse().ok()
 }
 
@@ -143,6 +147,58 @@ fn row(
     )
 }
 
+/// Isolation from a hung app: `list_apps` with a session per connection at c=8, alone and
+/// then while 8 more clients call `get_tree` on the demo's Hung app (which never answers:
+/// each call ends at its deadline, or is refused as busy or unresponsive). Target: the
+/// loaded p99 within 2× of the unloaded one.
+async fn hung_app(plan: &Plan, (server, target): (&Server, Target)) -> anyhow::Result<()> {
+    println!("\n## A hung app beside the load (axgate, bearer, session per connection)\n");
+    println!(
+        "| load | list_apps req/s | p50 ms | p99 ms | Hung calls ended | of which errors | slowest Hung call ms |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    let list = list_op();
+    let c = 8;
+    let per = Sessions::PerConnection;
+    let alone = cells::run(server, &target, &list, c, per, plan.measure, plan.max_calls).await?;
+    println!(
+        "| list_apps alone | {:.0} | {} | {} | — | — | — |",
+        alone.per_sec,
+        ms(alone.p50_us),
+        ms(alone.p99_us)
+    );
+    let hung = Op::Tool("get_tree", json!({"app": "Hung"}));
+    // The Hung clients run a little longer than the measured cell, so it is loaded throughout.
+    let (loaded, stuck) = tokio::join!(
+        cells::run(server, &target, &list, c, per, plan.measure, plan.max_calls),
+        cells::run(
+            server,
+            &target,
+            &hung,
+            c,
+            per,
+            plan.measure * 2,
+            plan.max_calls
+        ),
+    );
+    let (loaded, stuck) = (loaded?, stuck?);
+    println!(
+        "| beside {c} clients calling the Hung app | {:.0} | {} | {} | {} | {} | {} |",
+        loaded.per_sec,
+        ms(loaded.p50_us),
+        ms(loaded.p99_us),
+        stuck.calls + stuck.errors,
+        stuck.errors,
+        ms(stuck.max_us)
+    );
+    println!(
+        "\nloaded p99 ÷ unloaded p99: {:.2} (target ≤ 2); every Hung call ended (the slowest after {} ms; deadline 5,000 ms)",
+        f64::from(loaded.p99_us) / f64::from(alone.p99_us.max(1)),
+        ms(stuck.max_us)
+    );
+    Ok(())
+}
+
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
@@ -167,6 +223,15 @@ async fn main() -> anyhow::Result<()> {
         load_average()
     );
     let creds = Credentials::new().await?;
+    if let Some(secs) = flag_secs("--soak") {
+        let server = servers::axgate(&creds, AuthMode::Bearer, &dir)?;
+        let target = Target::from_url(&server.url, creds.header(AuthMode::Bearer))?;
+        println!("\n## Soak: {secs} s of mixed load on axgate (bearer, audit on)\n");
+        soak::run(&server, &target, Duration::from_secs(secs)).await?;
+        drop(server);
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
     let rmcp = servers::reference("ref-rmcp", &dir)?;
     let axum = servers::reference("ref-axum", &dir)?;
     let mut axgates: Vec<(AuthMode, Server)> = Vec::new();
@@ -178,7 +243,7 @@ async fn main() -> anyhow::Result<()> {
         Ok((s, Target::from_url(&s.url, creds.header(mode))?))
     };
     let rmcp_target = Target::from_url(&rmcp.url, None)?;
-    if let Some(secs) = hold_secs() {
+    if let Some(secs) = flag_secs("--hold") {
         // For a profiler: only the one-session c=32 list_apps cell (bearer), held long.
         let (server, target) = target_of(AuthMode::Bearer)?;
         println!(
@@ -276,6 +341,8 @@ async fn main() -> anyhow::Result<()> {
             }
         }
     }
+
+    hung_app(&plan, target_of(AuthMode::Bearer)?).await?;
 
     println!("\n## Sessions: creations per second, RSS per idle session with an open GET stream\n");
     println!(

@@ -216,7 +216,7 @@ impl Credentials {
         let mut c = format!(
             "[server]\nbind = \"127.0.0.1:0\"\nmax_connections = 8192\n\n\
              [sessions]\nmax = 5000\n\n\
-             [limits]\ncalls_per_second = 1000000\nwrites_per_second = 1000000\n\n\
+             [limits]\ncalls_per_second = 100000\nwrites_per_second = 100000\n\n\
              [audit]\npath = \"{}\"\n\n[auth]\n",
             dir.join(format!("audit-{}.jsonl", mode.label())).display()
         );
