@@ -294,9 +294,32 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         return refused;
     }
     let initializing = method == "initialize" && session.is_none();
+    // A request (it has an id) in a session: its id must not be one still running there.
+    let claimed = match (&session, &id) {
+        (Some(session), Some(id)) => {
+            let key = id.to_string();
+            if !intake.events.claim_request(session, &key) {
+                return jsonrpc_error(
+                    StatusCode::BAD_REQUEST,
+                    Some(id.clone()),
+                    -32600,
+                    format!(
+                        "Request id {key} is already used by a request still running in this \
+                         session; give every request its own id"
+                    ),
+                );
+            }
+            Some((session.clone(), key))
+        }
+        _ => None,
+    };
     let response = next
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
+    if let Some((session, key)) = claimed {
+        // A no-op once the request's stream took the place.
+        intake.events.release_claim(&session, &key);
+    }
     if initializing
         && let Some(id) = response
             .headers()

@@ -1,7 +1,8 @@
 //! Back-pressure: a full app queue refuses the next call at once as busy, with a retry delay
 //! (`backend.max_queued_calls`), while other apps answer; past `server.max_in_flight` MCP
 //! POSTs the next gets 503 with `Retry-After` before its body is read. Both bounds free up
-//! when the calls holding them end, and each refusal is counted by reason.
+//! when the calls holding them end, and each refusal is counted by reason. A request id
+//! still running in its session is refused (its answer would go to one of the two only).
 
 use std::time::{Duration, Instant};
 
@@ -116,4 +117,40 @@ async fn past_max_in_flight_a_post_gets_503_with_retry_after() {
         assert!(Instant::now() < deadline, "places not given back");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_still_running_in_the_session_is_refused() {
+    let server = TestServer::with_config(hung_config("")).await;
+    let c = session(&server).await;
+    let hung = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "get_tree", "arguments": {"app": "Hung"}}});
+    let first = {
+        let request = c.post(&hung);
+        tokio::spawn(async move { request.send().await.expect("send").text().await })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metric(&server, "axgate_worker_queue_depth").await < 1.0 {
+        assert!(Instant::now() < deadline, "the Hung call never queued");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    // Same id, same session, while the first runs: refused at once, with the fix.
+    let again = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"});
+    let refused = c.post(&again).send().await.expect("send");
+    assert_eq!(refused.status(), 400);
+    let error: Value = refused.json().await.expect("JSON-RPC error");
+    assert_eq!(error["id"], 7, "{error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("already used") && message.contains("own id"),
+        "{error}"
+    );
+
+    // The first request still gets its own answer, and then the id is free again.
+    let answered = first.await.expect("task").expect("body");
+    assert!(answered.contains("did not answer"), "{answered}");
+    let reused = c.post(&again).send().await.expect("send");
+    assert_eq!(reused.status(), 200);
+    assert!(reused.text().await.expect("body").contains("\"tools\""));
 }

@@ -48,8 +48,10 @@ pub(crate) struct Conn {
     send: SendRequest<Full<Bytes>>,
     target: Target,
     pub(crate) session: Option<String>,
-    next_id: u64,
 }
+
+/// The next JSON-RPC request id, for every connection of the process.
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Conn {
     pub(crate) async fn open(target: &Target) -> anyhow::Result<Conn> {
@@ -63,7 +65,6 @@ impl Conn {
             send,
             target: target.clone(),
             session: None,
-            next_id: 1,
         })
     }
 
@@ -146,8 +147,9 @@ impl Conn {
 
     /// A JSON-RPC request; Ok when the answer is a result (and, for a tool, not an error).
     pub(crate) async fn rpc(&mut self, method: &str, params: &Value) -> anyhow::Result<Bytes> {
-        let id = self.next_id;
-        self.next_id += 1;
+        // Unique across connections: clients that share a session must not reuse an id
+        // while it is in flight (the server routes each response by its id).
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let (status, bytes, _) = self.post(&body).await?;
         if status != 200

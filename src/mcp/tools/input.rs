@@ -2,14 +2,17 @@
 //! `press_key`, `scroll` and `drag`. Synthetic input is machine-wide, so it all goes
 //! through the engine's input lock. Typed text never reaches a log or a result.
 
+use std::time::Duration;
+
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::receivers::{Receiver, key_receivers};
-use super::target::{Located, acted, locate_for_write, observe};
+use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use crate::ax::act::act_and_observe;
 use crate::ax::engine::BackendOp;
 use crate::ax::keys::KeyCombo;
 use crate::ax::values::{coerce, matches};
@@ -69,7 +72,11 @@ pub(super) async fn set_value(
         element: located.label(),
         reason,
     })?;
-    let changes = write_value(ctx, &located, value.clone()).await?;
+    // A field that already holds the value will show no change: the write is still made
+    // (and read back), but waiting for an effect that cannot come would only cost time.
+    let holds = !node.states.secure && matches(&value, node.value.as_ref());
+    let wait = if holds { Duration::ZERO } else { VERIFY_WAIT };
+    let changes = write_value(ctx, &located, value.clone(), wait).await?;
     let after = located
         .conn
         .resolve(
@@ -98,20 +105,22 @@ pub(super) async fn set_value(
     Ok(acted(ctx, &located, "set_value", changes, None).await)
 }
 
+/// Writes `value` and returns the changes seen within `wait`.
 async fn write_value(
     ctx: &ToolCtx,
     located: &Located,
     value: AxValue,
+    wait: Duration,
 ) -> Result<Vec<crate::ax::diff::Change>, ToolError> {
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
-    Ok(observe(ctx, &app, &scope, || {
+    let write = || {
         ctx.engine.run(&app, &ctx.stats, "set_value", move |b, c| {
             b.set_value(pid, id, &value, c)
         })
-    })
-    .await?)
+    };
+    Ok(act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, wait, write).await?)
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -149,7 +158,7 @@ pub(super) async fn type_text(
     let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
     if args.clear_first {
         if located.element.node.states.value_settable {
-            write_value(ctx, &located, AxValue::Text(String::new())).await?;
+            write_value(ctx, &located, AxValue::Text(String::new()), VERIFY_WAIT).await?;
         } else {
             press(
                 ctx,

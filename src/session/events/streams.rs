@@ -7,6 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::{Caller, EventLog, EventRef, Group, Resume, Whose, finish, gap_after};
 
+/// The stream number of a request id claimed before its stream exists (stream numbers
+/// count up from 1 and never reach it).
+const CLAIMED: u64 = u64::MAX;
+
 impl EventLog {
     /// Binds the stream of `event_id` to `session` (request streams are named by rmcp with a
     /// bare UUID, so the session is learned from the first event the wrapper sees): the
@@ -173,6 +177,33 @@ impl EventLog {
         });
         if newly == Some(Some(true)) {
             self.queue_finished(stream);
+        }
+    }
+
+    /// Reserves `request_id` in `session` for a request about to start: false when a request
+    /// with that id is still running there. Responses are routed by id, so a second request
+    /// with a running one's id would leave one of the two without an answer, its stream open
+    /// for as long as the session lives. [`EventLog::register_request`] takes the place over;
+    /// [`EventLog::release_claim`] gives it back when the request never started.
+    pub fn claim_request(&self, session: &str, request_id: &str) -> bool {
+        let Some(group) = self.session_group(session) else {
+            return true;
+        };
+        let mut state = group.lock();
+        if state.requests.contains_key(request_id) {
+            return false;
+        }
+        state.requests.insert(request_id.to_owned(), CLAIMED);
+        true
+    }
+
+    /// Gives back a [`EventLog::claim_request`] place that no stream took.
+    pub fn release_claim(&self, session: &str, request_id: &str) {
+        if let Some(group) = self.session_group(session) {
+            let mut state = group.lock();
+            if state.requests.get(request_id) == Some(&CLAIMED) {
+                state.requests.remove(request_id);
+            }
         }
     }
 
