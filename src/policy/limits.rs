@@ -5,7 +5,7 @@
 use std::num::NonZeroU32;
 use std::time::Duration;
 
-use governor::clock::{Clock, DefaultClock};
+use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 /// Which limit refused a call.
@@ -74,18 +74,19 @@ impl RateLimits {
     /// Takes one call (and one write when `write`) from `principal`'s allowance. A write
     /// refused by the write limit still counts as a call.
     pub fn check(&self, principal: &str, write: bool) -> Result<(), Limited> {
+        // The limiter's own clock: building a clock calibrates it (CPUID), which profiled at
+        // 8 % of a loaded server's CPU when it was done on every call.
         let key = principal.to_owned();
-        let now = DefaultClock::default().now();
         self.calls.check_key(&key).map_err(|nu| Limited {
             limit: Limit::Calls,
             per_second: self.calls_per_second,
-            retry_after: nu.wait_time_from(now),
+            retry_after: nu.wait_time_from(self.calls.clock().now()),
         })?;
         if write {
             self.writes.check_key(&key).map_err(|nu| Limited {
                 limit: Limit::Writes,
                 per_second: self.writes_per_second,
-                retry_after: nu.wait_time_from(now),
+                retry_after: nu.wait_time_from(self.writes.clock().now()),
             })?;
         }
         Ok(())
