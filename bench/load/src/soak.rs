@@ -230,7 +230,7 @@ async fn churn(target: Target, tally: Arc<Tally>, end: Instant) {
     let mut n = 0u64;
     while Instant::now() < end {
         n += 1;
-        let polite = n % 3 != 0;
+        let polite = !n.is_multiple_of(3);
         let result = async {
             let mut conn = session(&target).await?;
             conn.call("list_windows", &json!({"app": "Form"})).await?;
