@@ -54,6 +54,8 @@ pub struct Metrics {
     pub event_log_bytes: IntGauge,
     pub session_evictions: IntCounterVec,
     pub auth_failures: IntCounterVec,
+    /// Bytes the verified-JWT cache holds (`http::auth::verified`).
+    pub jwt_cache_bytes: IntGauge,
     pub rate_limited: IntCounterVec,
     pub audit_write_duration: Histogram,
     pub audit_failures: IntCounter,
@@ -248,6 +250,10 @@ impl Metrics {
             )?,
             sessions_active: gauge("axgate_sessions_active", "Live MCP sessions.")?,
             sse_streams_open: gauge("axgate_sse_streams_open", "Open SSE streams.")?,
+            jwt_cache_bytes: gauge(
+                "axgate_jwt_cache_bytes",
+                "Bytes the cache of already verified JWTs holds (at most 1 MiB).",
+            )?,
             requests_in_flight: gauge(
                 "axgate_requests_in_flight",
                 "MCP POST requests being served (until their response ends).",

@@ -58,4 +58,9 @@ impl JwtVerifier {
         };
         self.rules.verify(token, alg, &keys)
     }
+
+    /// Whether the issuer still publishes a key `kid` for `alg` (from the cached key set).
+    pub async fn publishes(&self, kid: &str, alg: jsonwebtoken::Algorithm) -> bool {
+        matches!(self.jwks.keys_for(Some(kid), alg).await, Lookup::Found(_))
+    }
 }

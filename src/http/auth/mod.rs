@@ -10,6 +10,8 @@
 //! - [`tokens`]: static tokens, stored as SHA-256, compared in constant time, minted by
 //!   `axgate token new`;
 //! - [`jwt`] and [`jwks`]: JWT access tokens checked against the issuer's cached JWKS;
+//! - [`verified`]: JWTs already verified, by token digest (bounded, short-lived, re-checked
+//!   against the published key ids);
 //! - [`middleware`]: the layer on every route but `/healthz`, `/readyz` and the metadata
 //!   documents — 401/400/403 with challenges, `Principal` into the request extensions;
 //! - [`metadata`]: the Protected Resource Metadata documents;
@@ -27,6 +29,7 @@ pub mod metadata;
 pub mod middleware;
 pub mod posture;
 pub mod tokens;
+pub mod verified;
 
 use std::sync::Arc;
 
@@ -42,6 +45,7 @@ use crate::config::AuthConfig;
 use crate::metrics::Metrics;
 use jwt::{JwtVerifier, looks_like_jwt};
 use tokens::StaticTokens;
+use verified::VerifiedTokens;
 
 /// The credentials accepted at one time; replaced whole on reload.
 struct Credentials {
@@ -54,6 +58,8 @@ struct Credentials {
 pub struct Auth {
     current: ArcSwap<Credentials>,
     failures: IntCounterVec,
+    /// JWTs already verified (emptied when the JWT settings change).
+    verified: VerifiedTokens,
 }
 
 impl Auth {
@@ -76,6 +82,7 @@ impl Auth {
                 jwt: jwt.map(Arc::new),
             }),
             failures: metrics.auth_failures.clone(),
+            verified: VerifiedTokens::new(metrics.jwt_cache_bytes.clone()),
         }
     }
 
@@ -96,6 +103,9 @@ impl Auth {
             return Ok(false);
         }
         let next = Credentials::new(config, Some(&current))?;
+        if current.config.jwt != config.jwt {
+            self.verified.clear();
+        }
         self.current.store(Arc::new(next));
         Ok(true)
     }
@@ -130,7 +140,7 @@ impl Auth {
             return Ok(principal);
         }
         match &current.jwt {
-            Some(jwt) if looks_like_jwt(token) => jwt.verify(token).await,
+            Some(jwt) if looks_like_jwt(token) => self.verified.verify(jwt, token).await,
             _ => Err(unknown_token()),
         }
     }

@@ -125,6 +125,12 @@ async fn jwt_access_tokens_from_a_real_authorization_server() {
         "{text}"
     );
     assert!(!text.contains(&valid), "no token in metrics");
+    // The valid token was verified once and then served from the verified-token cache.
+    let cached = text
+        .lines()
+        .find_map(|l| l.strip_prefix("axgate_jwt_cache_bytes "))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    assert!(cached.is_some_and(|b| b > 0.0), "{cached:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -161,5 +167,14 @@ async fn signing_key_rotation_and_unknown_keys() {
     tokio::time::sleep(Duration::from_millis(1200)).await;
     works(&eager, &t2).await;
     works(&eager, &t1).await;
-    drop(stranger);
+
+    // Withdrawal: the issuer stops publishing k1. Once axgate has fetched the new set (an
+    // unknown kid makes it fetch), k1's tokens are refused, even one verified (and cached,
+    // `http::auth::verified`) a moment ago.
+    let provider = provider.restart(subset(&keys, &["k2"]), "k2").await;
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    refused(&eager, &t3, "unknown_key").await;
+    refused(&eager, &t1, "unknown_key").await;
+    works(&eager, &t2).await;
+    drop((stranger, provider));
 }
