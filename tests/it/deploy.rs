@@ -33,6 +33,14 @@ const METRICS: &[&str] = &[
     "axgate_audit_head",
     "axgate_readiness",
     "axgate_build_info",
+    "axgate_busy_refusals_total",
+    "axgate_requests_in_flight",
+    "axgate_connections_open",
+    "axgate_connections_closed_total",
+    "axgate_events_evicted_total",
+    "axgate_events_too_large_total",
+    "axgate_event_log_bytes",
+    "axgate_jwt_cache_bytes",
 ];
 
 /// The histograms among them, which also export `_bucket`, `_sum` and `_count` series.
