@@ -6,5 +6,5 @@
 # (default 600). Loopback only; every loop ends with the run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --quiet -p axgate -p axgate-load --bins
+cargo build --release --quiet --tests -p axgate -p axgate-ref-rmcp -p axgate-ref-axum -p axgate-load --bins
 exec target/release/axgate-load --soak "${1:-600}"

@@ -288,68 +288,64 @@ async fn main() -> anyhow::Result<()> {
     let list = list_op();
     let mut key: Vec<((Sessions, usize), Figures, Figures)> = Vec::new();
     for &group in &plan.groups {
-        let (sessions, c) = group;
-        let reference = cells::run(
-            &rmcp,
-            &rmcp_target,
-            &list,
-            c,
-            sessions,
-            plan.measure,
-            plan.max_calls,
-        )
-        .await?;
-        println!(
-            "{}",
-            row(
-                group,
-                "ref-rmcp",
-                "off",
-                "list_apps (fixed)",
-                &reference,
-                None
-            )
-        );
-        if sessions == Sessions::One {
-            let floor = cells::run(
-                &axum,
-                &axum_target,
-                &Op::Plain,
+        // One cell of this group, measured and printed; its figures are returned.
+        let cell = async |server: &Server,
+                          target: &Target,
+                          op: &Op,
+                          name: &str,
+                          auth: &str,
+                          tool: &str,
+                          reference: Option<&Figures>|
+               -> anyhow::Result<Figures> {
+            let (sessions, c) = group;
+            let f = cells::run(
+                server,
+                target,
+                op,
                 c,
                 sessions,
                 plan.measure,
                 plan.max_calls,
             )
             .await?;
-            println!(
-                "{}",
-                row(
-                    group,
-                    "ref-axum",
-                    "off",
-                    "GET \"ok\"",
-                    &floor,
-                    Some(&reference)
-                )
-            );
+            println!("{}", row(group, name, auth, tool, &f, reference));
+            Ok(f)
+        };
+        let reference = cell(
+            &rmcp,
+            &rmcp_target,
+            &list,
+            "ref-rmcp",
+            "off",
+            "list_apps (fixed)",
+            None,
+        )
+        .await?;
+        if group.0 == Sessions::One {
+            cell(
+                &axum,
+                &axum_target,
+                &Op::Plain,
+                "ref-axum",
+                "off",
+                "GET \"ok\"",
+                Some(&reference),
+            )
+            .await?;
         }
         for (mode, tool) in plan.axgate_cells(group) {
             let (server, target) = target_of(mode)?;
             let op = Op::Tool(tool, tool_args(tool));
-            let f = cells::run(
+            let f = cell(
                 server,
                 &target,
                 &op,
-                c,
-                sessions,
-                plan.measure,
-                plan.max_calls,
+                "axgate",
+                mode.label(),
+                tool,
+                Some(&reference),
             )
             .await?;
-            println!(
-                "{}",
-                row(group, "axgate", mode.label(), tool, &f, Some(&reference))
-            );
             if mode == AuthMode::Bearer && tool == "list_apps" {
                 key.push((group, f, reference.clone()));
             }
