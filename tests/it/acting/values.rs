@@ -405,3 +405,23 @@ async fn select_option_refusals_list_the_options() {
     .await;
     assert!(!has_node(&server, "Form", "color_menu"));
 }
+
+/// A value the field already holds shows no change, so the call does not wait for one: the
+/// old code waited out its whole 1.5 s effect window (`VERIFY_WAIT`) every time, whatever the
+/// machine's speed. The write is still made, read back and reported.
+#[tokio::test]
+async fn setting_the_value_a_field_already_holds_does_not_wait_for_an_effect() {
+    let (server, mut c) = start_session().await;
+    let args = json!({"app": "Form", "target": r#"window[0]/text_field["Name"]"#, "value": "Ada"});
+    let first = c.call("set_value", args.clone()).await;
+    assert_eq!(first["isError"], false, "{first}");
+    let started = std::time::Instant::now();
+    let again = c.call("set_value", args).await;
+    let took = started.elapsed();
+    assert_eq!(again["isError"], false, "{again}");
+    assert_eq!(app_value(&server, "Form", "name"), text("Ada"));
+    assert!(
+        took < std::time::Duration::from_millis(1200),
+        "an unchanged value waited {took:?} for an effect"
+    );
+}
