@@ -13,14 +13,16 @@
 //!
 //! Prints Markdown tables; never fails on a figure. `--short` (CI): fewer cells, about a
 //! second each. `--hold SECS`: only the one-session c=32 `list_apps` cell (bearer), for a
-//! profiler (it prints axgate's pid). `--soak SECS`: only the soak (`soak.rs`). Run it through `bench/load.sh`, which builds
-//! everything once.
+//! profiler (it prints axgate's pid). `--soak SECS`: only the soak (`soak.rs`). `--versus BIN`:
+//! only the release build beside the axgate binary BIN (`versus.rs`, bench/dist.sh). Run it
+//! through `bench/load.sh`, which builds everything once.
 
 mod cells;
 mod client;
 mod servers;
 mod sessions;
 mod soak;
+mod versus;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -106,19 +108,24 @@ fn tool_args(tool: &str) -> Value {
     }
 }
 
-fn list_op() -> Op {
+pub(crate) fn list_op() -> Op {
     Op::Tool("list_apps", json!({}))
 }
 
 /// The number after `flag` (`--hold SECS`: only the cell a profile is taken of; `--soak
 /// SECS`: only the soak).
 fn flag_secs(flag: &str) -> Option<u64> {
-    let args: Vec<String> = std::env::args().collect();
-    let at = args.iter().position(|a| a == flag)?;
-    args.get(at + 1)?.parse().ok()
+    flag_value(flag)?.parse().ok()
 }
 
-fn ms(us: u32) -> String {
+/// The word after `flag`.
+fn flag_value(flag: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag)?;
+    args.get(at + 1).cloned()
+}
+
+pub(crate) fn ms(us: u32) -> String {
     format!("{:.2}", f64::from(us) / 1e3)
 }
 
@@ -243,6 +250,11 @@ async fn main() -> anyhow::Result<()> {
         println!("\n## Soak: {secs} s of mixed load on axgate (bearer, audit on)\n");
         soak::run(&server, &target, Duration::from_secs(secs)).await?;
         drop(server);
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
+    if let Some(bin) = flag_value("--versus") {
+        versus::run(bin.as_ref(), &creds, &dir, plan.measure).await?;
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(());
     }

@@ -244,13 +244,24 @@ impl Credentials {
 
 /// Starts axgate (`serve --backend demo`) with the configuration of `mode`.
 pub(crate) fn axgate(creds: &Credentials, mode: AuthMode, dir: &Path) -> anyhow::Result<Server> {
-    let config = dir.join(format!("axgate-{}.toml", mode.label()));
+    axgate_binary(&bin_dir()?.join("axgate"), "axgate", creds, mode, dir)
+}
+
+/// Starts the axgate binary `bin` (`serve --backend demo`) under `name`, configured for
+/// `mode`.
+pub(crate) fn axgate_binary(
+    bin: &Path,
+    name: &str,
+    creds: &Credentials,
+    mode: AuthMode,
+    dir: &Path,
+) -> anyhow::Result<Server> {
+    let config = dir.join(format!("{name}-{}.toml", mode.label()));
     std::fs::write(&config, creds.config(mode, dir))?;
-    let bin = bin_dir()?.join("axgate");
     let config = config.to_string_lossy().into_owned();
     spawn(
-        &format!("axgate-{}", mode.label()),
-        &bin,
+        &format!("{name}-{}", mode.label()),
+        bin,
         &["serve", "--backend", "demo", "--config", &config],
         dir,
     )
