@@ -10,7 +10,7 @@
 //! (`--log-level`, `AXGATE_LOG_LEVEL`, `[log] level`), and even a filter such as `trace` or
 //! `rmcp=trace` leaves rmcp at ERROR.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -79,7 +79,12 @@ fn fmt_layer<W>(format: LogFormat, writer: W) -> Boxed
 where
     W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
 {
-    let layer = tracing_subscriber::fmt::layer().with_writer(writer);
+    // Colour only for a person at a terminal: a file, a pipe or launchd's log gets plain text
+    // (and `NO_COLOR` turns it off everywhere).
+    let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let layer = tracing_subscriber::fmt::layer()
+        .with_writer(writer)
+        .with_ansi(colour);
     match format {
         LogFormat::Human => layer.boxed(),
         LogFormat::Json => layer.json().boxed(),

@@ -65,7 +65,7 @@ pub enum AxError {
     )]
     UnknownHandle { handle: String },
 
-    #[error("{app} did not answer within {:?}; the call was abandoned. Retry later, or check whether the app is hung", .after)]
+    #[error("{app} did not answer within {}; the call was abandoned. Retry later, or check whether the app is hung", human_duration(*.after))]
     Timeout { app: String, after: Duration },
 
     #[error(
@@ -186,6 +186,18 @@ fn list(items: &[String]) -> String {
     out
 }
 
+/// A duration as a person reads it in an error: `850 ms`, `5.2 s`, `90 s`.
+pub fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms < 10_000 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{} s", d.as_secs_f64().round() as u64)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +222,21 @@ mod tests {
             available: many,
         };
         assert!(err.to_string().contains("and 18 more"));
+    }
+
+    #[test]
+    fn durations_in_errors_are_rounded_for_people() {
+        assert_eq!(human_duration(Duration::from_micros(850_400)), "850 ms");
+        assert_eq!(human_duration(Duration::from_nanos(5_150_734_179)), "5.2 s");
+        assert_eq!(human_duration(Duration::from_millis(90_400)), "90 s");
+        let err = AxError::Timeout {
+            app: "Hung".into(),
+            after: Duration::from_nanos(5_150_734_179),
+        };
+        assert!(
+            err.to_string()
+                .starts_with("Hung did not answer within 5.2 s;"),
+            "{err}"
+        );
     }
 }

@@ -17,14 +17,20 @@ pub enum ToolError {
     /// Policy refused the call (a destructive press not confirmed); the text says which rule.
     #[error("{0}")]
     Refused(String),
+    /// A wait ended at its timeout with its condition unmet: the answer a test asked for
+    /// ("not yet"), not a failure of axgate or the app, so counted apart from tool errors.
+    #[error("{0}")]
+    WaitTimeout(String),
 }
 
 impl ToolError {
-    /// A bounded outcome label (`tool_error` or `timeout`) for logs and metrics.
+    /// A bounded outcome label for logs and metrics: `timeout` (the app did not answer in
+    /// time), `denied`, `wait_timeout` (a wait's condition never held), else `tool_error`.
     pub fn outcome(&self) -> &'static str {
         match self {
             ToolError::Ax(e) if e.is_timeout() => "timeout",
             ToolError::Ax(AxError::AppDenied { .. }) | ToolError::Refused(_) => "denied",
+            ToolError::WaitTimeout(_) => "wait_timeout",
             _ => "tool_error",
         }
     }
@@ -35,6 +41,7 @@ impl ToolError {
             ToolError::Ax(e) => e.kind(),
             ToolError::Usage(_) => "invalid_arguments",
             ToolError::Refused(_) => "refused",
+            ToolError::WaitTimeout(_) => "wait_timeout",
         }
     }
 }

@@ -34,7 +34,7 @@ pub fn needed_scope(def: &ToolDef) -> Scope {
     match def.effect {
         Effect::Read => Scope::Read,
         Effect::Act => Scope::Act,
-        Effect::Admin => Scope::Admin,
+        Effect::Admin | Effect::AdminRead => Scope::Admin,
     }
 }
 
@@ -102,6 +102,6 @@ pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
     let key = principal.map_or(LOCAL, |p| p.name.as_str());
     policy
         .limits
-        .check(key, def.effect != Effect::Read)
+        .check(key, !def.effect.reads_only())
         .map_err(Refusal::Limited)
 }

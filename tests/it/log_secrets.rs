@@ -80,6 +80,11 @@ async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
                 "{args:?} {env:?}: a secret reached the log:\n{log}"
             );
         }
+        // Written to a pipe, not a terminal: plain text, no colour codes.
+        assert!(
+            !log.contains('\u{1b}'),
+            "{args:?} {env:?}: ANSI escape codes in a log that is not a terminal:\n{log}"
+        );
         assert!(
             !log.contains(&session),
             "{args:?} {env:?}: a full session id reached the log:\n{log}"

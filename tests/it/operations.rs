@@ -37,11 +37,26 @@ async fn metrics_pass_promtool_and_count_tool_calls() {
         .call("get_tree", json!({"app": "Form", "depth": 2}))
         .await;
     client.call("get_tree", json!({"app": "NoSuchApp"})).await;
+    // A test's "no" is counted apart from tool errors (the error-rate alert ignores it).
+    let field = "window[0]/text_field[\"Name\"]";
+    let no = client
+        .call(
+            "assert",
+            json!({"app": "Form", "target": field, "value": "never"}),
+        )
+        .await;
+    assert_eq!(no["isError"], true, "{no}");
+    let args = json!({"app": "Form", "target": field, "condition": "value_equals",
+                      "value": "never", "timeout_ms": 100});
+    let no = client.call("wait_for", args).await;
+    assert_eq!(no["isError"], true, "{no}");
     let text = metrics_text(&server).await;
     for needle in [
         "axgate_tool_calls_total{outcome=\"ok\",tool=\"list_apps\"} 1",
         "axgate_tool_calls_total{outcome=\"tool_error\",tool=\"get_tree\"} 1",
-        "axgate_mcp_requests_total{method=\"tools/call\"} 3",
+        "axgate_tool_calls_total{outcome=\"assert_failed\",tool=\"assert\"} 1",
+        "axgate_tool_calls_total{outcome=\"wait_timeout\",tool=\"wait_for\"} 1",
+        "axgate_mcp_requests_total{method=\"tools/call\"} 5",
         "axgate_http_requests_total{method=\"POST\",route=\"/mcp\",status=\"200\"}",
         "axgate_sessions_active 1",
         "axgate_readiness{check=\"demo_backend\"} 1",

@@ -24,7 +24,7 @@ pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
     title: "List sessions",
     description: "Lists the server's live MCP sessions: tag, principal, protocol version, age \
                   and idle time. Session ids are never shown; end_session takes the tag.",
-    effect: Effect::Admin,
+    effect: Effect::AdminRead,
     idempotent: true,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<SessionsOut>),

@@ -324,7 +324,9 @@ pub(super) async fn press_key(
     let changes = observe(ctx, &app, &scope, || async {
         press(ctx, &located, combo).await.map_err(|e| match e {
             ToolError::Ax(e) => e,
-            ToolError::Usage(m) | ToolError::Refused(m) => AxError::Unsupported(m),
+            ToolError::Usage(m) | ToolError::Refused(m) | ToolError::WaitTimeout(m) => {
+                AxError::Unsupported(m)
+            }
         })
     })
     .await?;

@@ -35,7 +35,28 @@ pub enum Effect {
     Act,
     /// Administers the server itself (its sessions); scope `axgate:admin`.
     Admin,
+    /// Reads the server's own state (its sessions); scope `axgate:admin`, read-only.
+    AdminRead,
 }
+
+impl Effect {
+    /// Whether the tool changes nothing (its `readOnlyHint`).
+    pub fn reads_only(self) -> bool {
+        matches!(self, Effect::Read | Effect::AdminRead)
+    }
+
+    /// Whether the tool administers the server (listed only where there are HTTP sessions).
+    pub fn administers(self) -> bool {
+        matches!(self, Effect::Admin | Effect::AdminRead)
+    }
+}
+
+/// The tools whose own purpose can destroy state a user may want back (`destructiveHint`):
+/// quitting an app (with `force`, unsaved work), closing a window, ending another client's
+/// session. The other acting tools are not: what they change is what their target is, and
+/// a destructive target (a Delete button, a key that presses one) goes through the
+/// confirmation decision point (`mcp/confirm`) whatever tool reaches it.
+const DESTRUCTIVE: &[&str] = &["quit_app", "window_action", "end_session"];
 
 /// A tool's static description.
 pub struct ToolDef {
@@ -51,8 +72,8 @@ pub struct ToolDef {
 impl ToolDef {
     pub fn to_wire(&self) -> Tool {
         let annotations = ToolAnnotations::with_title(self.title)
-            .read_only(self.effect == Effect::Read)
-            .destructive(false)
+            .read_only(self.effect.reads_only())
+            .destructive(DESTRUCTIVE.contains(&self.name))
             .idempotent(self.idempotent)
             // The tools act on the local desktop, a closed world.
             .open_world(false);
@@ -110,8 +131,10 @@ pub fn find_def(name: &str) -> Option<&'static ToolDef> {
     all().into_iter().find(|t| t.name == name)
 }
 
-/// Runs a tool. Unknown tools are the caller's concern (a JSON-RPC error).
-/// Runs a tool; returns its result and the outcome class (`ok`, `tool_error`, `timeout`).
+/// Runs a tool (unknown tools are the caller's concern: a JSON-RPC error); returns its
+/// result and the outcome class for metrics and logs: `ok`; `assert_failed` and
+/// `wait_timeout`, the "no" a test asked about (a red test suite, not a broken Mac); `denied`;
+/// `timeout` (the app did not answer in time); else `tool_error`.
 pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResult, &'static str) {
     // `notifications/cancelled` ends any tool promptly; a backend call already running on
     // its worker finishes there and its result is dropped.
@@ -120,6 +143,8 @@ pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResul
         _ = ctx.cancel.cancelled() => Err(crate::ax::AxError::Cancelled.into()),
     };
     match result {
+        // `assert` answers a failed check as an error result with its checks in the text.
+        Ok(r) if r.is_error == Some(true) && name == wait::ASSERT.name => (r, "assert_failed"),
         Ok(r) if r.is_error == Some(true) => (r, "tool_error"),
         Ok(r) => (r, "ok"),
         Err(e) => {
@@ -220,7 +245,7 @@ pub fn parse_args<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError>
     let value = Value::Object(args);
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
+        let inner = in_words(&e.into_inner().to_string());
         if path == "." {
             ToolError::Usage(format!(
                 "invalid arguments: {inner}. Fix the arguments and call again"
@@ -231,6 +256,33 @@ pub fn parse_args<T: DeserializeOwned>(args: JsonObject) -> Result<T, ToolError>
             ))
         }
     })
+}
+
+/// serde's messages name Rust types (`expected u32`); a client's user reads JSON, so the
+/// types are said in words.
+fn in_words(message: &str) -> String {
+    const WORDS: &[(&str, &str)] = &[
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number of 0 or more"),
+        ("u64", "a whole number of 0 or more"),
+        ("usize", "a whole number of 0 or more"),
+        ("i32", "a whole number"),
+        ("i64", "a whole number"),
+        ("f32", "a number"),
+        ("f64", "a number"),
+    ];
+    let mut out = message.to_owned();
+    for (rust, words) in WORDS {
+        let from = format!("expected {rust}");
+        // Only the whole type name (`expected u32`, not `expected u32x`).
+        while let Some(at) = out.find(&from).filter(|&at| {
+            !out[at + from.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        }) {
+            out.replace_range(at..at + from.len(), &format!("expected {words}"));
+        }
+    }
+    out
 }
 
 /// The input schema of an argument type.
@@ -275,4 +327,34 @@ pub fn structured(text: String, value: &impl serde::Serialize) -> CallToolResult
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = serde_json::to_value(value).ok();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Depth {
+        depth: Option<u32>,
+    }
+
+    #[test]
+    fn argument_errors_name_types_in_words() {
+        let args = |v: Value| v.as_object().cloned().expect("object");
+        let err = parse_args::<Depth>(args(serde_json::json!({"depth": "ten"}))).unwrap_err();
+        let text = err.to_string();
+        assert_eq!(
+            text,
+            "invalid argument `depth`: invalid type: string \"ten\", expected a whole number \
+             of 0 or more. Fix it and call again"
+        );
+        let err = parse_args::<Depth>(args(serde_json::json!({"depth": -1}))).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("expected a whole number of 0 or more"),
+            "{err}"
+        );
+        assert_eq!(in_words("expected u32x"), "expected u32x");
+    }
 }

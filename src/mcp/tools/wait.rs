@@ -257,7 +257,7 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
                 element,
             };
             if !ok {
-                return Err(ToolError::Usage(format!(
+                return Err(ToolError::WaitTimeout(format!(
                     "timed out after {} ms waiting for {}{}: last saw {actual}",
                     timeout.as_millis(),
                     args.condition.as_str(),
