@@ -96,10 +96,24 @@ enum AuditCommand {
 struct ServeArgs {
     #[command(flatten)]
     common: Common,
+    #[command(flatten)]
+    serving: Serving,
     /// Speak MCP on stdin/stdout (one session, for a local MCP host that starts axgate)
     /// instead of HTTP. Logs go to stderr; the session ends when stdin closes.
     #[arg(long, conflicts_with = "bind")]
     stdio: bool,
+}
+
+/// Options that only serving reads (`check` does not offer them).
+#[derive(Args, Clone, Default)]
+struct Serving {
+    /// Listen address, e.g. 127.0.0.1:8741 (server.bind).
+    #[arg(long, value_name = "ADDR:PORT")]
+    bind: Option<String>,
+    /// Read-only mode: tools that change UI or app state are hidden and refused
+    /// (policy.read_only).
+    #[arg(long)]
+    read_only: bool,
 }
 
 /// How `serve`/`check` run.
@@ -117,9 +131,6 @@ struct Common {
     /// TOML config file (see config/axgate.example.toml).
     #[arg(long, value_name = "FILE", env = "AXGATE_CONFIG")]
     config: Option<PathBuf>,
-    /// Listen address, e.g. 127.0.0.1:8741 (server.bind).
-    #[arg(long, value_name = "ADDR:PORT")]
-    bind: Option<String>,
     /// auto, demo, atspi or macos (backend.kind).
     #[arg(long, value_name = "KIND")]
     backend: Option<String>,
@@ -129,21 +140,18 @@ struct Common {
     /// A tracing filter such as info or axgate=debug (log.level).
     #[arg(long, value_name = "FILTER")]
     log_level: Option<String>,
-    /// Read-only mode: tools that change UI or app state are hidden and refused
-    /// (policy.read_only).
-    #[arg(long)]
-    read_only: bool,
 }
 
 impl Common {
-    fn config(&self) -> anyhow::Result<Config> {
+    /// The configuration: file, then `AXGATE_*` variables, then these flags and `serving`'s.
+    fn config(&self, serving: &Serving) -> anyhow::Result<Config> {
         let mut layers = Layers::default();
         if let Some(path) = &self.config {
             layers.file(path);
         }
         layers.env(std::env::vars().filter(|(k, _)| k != "AXGATE_CONFIG"));
         let flags = [
-            ("server.bind", &self.bind),
+            ("server.bind", &serving.bind),
             ("backend.kind", &self.backend),
             ("log.format", &self.log_format),
             ("log.level", &self.log_level),
@@ -153,7 +161,7 @@ impl Common {
                 layers.flag(key, value.clone());
             }
         }
-        if self.read_only {
+        if serving.read_only {
             layers.flag("policy.read_only", "true".into());
         }
         Ok(layers.build()?)
@@ -173,14 +181,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<i32> {
-    let (common, mode) = match &cli.command {
-        Command::Serve(s) if s.stdio => (&s.common, Mode::Stdio),
-        Command::Serve(s) => (&s.common, Mode::Http),
-        Command::Check(c) => (c, Mode::Check),
+    let no_serving = Serving::default();
+    let (common, serving, mode) = match &cli.command {
+        Command::Serve(s) if s.stdio => (&s.common, &s.serving, Mode::Stdio),
+        Command::Serve(s) => (&s.common, &s.serving, Mode::Http),
+        Command::Check(c) => (c, &no_serving, Mode::Check),
         Command::Audit(command) => return audit_command(command),
         Command::Token(command) => return token_command(command),
     };
-    let config = common.config()?;
+    let config = common.config(serving)?;
     init_logging(&config);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -188,14 +197,16 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         .build()
         .context("cannot start the async runtime")?;
     let code = runtime.block_on(async move {
-        let backend = axgate::platform::select(&config.backend).map_err(anyhow::Error::msg)?;
+        let selected = axgate::platform::select(&config.backend).map_err(anyhow::Error::msg)?;
+        let backend = selected.backend;
         let metrics = Metrics::new(prometheus::Registry::new())
             .context("cannot register the metric families")?;
         let engine = engine_for(backend, &config.backend, metrics.engine.clone());
+        engine.note_backend_reason(selected.reason);
         match mode {
             Mode::Http => {
-                let common = common.clone();
-                serve_until_signal(config, engine, metrics, move || common.config()).await
+                let (common, serving) = (common.clone(), serving.clone());
+                serve_until_signal(config, engine, metrics, move || common.config(&serving)).await
             }
             Mode::Stdio => serve_stdio(config, engine, metrics).await,
             Mode::Check => check(engine).await,
@@ -289,7 +300,11 @@ fn token_command(command: &TokenCommand) -> anyhow::Result<i32> {
 
 async fn check(engine: Arc<Engine>) -> anyhow::Result<i32> {
     let checks = engine.readiness().await;
-    println!("backend: {}", engine.backend_name());
+    println!(
+        "backend: {} ({})",
+        engine.backend_name(),
+        engine.backend_reason().unwrap_or("chosen by the caller")
+    );
     let mut ready = true;
     for c in &checks {
         ready &= c.ok;

@@ -367,8 +367,21 @@ fn backend_auto_picks_atspi_inside_the_desktop_and_demo_outside() {
         "{inside}"
     );
     assert!(inside.contains("\nready"), "{inside}");
+    assert!(
+        inside.contains("(backend.kind = auto found the AT-SPI accessibility bus)"),
+        "{inside}"
+    );
     let outside = run(true);
     assert!(outside.contains("backend: demo"), "{outside}");
+    // Falling back to the demo apps is said, with why and how to make it an error.
+    assert!(
+        outside.contains("backend.kind = auto found no AT-SPI accessibility bus"),
+        "{outside}"
+    );
+    assert!(
+        outside.contains("WARN") && outside.contains("no desktop backend"),
+        "{outside}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,6 +58,8 @@ pub struct Engine {
     metrics: EngineMetrics,
     /// Which apps may be named at all; swapped whole on a policy reload.
     app_rules: ArcSwap<AppRules>,
+    /// Why this backend serves (`platform::Selected::reason`), once the binary says so.
+    backend_reason: std::sync::OnceLock<String>,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -113,11 +115,22 @@ impl Engine {
             input: tokio::sync::Mutex::new(()),
             leases: Mutex::new(HashMap::new()),
             app_rules: ArcSwap::from_pointee(AppRules::default()),
+            backend_reason: std::sync::OnceLock::new(),
         })
     }
 
     pub fn backend_name(&self) -> &'static str {
         self.backend.name()
+    }
+
+    /// Records why this backend was chosen (the first call wins).
+    pub fn note_backend_reason(&self, reason: String) {
+        let _ = self.backend_reason.set(reason);
+    }
+
+    /// Why this backend serves, where the binary recorded it.
+    pub fn backend_reason(&self) -> Option<&str> {
+        self.backend_reason.get().map(String::as_str)
     }
 
     pub fn config(&self) -> &EngineConfig {

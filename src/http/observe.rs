@@ -73,6 +73,9 @@ struct CheckBody {
 pub struct ReadyBody {
     ready: bool,
     backend: &'static str,
+    /// Why this backend serves (for `auto`: what it found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backend_reason: Option<String>,
     checks: Vec<CheckBody>,
 }
 
@@ -89,6 +92,7 @@ async fn readiness(observed: &Observed) -> ReadyBody {
     ReadyBody {
         ready: checks.iter().all(|c| c.ok),
         backend: observed.engine.backend_name(),
+        backend_reason: observed.engine.backend_reason().map(str::to_owned),
         checks: checks
             .into_iter()
             .map(|c| CheckBody {

@@ -17,12 +17,36 @@ pub mod macos;
 /// Creates the backend `config.choice` names. `auto` is macos on macOS; on Linux atspi when
 /// an accessibility bus is reachable (`org.a11y.Bus` has an owner), else demo; otherwise
 /// demo.
-pub fn select(config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
+pub fn select(config: &BackendConfig) -> Result<Selected, String> {
+    let configured = |backend: Arc<dyn Backend>| Selected {
+        reason: format!("backend.kind = {}", backend.name()),
+        backend,
+    };
     match config.choice {
-        BackendChoice::Demo => Ok(Arc::new(demo::DemoBackend::new())),
+        BackendChoice::Demo => Ok(configured(Arc::new(demo::DemoBackend::new()))),
         BackendChoice::Auto => Ok(auto(config)),
-        BackendChoice::Macos => macos_backend(config),
-        BackendChoice::Atspi => atspi_backend(),
+        BackendChoice::Macos => macos_backend(config).map(configured),
+        BackendChoice::Atspi => atspi_backend().map(configured),
+    }
+}
+
+/// The backend `select` chose, and why, in words for `/readyz`, `axgate check` and the log.
+pub struct Selected {
+    pub backend: Arc<dyn Backend>,
+    pub reason: String,
+}
+
+/// `auto` settling for the demo apps: said loudly, since a client then drives no real app.
+#[cfg_attr(target_os = "macos", allow(dead_code))]
+fn demo_fallback(why: &str) -> Selected {
+    let reason = format!(
+        "backend.kind = auto found {why}, so it serves the demo apps, not this machine's; \
+         set backend.kind to the platform's backend to make that an error instead"
+    );
+    tracing::warn!(%reason, "no desktop backend: serving the demo apps");
+    Selected {
+        backend: Arc::new(demo::DemoBackend::new()),
+        reason,
     }
 }
 
@@ -37,23 +61,30 @@ fn atspi_backend() -> Result<Arc<dyn Backend>, String> {
 }
 
 #[cfg(target_os = "macos")]
-fn auto(config: &BackendConfig) -> Arc<dyn Backend> {
-    Arc::new(mac(config))
+fn auto(config: &BackendConfig) -> Selected {
+    Selected {
+        backend: Arc::new(mac(config)),
+        reason: "backend.kind = auto on macOS".into(),
+    }
 }
 
 #[cfg(target_os = "linux")]
-fn auto(_config: &BackendConfig) -> Arc<dyn Backend> {
-    if atspi::bus_available()
-        && let Ok(backend) = atspi::AtspiBackend::new()
-    {
-        return Arc::new(backend);
+fn auto(_config: &BackendConfig) -> Selected {
+    if !atspi::bus_available() {
+        return demo_fallback("no AT-SPI accessibility bus on the session bus");
     }
-    Arc::new(demo::DemoBackend::new())
+    match atspi::AtspiBackend::new() {
+        Ok(backend) => Selected {
+            backend: Arc::new(backend),
+            reason: "backend.kind = auto found the AT-SPI accessibility bus".into(),
+        },
+        Err(error) => demo_fallback(&format!("an AT-SPI bus it cannot use ({error})")),
+    }
 }
 
 #[cfg(not(any(target_os = "macos", target_os = "linux")))]
-fn auto(_config: &BackendConfig) -> Arc<dyn Backend> {
-    Arc::new(demo::DemoBackend::new())
+fn auto(_config: &BackendConfig) -> Selected {
+    demo_fallback("no accessibility backend for this operating system")
 }
 
 #[cfg(target_os = "macos")]

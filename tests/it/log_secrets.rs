@@ -60,7 +60,11 @@ type Run = (
 async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
     let runs: [Run; 3] = [
         (&["--backend", "demo", "--log-level", "trace"], &[]),
-        (&["--backend", "demo"], &[("RUST_LOG", "trace")]),
+        // The human format too, which colours its fields when written to a terminal.
+        (
+            &["--backend", "demo", "--log-format", "human"],
+            &[("RUST_LOG", "trace")],
+        ),
         (
             &["--backend", "demo", "--log-level", "trace,rmcp=trace"],
             &[("RUST_LOG", "rmcp=trace")],
@@ -80,7 +84,8 @@ async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
                 "{args:?} {env:?}: a secret reached the log:\n{log}"
             );
         }
-        // Written to a pipe, not a terminal: plain text, no colour codes.
+        // Written to a pipe, not a terminal: plain text, no colour codes (in human format the
+        // old code wrote them).
         assert!(
             !log.contains('\u{1b}'),
             "{args:?} {env:?}: ANSI escape codes in a log that is not a terminal:\n{log}"

@@ -287,3 +287,42 @@ async fn a_real_prometheus_scrapes_axgate() {
     );
     drop(scratch);
 }
+
+#[test]
+fn check_offers_only_the_flags_it_reads() {
+    let axgate = env!("CARGO_BIN_EXE_axgate");
+    let help = Command::new(axgate)
+        .args(["check", "--help"])
+        .output()
+        .expect("axgate runs");
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in ["--config", "--backend", "--log-level"] {
+        assert!(help.contains(flag), "check --help lacks {flag}:\n{help}");
+    }
+    for flag in ["--bind", "--read-only", "--stdio"] {
+        assert!(!help.contains(flag), "check --help offers {flag}:\n{help}");
+    }
+    let refused = Command::new(axgate)
+        .args(["check", "--bind", "127.0.0.1:1"])
+        .output()
+        .expect("axgate runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let serve = Command::new(axgate)
+        .args(["serve", "--help"])
+        .output()
+        .expect("axgate runs");
+    let serve = String::from_utf8_lossy(&serve.stdout);
+    assert!(
+        serve.contains("--bind") && serve.contains("--read-only"),
+        "{serve}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readyz_says_which_backend_serves_and_why() {
+    let server = crate::spawned::Axgate::serve(&["--backend", "demo"]);
+    let url = server.url.replace("/mcp", "/readyz");
+    let body: Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
+    assert_eq!(body["backend"], "demo", "{body}");
+    assert_eq!(body["backend_reason"], "backend.kind = demo", "{body}");
+}

@@ -1,6 +1,8 @@
 //! App leases between sessions, and `session_info`.
 
 use super::*;
+use crate::support::PROTOCOL;
+use std::time::Duration;
 
 #[tokio::test]
 async fn a_lease_blocks_other_sessions_changes_until_released() {
@@ -280,4 +282,52 @@ async fn session_info_reports_connections_and_handles() {
         &["unexpected argument `verbose`: this tool takes none"],
     )
     .await;
+}
+
+#[tokio::test]
+async fn ending_the_session_releases_its_leases() {
+    let server = TestServer::start().await;
+    let mut a = session(&server).await;
+    let mut b = session(&server).await;
+    let lease = json!({"app": "Form", "seconds": 600});
+    check(
+        &mut a,
+        "lease_app",
+        lease,
+        false,
+        &["leased to this session"],
+    )
+    .await;
+    let write = json!({"app": "Form", "target": "window[0]/text_field[0]", "value": "B"});
+    check(
+        &mut b,
+        "set_value",
+        write.clone(),
+        true,
+        &["leased by another"],
+    )
+    .await;
+    let sid = a.session.clone().expect("session id");
+    let ended = a
+        .http
+        .delete(&a.url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", PROTOCOL)
+        .send()
+        .await
+        .expect("DELETE");
+    assert_eq!(ended.status(), 200);
+    // The session's state goes with it, and its leases with that: within moments B may write.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let r = b.call("set_value", write.clone()).await;
+        if r["isError"] != true {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the ended session's lease still holds Form: {r}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }

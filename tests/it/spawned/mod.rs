@@ -45,7 +45,8 @@ pub struct Axgate {
 }
 
 impl Axgate {
-    /// Starts the built binary with `args` after `serve --bind 127.0.0.1:0 --log-format json`.
+    /// Starts the built binary with `args` after `serve --bind 127.0.0.1:0 --log-format json`
+    /// (`--log-format` left out where `args` has its own).
     /// `AXGATE_*` variables of the test's environment are removed (cargo sets
     /// `AXGATE_GIT_SHA` for tests, and axgate refuses unknown `AXGATE_*` names).
     pub fn serve(args: &[&str]) -> Axgate {
@@ -69,8 +70,11 @@ impl Axgate {
             }
             None => Command::new(axgate),
         };
+        command.args(["serve", "--bind", "127.0.0.1:0"]);
+        if !args.contains(&"--log-format") {
+            command.args(["--log-format", "json"]);
+        }
         command
-            .args(["serve", "--bind", "127.0.0.1:0", "--log-format", "json"])
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
