@@ -34,7 +34,8 @@ async fn tools_are_listed_with_annotations_and_schemas() {
             "wait_idle",
             "assert",
             "diff",
-            "session_info"
+            "session_info",
+            "list_sessions"
         ]
     );
     for t in &tools {
@@ -320,6 +321,27 @@ async fn handles_are_per_session() {
         json!({"app": "Form", "target": handle, "action": "press"}),
         true,
         &["unknown handle"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_app_may_be_named_by_its_pid_as_a_number_or_a_string() {
+    let (_server, mut c) = start_session().await;
+    for app in [json!(41001), json!("41001"), json!("Form")] {
+        let args = json!({"app": app, "depth": 1});
+        check(&mut c, "get_tree", args, false, &["Demo Form"]).await;
+    }
+    let refused = json!({"app": 0});
+    check(
+        &mut c,
+        "get_tree",
+        refused,
+        true,
+        &[
+            "invalid argument `app`",
+            "an app name, a bundle id, or a pid",
+        ],
     )
     .await;
 }

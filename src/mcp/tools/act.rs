@@ -6,6 +6,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::app_arg::{AppArg, app_ref};
 use super::receivers::pointer_receiver;
 use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
@@ -21,6 +22,8 @@ use crate::mcp::wire::ActOut;
 #[serde(deny_unknown_fields)]
 pub(super) struct ActionArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path such as `window[0]/button["Save"]` or a handle such as `e12`.
     target: String,
@@ -114,6 +117,8 @@ enum Strategy {
 #[serde(deny_unknown_fields)]
 pub(super) struct ClickArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
@@ -224,6 +229,8 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
 #[serde(deny_unknown_fields)]
 pub(super) struct TargetArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,

@@ -6,6 +6,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::app_arg::{AppArg, app_ref};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::{AppConnection, SnapshotRequest, tree};
 use crate::mcp::context::ToolCtx;
@@ -49,6 +50,8 @@ pub(super) async fn list_apps(ctx: &ToolCtx) -> Result<CallToolResult, ToolError
 #[serde(deny_unknown_fields)]
 pub(super) struct AppArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
 }
 

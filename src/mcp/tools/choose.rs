@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::app_arg::{AppArg, app_ref};
 use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::act::Scope;
@@ -21,6 +22,8 @@ use crate::mcp::wire::ActOut;
 #[serde(deny_unknown_fields)]
 pub(super) struct SelectArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The container: a popup button, combo box, list, table, tab group or radio group.
     target: String,
@@ -191,6 +194,8 @@ pub(super) struct MenusOut {
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuListArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
 }
 
@@ -291,6 +296,8 @@ pub(super) async fn list_menus(
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The menu path, items separated by `>`: `File > Save As…` (`...` matches `…`).
     menu: String,

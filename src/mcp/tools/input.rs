@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::app_arg::{AppArg, app_ref};
 use super::receivers::{Receiver, key_receivers};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
@@ -26,6 +27,8 @@ use crate::mcp::wire::ActOut;
 #[serde(deny_unknown_fields)]
 pub(super) struct SetValueArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
@@ -127,6 +130,8 @@ async fn write_value(
 #[serde(deny_unknown_fields)]
 pub(super) struct TypeArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element to type into (focused first); without it, the focused element.
     #[serde(default)]
@@ -284,6 +289,8 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
 #[serde(deny_unknown_fields)]
 pub(super) struct KeyArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// A key: one character, `return`, `tab`, `escape`, `backspace`, `delete`, `space`,
     /// arrows (`up`…), `home`, `end`, `page_up`, `page_down`, `f1`–`f20`; or a combo such as
@@ -346,6 +353,8 @@ enum Direction {
 #[serde(deny_unknown_fields)]
 pub(super) struct ScrollArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element to scroll (a scroll area or anything inside one).
     target: String,
@@ -418,6 +427,8 @@ fn center(located: &Located) -> Result<(f64, f64), ToolError> {
 #[serde(deny_unknown_fields)]
 pub(super) struct DragArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element to drag from (its centre).
     from: String,

@@ -5,6 +5,7 @@
 
 mod act;
 mod admin;
+mod app_arg;
 mod apps;
 mod choose;
 mod input;

@@ -5,6 +5,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::app_arg::{AppArg, app_ref};
 use super::apps::{AppArgs, open_app_of};
 use super::target::locate;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
@@ -77,6 +78,8 @@ fn element_out(conn: &AppConnection, node: &RawNode, path: &ElementPath) -> (Str
 #[serde(deny_unknown_fields)]
 pub(super) struct ElementArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
@@ -161,6 +164,8 @@ async fn whole_app(ctx: &ToolCtx, conn: &AppConnection) -> Result<Vec<IndexedNod
 #[serde(deny_unknown_fields)]
 pub(super) struct PointArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// Global x in points (origin at the primary display's top-left).
     x: f64,

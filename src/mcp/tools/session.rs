@@ -7,6 +7,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::app_arg::{AppArg, app_ref};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -17,6 +18,8 @@ const MAX_LEASE_SECS: u64 = 3_600;
 #[serde(deny_unknown_fields)]
 pub(super) struct LeaseArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// How long the lease lasts, in seconds (default 300, at most 3600). Calling again
     /// extends it.
@@ -80,6 +83,8 @@ pub(super) async fn lease_app(
 #[serde(deny_unknown_fields)]
 pub(super) struct ReleaseArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
 }
 

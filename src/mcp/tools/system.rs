@@ -9,6 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::app_arg::{AppArg, app_ref};
 use super::target::{acted, locate, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction};
@@ -111,6 +112,8 @@ async fn window_count(ctx: &ToolCtx, app: &AppInfo) -> Result<usize, AxError> {
 #[serde(deny_unknown_fields)]
 pub(super) struct QuitArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// Kill the app instead of asking it to quit.
     #[serde(default)]
@@ -189,6 +192,8 @@ pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[serde(deny_unknown_fields)]
 pub(super) struct AppArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
 }
 
@@ -244,6 +249,8 @@ enum WindowOp {
 #[serde(deny_unknown_fields)]
 pub(super) struct WindowArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The window: a path such as `window[0]` or a handle.
     target: String,
@@ -396,6 +403,8 @@ pub(super) async fn write_clipboard(
 #[serde(deny_unknown_fields)]
 pub(super) struct ShotArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// An element (window or control) to capture: its frame becomes the region.
     #[serde(default)]

@@ -9,6 +9,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::app_arg::{AppArg, app_ref};
 use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::tree::{self, IndexedNode};
@@ -25,6 +26,8 @@ const FIND_BUDGET: usize = 50_000;
 #[serde(deny_unknown_fields)]
 pub(super) struct TreeArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// Start here instead of the app: a path such as `window[0]` or a handle such as `e12`.
     #[serde(default)]
@@ -275,6 +278,8 @@ enum Mode {
 #[serde(deny_unknown_fields)]
 pub(super) struct FindArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// Normalised role to match exactly, such as `button` or `text_field`.
     #[serde(default)]

@@ -9,6 +9,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::app_arg::{AppArg, app_ref};
 use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::act::{Scope, next_event, picture};
@@ -71,6 +72,8 @@ struct Query {
 #[serde(deny_unknown_fields)]
 pub(super) struct WaitArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle. Give this or `query`.
     #[serde(default)]
@@ -293,6 +296,8 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[serde(deny_unknown_fields)]
 pub(super) struct IdleArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// Quiet period in milliseconds (default 300).
     #[serde(default)]
@@ -368,6 +373,8 @@ pub(super) async fn wait_idle(
 #[serde(deny_unknown_fields)]
 pub(super) struct AssertArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
@@ -497,6 +504,8 @@ pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
 #[serde(deny_unknown_fields)]
 pub(super) struct DiffArgs {
     /// App name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
     app: String,
 }
 

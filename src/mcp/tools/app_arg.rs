@@ -1,0 +1,100 @@
+//! The `app` argument every app tool takes: a name, a bundle id, or a pid — and a pid may come
+//! as a JSON number (`41001`) or a string (`"41001"`), since results show pids as numbers.
+//! The engine resolves the text either way (`ax/engine`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Deserializer;
+use serde::de::{self, Visitor};
+
+/// Deserializes an `app` argument into the text the engine resolves.
+pub(super) fn app_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    d.deserialize_any(AppVisitor)
+}
+
+struct AppVisitor;
+
+impl Visitor<'_> for AppVisitor {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an app name, a bundle id, or a pid (a whole number above 0)")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        Ok(v.to_owned())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+        if v == 0 || v > u64::from(u32::MAX) {
+            return Err(E::invalid_value(de::Unexpected::Unsigned(v), &self));
+        }
+        Ok(v.to_string())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(de::Unexpected::Signed(v), &self)),
+        }
+    }
+}
+
+/// The schema of an `app` argument: a string, or a pid as an integer.
+pub(super) struct AppArg;
+
+impl JsonSchema for AppArg {
+    fn schema_name() -> Cow<'static, str> {
+        "AppArg".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                {"type": "string"},
+                {"type": "integer", "minimum": 1}
+            ]
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    struct Args {
+        #[serde(deserialize_with = "super::app_ref")]
+        app: String,
+    }
+
+    fn app(v: serde_json::Value) -> Result<String, String> {
+        serde_json::from_value::<Args>(serde_json::json!({ "app": v }))
+            .map(|a| a.app)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_pid_may_be_a_number_or_a_string() {
+        assert_eq!(app(41001.into()).unwrap(), "41001");
+        assert_eq!(app("41001".into()).unwrap(), "41001");
+        assert_eq!(app("Form".into()).unwrap(), "Form");
+        for bad in [
+            serde_json::json!(0),
+            serde_json::json!(-3),
+            serde_json::json!(true),
+        ] {
+            let err = app(bad.clone()).unwrap_err();
+            assert!(
+                err.contains("expected an app name, a bundle id, or a pid"),
+                "{bad}: {err}"
+            );
+        }
+    }
+}
