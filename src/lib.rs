@@ -4,6 +4,7 @@
 pub mod audit;
 pub mod ax;
 pub mod config;
+pub mod fleet;
 pub mod http;
 /// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
 pub use axgate_parse::identity;

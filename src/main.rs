@@ -342,6 +342,7 @@ async fn serve_until_signal(
     let local = listener.local_addr()?;
     tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
     tokio::spawn(reload_on_hangup(state.clone(), reload));
+    tokio::spawn(drain_on_signals(state.fleet.clone()));
     server::run(listener, state, shutdown_signal()).await?;
     tracing::info!("axgate stopped");
     Ok(0)
@@ -379,6 +380,38 @@ async fn reload_on_hangup(
     #[cfg(not(unix))]
     {
         let _ = (state, load);
+    }
+}
+
+/// SIGUSR1 starts draining (balancers send new sessions elsewhere, current ones finish),
+/// SIGUSR2 ends it: for an upgrade script that cannot hold an admin token.
+async fn drain_on_signals(fleet: Arc<axgate::fleet::Fleet>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut drain), Ok(mut undrain)) = (
+            signal(SignalKind::user_defined1()),
+            signal(SignalKind::user_defined2()),
+        ) else {
+            tracing::warn!("cannot listen for SIGUSR1/SIGUSR2; drain with set_draining instead");
+            return;
+        };
+        loop {
+            let on = tokio::select! {
+                Some(()) = drain.recv() => true,
+                Some(()) = undrain.recv() => false,
+                else => return,
+            };
+            tracing::info!(
+                signal = if on { "SIGUSR1" } else { "SIGUSR2" },
+                "drain signal"
+            );
+            fleet.set_draining(on);
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = fleet;
     }
 }
 

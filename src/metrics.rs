@@ -64,6 +64,17 @@ pub struct Metrics {
     pub audit_head: IntGauge,
     pub readiness: IntGaugeVec,
     pub build_info: IntGaugeVec,
+    /// The capacity state a balancer sees (`crate::fleet`): 1 for the current one of ready,
+    /// busy, drain; 0 for the others.
+    pub capacity_state: IntGaugeVec,
+    /// Unix seconds since the exclusive holder's session took the machine; 0 when free.
+    pub exclusive_held_since: IntGauge,
+    /// 1 while draining.
+    pub draining: IntGauge,
+    /// New sessions (and sessionless requests) refused because another holds the machine
+    /// (`busy`, reason `exclusive`) or it drains (reason `draining`).
+    pub refused_exclusive: IntCounter,
+    pub refused_draining: IntCounter,
     pub engine: EngineMetrics,
 }
 
@@ -140,8 +151,9 @@ impl Metrics {
             r,
             "axgate_busy_refusals_total",
             "Work refused with a busy answer and a retry delay, by the bound that was full: \
-             app_queue (an app's AX worker queue, backend.max_queued_calls) or in_flight \
-             (server.max_in_flight MCP requests).",
+             app_queue (an app's AX worker queue, backend.max_queued_calls), in_flight \
+             (server.max_in_flight MCP requests), exclusive (another session holds the machine, \
+             fleet.exclusive) or draining.",
             &["reason"],
         )?;
         let engine = EngineMetrics {
@@ -197,7 +209,29 @@ impl Metrics {
             &["version", "git_sha", "backend"],
         )?;
         r.register(Box::new(build_info.clone()))?;
+        let capacity_state = IntGaugeVec::new(
+            Opts::new(
+                "axgate_capacity_state",
+                "The capacity state balancers see: 1 for the current state (ready: takes new \
+                 sessions; busy: held in exclusive mode or at sessions.max; drain: draining), 0 \
+                 for the others. Health is separate (axgate_readiness, /readyz).",
+            ),
+            &["state"],
+        )?;
+        r.register(Box::new(capacity_state.clone()))?;
         Ok(Metrics {
+            capacity_state,
+            exclusive_held_since: gauge(
+                "axgate_exclusive_held_since_seconds",
+                "Unix time the session holding the machine (fleet.exclusive) took it; 0 when free.",
+            )?,
+            draining: gauge(
+                "axgate_draining",
+                "1 while draining (fleet.drain, SIGUSR1, set_draining): current sessions are \
+                 served, new ones refused.",
+            )?,
+            refused_exclusive: busy.with_label_values(&["exclusive"]),
+            refused_draining: busy.with_label_values(&["draining"]),
             connections_open: gauge(
                 "axgate_connections_open",
                 "Open client connections (all listeners).",

@@ -19,6 +19,7 @@ use tower_http::trace::TraceLayer;
 use crate::audit::Audit;
 use crate::ax::Engine;
 use crate::config::Config;
+use crate::fleet::{self, Fleet};
 use crate::http::auth::{self, Auth};
 use crate::http::conn::{self, ConnLimits, ConnMetrics};
 use crate::http::inflight::{self, InFlight};
@@ -26,7 +27,7 @@ use crate::http::observe::{self, Observed};
 use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
-use crate::mcp::admin::Admin;
+use crate::mcp::admin::{Admin, CapacitySummary, SessionAdmin, SessionSummary};
 use crate::mcp::context::LeaseBook;
 use crate::mcp::server::Shared;
 use crate::mcp::subscriptions::Listens;
@@ -59,6 +60,8 @@ pub struct AppState {
     /// Running sessionless `subscriptions/listen` requests, ended gracefully before the
     /// shutdown token fires.
     pub listens: Listens,
+    /// The capacity signal for balancers: draining and exclusive mode (`crate::fleet`).
+    pub fleet: Arc<Fleet>,
 }
 
 impl AppState {
@@ -107,10 +110,12 @@ impl AppState {
             },
             Some(metrics.clone()),
         );
+        let fleet = Arc::new(Fleet::new(&config.fleet, registry.clone(), metrics.clone()));
         let leases = Arc::new(LeaseBook::default());
         let pins = Arc::new(LeasePins {
             book: leases.clone(),
             engine: engine.clone(),
+            fleet: fleet.clone(),
         });
         let sessions = Arc::new(
             AxSessionManager::new(log, registry, config.server.sse_retry, metrics.clone())
@@ -140,6 +145,15 @@ impl AppState {
             tls,
             shutdown: CancellationToken::new(),
             listens: Listens::default(),
+            fleet,
+        })
+    }
+
+    /// What the admin tools administer: the sessions and the capacity signal.
+    pub fn admin(&self) -> Admin {
+        Arc::new(ServerAdmin {
+            sessions: self.sessions.clone(),
+            fleet: self.fleet.clone(),
         })
     }
 
@@ -185,6 +199,7 @@ impl AppState {
             ("backend", self.config.backend != next.backend),
             ("audit", self.config.audit != next.audit),
             ("log", self.config.log != next.log),
+            ("fleet", self.config.fleet != next.fleet),
         ];
         for (section, differs) in restart_only {
             if differs {
@@ -212,7 +227,7 @@ pub fn app(state: &AppState) -> Router {
         audit: state.audit.clone(),
         leases: Some(state.leases.clone()),
         policy: state.policy.clone(),
-        admin: Some(state.sessions.clone() as Admin),
+        admin: Some(state.admin()),
         listens: state.listens.clone(),
     });
     app_serving(state, move |_| AxServer::new(shared.clone()))
@@ -236,7 +251,7 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         // lists; rmcp's own loopback-only defaults would refuse a configured public name.
         .disable_allowed_hosts()
         .disable_allowed_origins();
-    let admin = state.sessions.clone() as Admin;
+    let admin = state.admin();
     let mcp = Router::new().route_service(
         "/mcp",
         StreamableHttpService::new(
@@ -254,6 +269,7 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         metrics: state.metrics.clone(),
         auth: state.auth.clone(),
         audit: state.audit.clone(),
+        fleet: state.fleet.clone(),
     });
     let in_flight = Arc::new(InFlight::new(server.max_in_flight, state.metrics.clone()));
     let mcp_routes = mcp
@@ -299,6 +315,7 @@ fn observed(state: &AppState) -> Arc<Observed> {
         metrics: state.metrics.clone(),
         engine: state.engine.clone(),
         sessions: state.sessions.clone(),
+        fleet: state.fleet.clone(),
     })
 }
 
@@ -322,7 +339,19 @@ pub async fn run(
         Some(addr) => Some(TcpListener::bind(addr).await?),
         None => None,
     };
-    serve(listener, metrics_listener, state, shutdown).await
+    // The HAProxy agent-check port answers until the server has drained.
+    let agent = match state.config.fleet.agent_listen {
+        Some(addr) => Some(fleet::agent::spawn(
+            TcpListener::bind(addr).await?,
+            state.fleet.clone(),
+        )),
+        None => None,
+    };
+    let served = serve(listener, metrics_listener, state, shutdown).await;
+    if let Some(agent) = agent {
+        agent.abort();
+    }
+    served
 }
 
 /// [`run`] with an already-bound metrics listener (tests bind port 0).
@@ -374,9 +403,12 @@ pub async fn serve_router(
     let signalled_for_serve = signalled.clone();
     let listens = state.listens.clone();
     let events = state.sessions.event_log().clone();
+    let fleet = state.fleet.clone();
     let stop = async move {
         shutdown.await;
         tracing::info!("shutting down: closing streams and draining requests");
+        // Balancers asking the agent port during the grace send new sessions elsewhere.
+        fleet.set_draining(true);
         // Listens first, while rmcp still forwards: each ends with its final result.
         if listens.active() > 0 {
             listens.close();
@@ -426,19 +458,55 @@ pub async fn serve_router(
 /// How long shutdown waits for sessionless listens to send their final result.
 const LISTEN_CLOSE: Duration = Duration::from_millis(500);
 
-/// Whether a session holds an app lease, for the session manager (which knows no leases).
+/// Whether a session holds an app lease or, in exclusive mode, the machine: the session
+/// manager (which knows neither) never evicts it to make room.
 struct LeasePins {
     book: Arc<LeaseBook>,
     engine: Arc<Engine>,
+    fleet: Arc<Fleet>,
 }
 
 impl Pins for LeasePins {
     fn pinned(&self, session: &str) -> bool {
-        self.book.holds_lease(&self.engine, session)
+        self.fleet.holds(session) || self.book.holds_lease(&self.engine, session)
     }
 
     fn forget(&self, session: &str) {
         self.book.forget(session);
+        // Fleet hook: a holding session that ends frees the machine.
+        self.fleet.ended(session);
+    }
+}
+
+/// The admin tools' view: the session manager's administration plus the capacity signal.
+struct ServerAdmin {
+    sessions: Arc<AxSessionManager>,
+    fleet: Arc<Fleet>,
+}
+
+#[async_trait::async_trait]
+impl SessionAdmin for ServerAdmin {
+    fn sessions(&self) -> Vec<SessionSummary> {
+        SessionAdmin::sessions(self.sessions.as_ref())
+    }
+
+    async fn end(&self, tag: &str) -> bool {
+        self.sessions.end(tag).await
+    }
+
+    fn close_request_stream(&self, session: &str, request_id: &rmcp::model::RequestId) -> bool {
+        self.sessions.close_request_stream(session, request_id)
+    }
+
+    fn set_draining(&self, on: bool) -> Option<CapacitySummary> {
+        self.fleet.set_draining(on);
+        Some(CapacitySummary {
+            state: self.fleet.capacity().label().to_owned(),
+            draining: self.fleet.draining(),
+            exclusive: self.fleet.exclusive(),
+            holder: self.fleet.holder_tag(),
+            sessions: self.sessions.registry().len(),
+        })
     }
 }
 

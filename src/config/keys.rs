@@ -269,4 +269,24 @@ pub const KEYS: &[Key] = &[
         doc: "Calls of tools that change UI or app state, per second per principal.",
         default: "10",
     },
+    Key {
+        name: "fleet.exclusive",
+        doc: "Exclusive mode: one client session holds this machine; other initialize requests get 503 with Retry-After naming the holder's session tag (docs/FLEET.md).",
+        default: "false",
+    },
+    Key {
+        name: "fleet.drain",
+        doc: "Start draining: current sessions are served, new ones get 503 (SIGUSR1 drains, SIGUSR2 ends draining, the set_draining tool does either).",
+        default: "false",
+    },
+    Key {
+        name: "fleet.agent_listen",
+        doc: "Address of the HAProxy agent-check port, which answers ready or drain (busy or draining) and closes (empty: off).",
+        default: "\"\"",
+    },
+    Key {
+        name: "fleet.retry_after_secs",
+        doc: "The Retry-After of a 503 refused for exclusivity or draining.",
+        default: "5",
+    },
 ];

@@ -180,6 +180,20 @@ impl AuthConfig {
     }
 }
 
+/// Behind a balancer (`crate::fleet`, docs/FLEET.md): exclusive mode, draining, the
+/// HAProxy agent-check port.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FleetConfig {
+    /// One client session at a time holds the machine.
+    pub exclusive: bool,
+    /// Start draining.
+    pub drain: bool,
+    /// The agent-check listener; `None`: off.
+    pub agent_listen: Option<SocketAddr>,
+    /// The `Retry-After` of a refusal for exclusivity or draining.
+    pub retry_after: Duration,
+}
+
 /// The validated configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -190,6 +204,7 @@ pub struct Config {
     pub audit: AuditConfig,
     pub auth: AuthConfig,
     pub policy: PolicyConfig,
+    pub fleet: FleetConfig,
 }
 
 /// Where a raw value came from, for error messages.
@@ -439,6 +454,20 @@ impl Layers {
             },
             auth: v.auth(),
             policy: v.policy(),
+            fleet: FleetConfig {
+                exclusive: v.boolean("fleet.exclusive"),
+                drain: v.boolean("fleet.drain"),
+                agent_listen: v.parse("fleet.agent_listen", |s| {
+                    if s.is_empty() {
+                        Ok(None)
+                    } else {
+                        s.parse().map(Some).map_err(|e| {
+                            format!("{e}; expected an address and port such as 127.0.0.1:8742")
+                        })
+                    }
+                }),
+                retry_after: Duration::from_secs(v.int("fleet.retry_after_secs", 1, 3600)),
+            },
         };
         if config.server.idle_timeout <= config.server.sse_keep_alive {
             v.errors.push(format!(

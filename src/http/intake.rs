@@ -17,7 +17,11 @@
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
 //! - a new session while the server is full → the longest-idle session the caller may evict
 //!   (no open stream, running request or lease) is ended to make room
-//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After`.
+//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After`;
+//! - a new session (or a sessionless request) while the machine drains, or while another
+//!   session holds it in exclusive mode → 503 with `Retry-After` and a message naming why
+//!   (and the holder's session tag): the rules are [`crate::fleet`]'s, asked before any room
+//!   is made at the cap, so a holder is never evicted for a session that would be refused.
 //!
 //! The checks on the body itself are the pure [`inspect`] of `axgate_parse::jsonrpc` (fuzzed:
 //! `axgate_parse::fuzzing`).
@@ -34,6 +38,7 @@ use serde_json::Value;
 pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
+use crate::fleet::{Fleet, Refusal};
 use crate::http::auth::{Auth, Failure, FailureResponse, Principal, Reason};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
@@ -62,6 +67,8 @@ pub struct Intake {
     pub auth: Option<Arc<Auth>>,
     /// Where refused tool calls are recorded.
     pub audit: Option<Audit>,
+    /// Draining and exclusive mode: who may start a session.
+    pub fleet: Arc<Fleet>,
 }
 
 /// A JSON-RPC error response with an HTTP status.
@@ -272,6 +279,15 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .await;
     };
     let (id, method, params) = (message.id, message.method, message.params);
+    // Fleet hook (crate::fleet): draining and exclusive mode refuse a new session first.
+    let admission = if method == "initialize" && session.is_none() {
+        match intake.fleet.admit_session(&owner) {
+            Ok(admission) => Some(admission),
+            Err(refusal) => return fleet_refusal(&intake.fleet, id, &refusal),
+        }
+    } else {
+        None
+    };
     if method == "initialize" && session.is_none() && !intake.sessions.make_room(&owner).await {
         let mut response = jsonrpc_error(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -328,6 +344,28 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     {
         // Bound before the client can learn the id: only this principal may use it.
         intake.registry.set_owner(id, owner);
+        // Fleet hook: in exclusive mode this session now holds the machine.
+        if let Some(admission) = admission {
+            admission.bind(id);
+        }
+    }
+    response
+}
+
+/// A new session or a sessionless request the fleet rules refuse: 503, `Retry-After`, and a
+/// JSON-RPC error saying why and what to do.
+fn fleet_refusal(fleet: &Fleet, id: Option<Value>, refusal: &Refusal) -> Response {
+    let mut response = jsonrpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        -32000,
+        refusal.message(),
+    );
+    let secs = fleet.retry_after().as_secs().to_string();
+    if let Ok(value) = HeaderValue::from_str(&secs) {
+        response
+            .headers_mut()
+            .insert(http::header::RETRY_AFTER, value);
     }
     response
 }
@@ -392,6 +430,10 @@ async fn serve_sessionless(
     next: Next,
 ) -> Response {
     parts.headers.remove(SESSION_HEADER);
+    // Fleet hook: draining, or another principal holding the machine, refuses it.
+    if let Err(refusal) = intake.fleet.admit_sessionless(&owner, &message.method) {
+        return fleet_refusal(&intake.fleet, message.id.clone(), &refusal);
+    }
     if message.method == "tools/call"
         && let Some(refused) = tool_scope(intake, &parts, None, message.params.as_ref()).await
     {

@@ -13,6 +13,7 @@ use http::StatusCode;
 use serde::Serialize;
 
 use crate::ax::Engine;
+use crate::fleet::Fleet;
 use crate::metrics::Metrics;
 use crate::session::AxSessionManager;
 
@@ -21,6 +22,7 @@ pub struct Observed {
     pub metrics: Metrics,
     pub engine: Arc<Engine>,
     pub sessions: Arc<AxSessionManager>,
+    pub fleet: Arc<Fleet>,
 }
 
 /// The bounded route label of a path: never the raw path.
@@ -121,6 +123,7 @@ pub async fn metrics(State(observed): State<Arc<Observed>>) -> Response {
     m.sse_streams_open
         .set(observed.sessions.event_log().open_tails() as i64);
     readiness(&observed).await;
+    observed.fleet.record();
     (
         [(
             http::header::CONTENT_TYPE,

@@ -1,5 +1,5 @@
-//! What the admin tools (`list_sessions`, `end_session`, scope `axgate:admin`) may see and do
-//! to the server's sessions — and the conformance fixture's `test_reconnection`, which closes
+//! What the admin tools (`list_sessions`, `end_session`, `set_draining`, scope
+//! `axgate:admin`) may see and do to the server's sessions and its capacity signal — and the conformance fixture's `test_reconnection`, which closes
 //! its own response stream: a narrow interface the session manager implements, so the MCP
 //! layer does not depend on it.
 
@@ -22,6 +22,21 @@ pub struct SessionSummary {
     pub idle_secs: u64,
 }
 
+/// The machine's capacity as a balancer sees it (`crate::fleet`), for `set_draining`.
+#[derive(Clone, Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct CapacitySummary {
+    /// ready (takes new sessions), busy (exclusively held or at its session limit) or
+    /// drain.
+    pub state: String,
+    pub draining: bool,
+    /// Exclusive mode (fleet.exclusive).
+    pub exclusive: bool,
+    /// The tag of the session holding the machine in exclusive mode.
+    pub holder: Option<String>,
+    /// Live sessions.
+    pub sessions: usize,
+}
+
 /// Session administration.
 #[async_trait]
 pub trait SessionAdmin: Send + Sync {
@@ -33,6 +48,11 @@ pub trait SessionAdmin: Send + Sync {
     /// resumes with `Last-Event-ID` and gets the rest from the event log (SEP-1699 polling).
     /// `false` when the request has no stream (yet).
     fn close_request_stream(&self, session: &str, request_id: &rmcp::model::RequestId) -> bool;
+    /// Starts (`true`) or ends draining and reports the capacity; `None` where the server
+    /// gives balancers no capacity signal.
+    fn set_draining(&self, _on: bool) -> Option<CapacitySummary> {
+        None
+    }
 }
 
 /// The handle the MCP layer holds.

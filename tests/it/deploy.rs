@@ -41,6 +41,9 @@ const METRICS: &[&str] = &[
     "axgate_events_too_large_total",
     "axgate_event_log_bytes",
     "axgate_jwt_cache_bytes",
+    "axgate_capacity_state",
+    "axgate_exclusive_held_since_seconds",
+    "axgate_draining",
 ];
 
 /// The histograms among them, which also export `_bucket`, `_sum` and `_count` series.

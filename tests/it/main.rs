@@ -26,6 +26,7 @@ mod connections;
 mod denied_apps;
 mod deploy;
 mod faults;
+mod fleet;
 mod fuzz_corpus;
 mod http_protocol;
 mod inspector;

@@ -183,7 +183,7 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
         assert!(!r.contains(&write.to_owned()), "reader sees {write}");
         assert!(a.contains(&write.to_owned()), "actor lacks {write}");
     }
-    for admin_tool in ["list_sessions", "end_session"] {
+    for admin_tool in ["list_sessions", "end_session", "set_draining"] {
         assert!(
             !a.contains(&admin_tool.to_owned()),
             "actor sees {admin_tool}"
@@ -193,7 +193,7 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
             "admin lacks {admin_tool}"
         );
     }
-    assert_eq!(m.len(), a.len() + 2, "admin sees every tool");
+    assert_eq!(m.len(), a.len() + 3, "admin sees every tool");
 
     let target = r#"window[0]/button["Submit"]"#;
     let before = crate::support::app_value(&server, "Form", "status");

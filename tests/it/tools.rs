@@ -11,7 +11,7 @@ async fn tools_are_listed_with_annotations_and_schemas() {
     let list = c.request("tools/list", json!({})).await;
     let tools = list["result"]["tools"].as_array().unwrap().clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names.len(), 34, "{names:?}");
+    assert_eq!(names.len(), 35, "{names:?}");
     let read_only: Vec<&str> = tools
         .iter()
         .filter(|t| t["annotations"]["readOnlyHint"] == true)

@@ -1,12 +1,13 @@
 //! Admin tools (scope `axgate:admin`): `list_sessions` and `end_session`, for an operator
-//! to see who is connected and to end a runaway session without restarting the server.
+//! to see who is connected and to end a runaway session without restarting the server, and
+//! `set_draining`, which tells balancers to send new sessions elsewhere (before an upgrade).
 
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::mcp::admin::{Admin, SessionSummary};
+use crate::mcp::admin::{Admin, CapacitySummary, SessionSummary};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 
@@ -92,4 +93,47 @@ pub(super) async fn end_session(
         format!("session {tag} ended"),
         &EndOut { tag, ended: true },
     ))
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DrainArgs {
+    /// true: start draining; false: take new sessions again.
+    draining: bool,
+}
+
+pub(super) static SET_DRAINING: ToolDef = ToolDef {
+    name: "set_draining",
+    title: "Drain the server",
+    description: "Starts or ends draining: current sessions go on, new ones are refused and \
+                  balancers send them elsewhere. Returns the capacity state.",
+    effect: Effect::Admin,
+    idempotent: true,
+    input: input_schema::<DrainArgs>,
+    output: Some(output_schema::<CapacitySummary>),
+};
+
+pub(super) async fn set_draining(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: DrainArgs = parse_args(args)?;
+    let Some(capacity) = admin(ctx)?.set_draining(args.draining) else {
+        return Err(ToolError::Usage(
+            "this server gives balancers no capacity signal".into(),
+        ));
+    };
+    tracing::info!(draining = args.draining, "draining set by an administrator");
+    let text = format!(
+        "state={} draining={} sessions={}{}",
+        capacity.state,
+        capacity.draining,
+        capacity.sessions,
+        capacity
+            .holder
+            .as_deref()
+            .map(|tag| format!(" holder={tag}"))
+            .unwrap_or_default()
+    );
+    Ok(structured(text, &capacity))
 }

@@ -125,6 +125,7 @@ pub fn all() -> Vec<&'static ToolDef> {
         &session::SESSION_INFO,
         &admin::LIST_SESSIONS,
         &admin::END_SESSION,
+        &admin::SET_DRAINING,
     ]
 }
 
@@ -227,6 +228,7 @@ async fn dispatch(
             admin::list_sessions(ctx).await
         }
         "end_session" => admin::end_session(ctx, args).await,
+        "set_draining" => admin::set_draining(ctx, args).await,
         other => Err(ToolError::Usage(format!("unknown tool {other}"))),
     }
 }

@@ -46,7 +46,7 @@ fn promtool_accepts_the_scrape_config() {
     let out = promtool(&["check", "config", "prometheus.yml"], dir.path());
     assert!(out.contains("SUCCESS"), "{out}");
     assert!(
-        out.contains("7 rules found"),
+        out.contains("9 rules found"),
         "the rules were checked too:\n{out}"
     );
 }
@@ -159,6 +159,8 @@ fn the_rules_are_the_expected_alerts() {
             "AxgateSlowToolCalls",
             "AxgateWorkerQueueSaturated",
             "AxgateAuditWriteFailures",
+            "AxgateBusyTooLong",
+            "AxgateDrainingTooLong",
         ]
     );
 }
