@@ -48,12 +48,10 @@ impl Scope {
     /// metrics grants nothing else, and read or act do not grant metrics.
     pub fn grants(self, needed: Scope) -> bool {
         use Scope::{Act, Admin, Metrics, Read};
-        match (self, needed) {
-            (Admin, _) => true,
-            (Act, Act | Read) => true,
-            (Read, Read) | (Metrics, Metrics) => true,
-            _ => false,
-        }
+        matches!(
+            (self, needed),
+            (Admin, _) | (Act, Act | Read) | (Read, Read) | (Metrics, Metrics)
+        )
     }
 }
 
