@@ -29,8 +29,8 @@ use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
 use crate::mcp::admin::{Admin, CapacitySummary, SessionAdmin, SessionSummary};
 use crate::mcp::context::LeaseBook;
+use crate::mcp::listens::Listens;
 use crate::mcp::server::Shared;
-use crate::mcp::subscriptions::Listens;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{
@@ -98,6 +98,7 @@ impl AppState {
             idle_timeout: config.sessions.idle_timeout,
             idle_without_stream: config.sessions.idle_without_stream,
             evict_others_after: config.sessions.evict_others_after,
+            max_per_principal: config.sessions.max_per_principal,
         }));
         let log = EventLog::new(
             EventLimits {
@@ -165,6 +166,7 @@ impl AppState {
         match (&self.auth, next.auth.enabled()) {
             (Some(auth), _) => {
                 if auth.reload(&next.auth)? {
+                    self.revoke_removed(&next.auth);
                     changed.push("auth");
                 }
             }
@@ -210,6 +212,46 @@ impl AppState {
             }
         }
         Ok(changed)
+    }
+}
+
+impl AppState {
+    /// Ends what principals without a credential under `next` still hold: their sessions
+    /// (with their GET streams) and their running `subscriptions/listen`s.
+    fn revoke_removed(&self, next: &crate::config::AuthConfig) {
+        let gone = |key: &str| !auth::still_accepted(next, key);
+        for key in self.listens.principals() {
+            if gone(&key) {
+                tracing::info!(principal = %key, "credential removed: its listens end");
+                self.listens.revoke(&key);
+            }
+        }
+        let sessions = self.sessions.clone();
+        let ended: Vec<String> = sessions
+            .registry()
+            .entries()
+            .into_iter()
+            .filter(|(_, entry)| entry.owner.as_ref().is_some_and(|o| gone(&o.key)))
+            .map(|(id, _)| id)
+            .collect();
+        if ended.is_empty() {
+            return;
+        }
+        tracing::info!(
+            sessions = ended.len(),
+            "credential removed: its sessions end"
+        );
+        let close = async move {
+            for id in ended {
+                sessions.close(&id).await;
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(close);
+            }
+            Err(_) => tracing::warn!("no runtime to end revoked sessions on"),
+        }
     }
 }
 

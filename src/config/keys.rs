@@ -90,6 +90,11 @@ pub const KEYS: &[Key] = &[
         default: "64",
     },
     Key {
+        name: "sessions.max_per_principal",
+        doc: "Most live sessions of one authenticated principal; past it initialize gets 503 with Retry-After (its own idle sessions may give way, never another's). 0: half of sessions.max, at least 1.",
+        default: "0",
+    },
+    Key {
         name: "sessions.idle_timeout_secs",
         doc: "A session with no request for this long is ended.",
         default: "1800",
@@ -230,6 +235,11 @@ pub const KEYS: &[Key] = &[
         default: "30",
     },
     Key {
+        name: "auth.accepted_typ",
+        doc: "The JWT header typ values the issuer's access tokens may carry (at+jwt of RFC 9068 by default; application/ prefix and case ignored); others, and a missing typ, are refused. An issuer that sends typ JWT (GitHub Actions) needs [\"at+jwt\", \"JWT\"].",
+        default: "[\"at+jwt\"]",
+    },
+    Key {
         name: "auth.jwks_refresh_min_secs",
         doc: "Least time between two JWKS fetches; a token with an unknown kid asks for one.",
         default: "30",
@@ -261,13 +271,18 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "limits.calls_per_second",
-        doc: "Tool calls per second per principal; beyond it a call is refused with a retry hint.",
+        doc: "Tool calls per second per principal, counting resources/read, prompts/get, completion/complete and subscriptions/listen too; beyond it a request is refused with a retry hint.",
         default: "50",
     },
     Key {
         name: "limits.writes_per_second",
         doc: "Calls of tools that change UI or app state, per second per principal.",
         default: "10",
+    },
+    Key {
+        name: "limits.max_listens_per_principal",
+        doc: "Most subscriptions/listen requests one principal runs at once; past it a listen is refused naming this key.",
+        default: "16",
     },
     Key {
         name: "fleet.exclusive",

@@ -87,6 +87,8 @@ pub struct ServerConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionsConfig {
     pub max_sessions: usize,
+    /// `sessions.max_per_principal`, with 0 resolved to half of `max_sessions` (at least 1).
+    pub max_per_principal: usize,
     pub idle_timeout: Duration,
     pub idle_without_stream: Duration,
     pub evict_others_after: Duration,
@@ -163,6 +165,8 @@ pub struct JwtConfig {
     pub leeway: Duration,
     /// Least time between two JWKS fetches (an unknown `kid` asks for one).
     pub jwks_refresh_min: Duration,
+    /// `auth.accepted_typ`: the JWT `typ` header values accepted.
+    pub accepted_typ: Vec<String>,
 }
 
 /// Authentication (`crate::http::auth`): off when there are no tokens and no issuer.
@@ -172,6 +176,9 @@ pub struct AuthConfig {
     pub jwt: Option<JwtConfig>,
     /// `auth.audience` when set (also without an issuer): the `resource` of the metadata.
     pub resource: Option<String>,
+    /// The listener serves TLS (`server.tls_cert`): a resource URI derived from the Host
+    /// header (no `auth.audience`) says `https://`.
+    pub https: bool,
 }
 
 impl AuthConfig {
@@ -335,7 +342,7 @@ impl Layers {
             layers: &self.values,
             errors: std::mem::take(&mut self.errors),
         };
-        let config = Config {
+        let mut config = Config {
             server: ServerConfig {
                 bind: v
                     .parse("server.bind", |s| {
@@ -373,6 +380,7 @@ impl Layers {
             },
             sessions: SessionsConfig {
                 max_sessions: v.int("sessions.max", 1, 100_000) as usize,
+                max_per_principal: v.int("sessions.max_per_principal", 0, 100_000) as usize,
                 idle_timeout: Duration::from_secs(v.int(
                     "sessions.idle_timeout_secs",
                     1,
@@ -477,7 +485,11 @@ impl Layers {
                 config.server.sse_keep_alive.as_secs()
             ));
         }
-        let s = &config.sessions;
+        config.auth.https = config.server.tls.is_some();
+        let s = &mut config.sessions;
+        if s.max_per_principal == 0 {
+            s.max_per_principal = (s.max_sessions / 2).max(1);
+        }
         if s.max_stream_bytes > s.max_session_bytes {
             v.errors.push(format!(
                 "sessions.max_stream_bytes ({}) is larger than sessions.max_session_bytes ({}): one stream could never hold that much",

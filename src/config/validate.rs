@@ -171,6 +171,8 @@ impl Validator<'_> {
             unconfirmed: self.parse("policy.unconfirmed", Unconfirmed::parse),
             calls_per_second: self.int("limits.calls_per_second", 1, 100_000) as u32,
             writes_per_second: self.int("limits.writes_per_second", 1, 100_000) as u32,
+            max_listens_per_principal: self.int("limits.max_listens_per_principal", 1, 100_000)
+                as usize,
         }
     }
 }
@@ -197,6 +199,13 @@ impl Validator<'_> {
         let leeway = Duration::from_secs(self.int("auth.leeway_secs", 0, 600));
         let jwks_refresh_min =
             Duration::from_secs(self.int("auth.jwks_refresh_min_secs", 1, 86_400));
+        let accepted_typ = self.list("auth.accepted_typ");
+        if accepted_typ.is_empty() {
+            self.errors.push(
+                "auth.accepted_typ is empty: every JWT would be refused; list at least \"at+jwt\""
+                    .into(),
+            );
+        }
         let jwt = match (issuer, jwks_uri, audience.clone()) {
             (Some(issuer), Some(jwks_uri), Some(audience)) => Some(JwtConfig {
                 issuer,
@@ -204,6 +213,7 @@ impl Validator<'_> {
                 audience,
                 leeway,
                 jwks_refresh_min,
+                accepted_typ,
             }),
             _ if !urls_valid => None,
             (Some(_), jwks_uri, audience) => {
@@ -227,6 +237,7 @@ impl Validator<'_> {
             tokens,
             jwt,
             resource: audience,
+            https: false,
         }
     }
 

@@ -5,13 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::identity::PrincipalKind;
 use crate::session::SessionLimits;
 
 fn owner(name: &str) -> Option<Owner> {
     Some(Owner {
-        kind: PrincipalKind::Static,
-        name: name.to_owned(),
+        key: format!("token:{name}"),
     })
 }
 
@@ -21,6 +19,7 @@ fn fleet(exclusive: bool, max_sessions: usize) -> (Arc<Fleet>, Arc<SessionRegist
         idle_timeout: Duration::from_secs(3600),
         idle_without_stream: Duration::from_secs(3600),
         evict_others_after: Duration::from_secs(3600),
+        max_per_principal: max_sessions,
     }));
     let metrics = Metrics::new(prometheus::Registry::new()).expect("metrics");
     let config = FleetConfig {

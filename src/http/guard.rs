@@ -1,6 +1,7 @@
 //! Host and Origin checks (DNS-rebinding and cross-site protection), applied to every route.
 //! A request whose `Host` is not in the allow-list, or that carries an `Origin` not in the
-//! allow-list, gets 403 before anything else looks at it.
+//! allow-list, gets 403 before anything else looks at it. A request with two `Host` or two
+//! `Origin` header lines gets 400: which one counts would depend on who reads them.
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -109,6 +110,14 @@ impl Guard {
 
 /// The middleware.
 pub async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+    if let Some(name) = repeated(request.headers()) {
+        tracing::warn!(header = name, "request refused: the header is repeated");
+        return (
+            StatusCode::BAD_REQUEST,
+            format!("Bad Request: the {name} header appears more than once; send it once\n"),
+        )
+            .into_response();
+    }
     let refusal = {
         let headers = request.headers();
         let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
@@ -123,6 +132,17 @@ pub async fn layer(State(guard): State<Arc<Guard>>, request: Request, next: Next
         return (StatusCode::FORBIDDEN, format!("Forbidden: {why}\n")).into_response();
     }
     next.run(request).await
+}
+
+/// The first of `Host` and `Origin` that the request carries more than once.
+fn repeated(headers: &http::HeaderMap) -> Option<&'static str> {
+    [
+        (http::header::HOST, "Host"),
+        (http::header::ORIGIN, "Origin"),
+    ]
+    .into_iter()
+    .find(|(header, _)| headers.get_all(header).iter().nth(1).is_some())
+    .map(|(_, name)| name)
 }
 
 fn default_port(scheme: &str) -> u16 {

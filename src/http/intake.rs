@@ -15,9 +15,13 @@
 //!   successful DELETE → 200; a session id presented by a principal other than the one that
 //!   initialized it is answered exactly like an unknown one (404), so replays, subscriptions
 //!   and handles of a session stay with its owner; a new session is bound to its principal;
+//! - `initialize` always makes a session bound to its principal, even with a `_meta`
+//!   protocol version (never an ownerless session);
 //! - a new session while the server is full → the longest-idle session the caller may evict
 //!   (no open stream, running request or lease) is ended to make room
-//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After`;
+//!   ([`AxSessionManager::make_room`]), else 503 with `Retry-After` and a JSON-RPC error
+//!   naming `sessions.max`; a principal holding `sessions.max_per_principal` sessions gets
+//!   the same 503 naming that key unless one of its own idle sessions gives way;
 //! - a new session (or a sessionless request) while the machine drains, or while another
 //!   session holds it in exclusive mode → 503 with `Retry-After` and a message naming why
 //!   (and the holder's session tag): the rules are [`crate::fleet`]'s, asked before any room
@@ -44,7 +48,7 @@ use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::{AxSessionManager, EventLog, Owner, Resume, SessionRegistry};
+use crate::session::{AxSessionManager, EventLog, Owner, Resume, Room, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -288,20 +292,11 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     } else {
         None
     };
-    if method == "initialize" && session.is_none() && !intake.sessions.make_room(&owner).await {
-        let mut response = jsonrpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            id,
-            -32000,
-            format!(
-                "Server is at its limit of {} sessions (sessions.max); retry later or end an unused session with DELETE",
-                intake.registry.limits().max_sessions
-            ),
-        );
-        response
-            .headers_mut()
-            .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
-        return response;
+    if method == "initialize"
+        && session.is_none()
+        && let Some(refused) = new_session_room(&intake, &owner, &id).await
+    {
+        return refused;
     }
     if method == "tools/call"
         && let Some(refused) =
@@ -335,6 +330,11 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     if let Some((session, key)) = claimed {
         // A no-op once the request's stream took the place.
         intake.events.release_claim(&session, &key);
+    }
+    if initializing && response.status() == StatusCode::INTERNAL_SERVER_ERROR {
+        // Another initialize took the last slot since room was made: rmcp's session
+        // manager refused to create one, which rmcp answers 500.
+        return session_cap_refusal(&intake, id);
     }
     if initializing
         && let Some(id) = response
@@ -370,6 +370,50 @@ fn fleet_refusal(fleet: &Fleet, id: Option<Value>, refusal: &Refusal) -> Respons
     response
 }
 
+/// Room for the session a new `initialize` would make, or the 503 refusal (with
+/// `Retry-After` and a JSON-RPC error naming the limit): past the principal's quota, or at
+/// the cap when no session may be evicted.
+async fn new_session_room(
+    intake: &Intake,
+    owner: &Option<Owner>,
+    id: &Option<Value>,
+) -> Option<Response> {
+    match intake.sessions.make_room(owner).await {
+        Room::Made => None,
+        Room::Full => Some(session_cap_refusal(intake, id.clone())),
+        Room::OverQuota => Some(retry_later(
+            id.clone(),
+            format!(
+                "This principal already holds its limit of {} sessions \
+                 (sessions.max_per_principal), none of them idle enough to end; end one with \
+                 DELETE or retry later",
+                intake.registry.limits().max_per_principal
+            ),
+        )),
+    }
+}
+
+/// The 503 of a full server: every slot is held and none may be evicted.
+fn session_cap_refusal(intake: &Intake, id: Option<Value>) -> Response {
+    retry_later(
+        id,
+        format!(
+            "Server is at its limit of {} sessions (sessions.max); retry later or end an unused \
+             session with DELETE",
+            intake.registry.limits().max_sessions
+        ),
+    )
+}
+
+/// 503 with `Retry-After: 5` and a JSON-RPC error (−32000) saying why.
+fn retry_later(id: Option<Value>, message: String) -> Response {
+    let mut response = jsonrpc_error(StatusCode::SERVICE_UNAVAILABLE, id, -32000, message);
+    response
+        .headers_mut()
+        .insert(http::header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
 /// The checks of a request that names a session: it must exist and belong to `owner` (else
 /// 404, exactly like an unknown id), and the session's negotiated revision governs it.
 /// Returns the refusal, if any.
@@ -385,7 +429,7 @@ fn check_session(
         if !same {
             tracing::warn!(
                 session = %crate::audit::session_tag(id),
-                principal = owner.as_ref().map_or("-", |o| o.name.as_str()),
+                principal = owner.as_ref().map_or("-", |o| o.key.as_str()),
                 "a session id was presented by a principal it does not belong to; answered as unknown"
             );
         }
@@ -466,11 +510,11 @@ async fn tool_scope(
     if principal.allows(needed) {
         return None;
     }
-    tracing::warn!(principal = %principal.name, tool = name, needed = %needed, "tool call refused: insufficient scope");
+    tracing::warn!(principal = %principal.key(), tool = name, needed = %needed, "tool call refused: insufficient scope");
     auth.count(Reason::InsufficientScope);
     if let Some(audit) = &intake.audit {
         let mut event = AuditEvent::new(name, Outcome::Denied);
-        event.principal = principal.name.clone();
+        event.principal = principal.key().to_owned();
         event.session = session.map(session_tag);
         event.app = params
             .and_then(|p| p.get("arguments"))

@@ -99,9 +99,30 @@ fn permitted(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
 /// Every check, in order; takes from the caller's rate allowance when it passes the others.
 pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> Result<(), Refusal> {
     permitted(policy, principal, def)?;
-    let key = principal.map_or(LOCAL, |p| p.name.as_str());
+    let key = principal.map_or(LOCAL, Principal::key);
     policy
         .limits
         .check(key, !def.effect.reads_only())
         .map_err(Refusal::Limited)
+}
+
+/// The rate limit on requests other than tool calls that make axgate work —
+/// `resources/read`, `prompts/get`, `completion/complete`, `subscriptions/listen`: each
+/// takes one call from the caller's allowance (`limits.calls_per_second`), refused as a
+/// JSON-RPC error naming the limit, with the wait in `data.retry_after_ms`.
+pub fn admit_request(
+    policy: &Policy,
+    principal: Option<&Principal>,
+    method: &str,
+) -> Result<(), rmcp::ErrorData> {
+    let key = principal.map_or(LOCAL, Principal::key);
+    policy.limits.check(key, false).map_err(|limited| {
+        rmcp::ErrorData::new(
+            rmcp::model::ErrorCode(-32000),
+            format!("{method} refused: {limited}"),
+            Some(serde_json::json!({
+                "retry_after_ms": limited.retry_after.as_millis().max(1) as u64
+            })),
+        )
+    })
 }

@@ -7,6 +7,7 @@ pub mod confirm;
 pub mod context;
 pub mod errors;
 pub mod gate;
+pub mod listens;
 pub mod prompts;
 pub mod resources;
 pub mod server;

@@ -30,7 +30,8 @@ use serde_json::json;
 use super::admin::Admin;
 use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
-use super::subscriptions::{Listens, Notifier, Subscriptions};
+use super::listens::Listens;
+use super::subscriptions::{Notifier, Subscriptions};
 use super::tools;
 use super::{completions, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
@@ -99,11 +100,17 @@ impl AxServer {
     fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
         let mut event = AuditEvent::new(meta.tool, outcome);
         if let Some(principal) = meta.principal {
-            event.principal = principal.name.clone();
+            event.principal = principal.key().to_owned();
         }
         event.app = (meta.app != "-").then(|| meta.app.to_owned());
         event.session = meta.session.map(session_tag);
         event
+    }
+
+    /// The rate limit of a request that is not a tool call ([`gate::admit_request`]).
+    fn admit(&self, context: &RequestContext<RoleServer>, method: &str) -> Result<(), McpError> {
+        let principal = gate::principal_of(context);
+        gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
     }
 
     /// Writes an audit line; the caller returns its result only after.
@@ -131,7 +138,7 @@ impl AxServer {
         }
         tracing::warn!(
             tool = meta.tool,
-            principal = meta.principal.map_or(gate::LOCAL, |p| p.name.as_str()),
+            principal = meta.principal.map_or(gate::LOCAL, Principal::key),
             rule = %refusal.rule(),
             "tool call refused"
         );
@@ -214,8 +221,9 @@ impl ServerHandler for AxServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        self.admit(&context, "resources/read")?;
         resources::read(&self.engine, &self.session, &request.uri)
             .await
             .map(Into::into)
@@ -266,7 +274,15 @@ impl ServerHandler for AxServer {
     /// A URI whose app is not running (or is refused by a bundle-id rule) ends the listen
     /// with an error naming it.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
-        let _running = self.shared.listens.enter();
+        self.admit(context.request_context(), "subscriptions/listen")?;
+        let principal = gate::principal_of(context.request_context());
+        let key = principal.as_ref().map_or(gate::LOCAL, |p| p.key());
+        let limit = self.shared.policy.load().config.max_listens_per_principal;
+        let running = self
+            .shared
+            .listens
+            .enter(key, limit)
+            .map_err(|refused| McpError::invalid_request(refused.to_string(), None))?;
         let uris = context
             .accepted()
             .resource_subscriptions
@@ -289,6 +305,13 @@ impl ServerHandler for AxServer {
             () = context.cancelled() => {}
             () = client_closed => {}
             () = self.shared.listens.closing() => {}
+            () = running.revoked() => {
+                return Err(McpError::invalid_request(
+                    "this listen's credential was removed from the configuration; listen \
+                     again with a valid token",
+                    None,
+                ));
+            }
         }
         Ok(())
     }
@@ -313,16 +336,18 @@ impl ServerHandler for AxServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        self.admit(&context, "prompts/get")?;
         prompts::get(&request).map(Into::into)
     }
 
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        self.admit(&context, "completion/complete")?;
         completions::complete(&self.engine, &request).await
     }
 

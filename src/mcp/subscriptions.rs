@@ -101,49 +101,6 @@ impl Notifier {
     }
 }
 
-/// The server's running `subscriptions/listen` requests, so that shutdown can end them
-/// gracefully: the revision asks for a final `subscriptions/listen` result before the stream
-/// closes, and rmcp stops forwarding once the server's cancellation fires.
-#[derive(Clone, Default)]
-pub struct Listens {
-    closing: CancellationToken,
-    active: Arc<std::sync::atomic::AtomicUsize>,
-}
-
-/// Held by a running listen; counts it.
-pub struct ListenGuard(Arc<std::sync::atomic::AtomicUsize>);
-
-impl Drop for ListenGuard {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-    }
-}
-
-impl Listens {
-    /// Counts a listen until the guard is dropped.
-    pub fn enter(&self) -> ListenGuard {
-        self.active
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        ListenGuard(self.active.clone())
-    }
-
-    /// Resolves when shutdown asks every listen to end.
-    pub async fn closing(&self) {
-        self.closing.cancelled().await;
-    }
-
-    /// Running listens.
-    pub fn active(&self) -> usize {
-        self.active.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
-    /// Asks every listen to end. Each then returns its final result, which the caller waits
-    /// for in the event log (`EventLog::settle_sessionless`).
-    pub fn close(&self) {
-        self.closing.cancel();
-    }
-}
-
 /// One session's subscriptions. Dropping it stops the pump.
 #[derive(Default)]
 pub struct Subscriptions {

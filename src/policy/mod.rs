@@ -30,6 +30,8 @@ pub struct PolicyConfig {
     pub unconfirmed: Unconfirmed,
     pub calls_per_second: u32,
     pub writes_per_second: u32,
+    /// Most `subscriptions/listen` requests one principal runs at once.
+    pub max_listens_per_principal: usize,
 }
 
 impl Default for PolicyConfig {
@@ -45,6 +47,7 @@ impl Default for PolicyConfig {
             unconfirmed: Unconfirmed::Refuse,
             calls_per_second: 50,
             writes_per_second: 10,
+            max_listens_per_principal: 16,
         }
     }
 }

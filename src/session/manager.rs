@@ -41,6 +41,17 @@ pub enum SessionError {
     NoPriming,
 }
 
+/// The answer of [`AxSessionManager::make_room`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Room {
+    /// A new session fits.
+    Made,
+    /// At `sessions.max`, and no session may be evicted.
+    Full,
+    /// The principal holds `sessions.max_per_principal` sessions, none of which may go.
+    OverQuota,
+}
+
 /// What keeps a session from being evicted to make room, beyond what the session layer
 /// sees itself (open streams, running requests): today an app lease. The server wires it in,
 /// so `session/` knows nothing of what a lease is.
@@ -89,19 +100,38 @@ impl AxSessionManager {
         self
     }
 
-    /// Makes room for a new session of `asking` when the server is at its cap: ends the
-    /// longest-idle session `asking` may evict (its own, or another principal's idle past
-    /// `sessions.evict_others_after_secs`) that has no open stream, no running request and
-    /// no lease. False when the server is full and nothing may go (the caller answers 503).
-    pub async fn make_room(&self, asking: &Option<Owner>) -> bool {
-        if self.registry.has_room() {
-            return true;
-        }
-        // The per-principal quota is asked first: over it, nothing is evicted for it.
+    /// Makes room for a new session of `asking`. Over its quota
+    /// (`sessions.max_per_principal`) only one of its own idle sessions may give way, never
+    /// another principal's; at the cap the longest-idle session `asking` may evict (its own,
+    /// or another principal's idle past `sessions.evict_others_after_secs`) that has no open
+    /// stream, no running request and no lease is ended. The caller answers 503 unless
+    /// [`Room::Made`].
+    pub async fn make_room(&self, asking: &Option<Owner>) -> Room {
         if !self.registry.within_quota(asking) {
-            return false;
+            let own = self
+                .registry
+                .eviction_candidates(asking)
+                .into_iter()
+                .filter(|(_, own)| *own);
+            if !self.evict_one(own).await {
+                return Room::OverQuota;
+            }
         }
-        for (id, own) in self.registry.eviction_candidates(asking) {
+        if self.registry.has_room() {
+            return Room::Made;
+        }
+        let candidates = self.registry.eviction_candidates(asking);
+        if self.evict_one(candidates.into_iter()).await {
+            Room::Made
+        } else {
+            Room::Full
+        }
+    }
+
+    /// Ends the first of `candidates` (id, whether the asker's own) that nothing holds: no
+    /// open stream, running request or lease. False when none could go.
+    async fn evict_one(&self, candidates: impl Iterator<Item = (String, bool)>) -> bool {
+        for (id, own) in candidates {
             if self.log.busy(&id) || self.pins.as_ref().is_some_and(|p| p.pinned(&id)) {
                 continue;
             }
@@ -116,11 +146,14 @@ impl AxSessionManager {
                 .with_label_values(&[reason])
                 .inc();
             let _ = self.close_session(&SessionId::from(id)).await;
-            if self.registry.has_room() {
-                return true;
-            }
+            return true;
         }
-        self.registry.has_room()
+        false
+    }
+
+    /// Ends the session `id` (its streams end, its id is then unknown).
+    pub async fn close(&self, id: &str) {
+        let _ = self.close_session(&SessionId::from(id.to_owned())).await;
     }
 
     pub fn registry(&self) -> &Arc<SessionRegistry> {
@@ -330,7 +363,7 @@ impl SessionAdmin for AxSessionManager {
             .into_iter()
             .map(|(id, entry)| SessionSummary {
                 tag: session_tag(&id),
-                principal: entry.owner.map(|o| o.name),
+                principal: entry.owner.map(|o| o.key),
                 protocol_version: entry.protocol_version,
                 age_secs: entry.created.elapsed().as_secs(),
                 idle_secs: entry.last_seen.elapsed().as_secs(),

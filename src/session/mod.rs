@@ -7,5 +7,5 @@ pub mod manager;
 pub mod registry;
 
 pub use events::{Caller, EventLimits, EventLog, Resume};
-pub use manager::{AxSessionManager, Pins};
+pub use manager::{AxSessionManager, Pins, Room};
 pub use registry::{Owner, SessionLimits, SessionRegistry};

@@ -12,22 +12,21 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use crate::identity::{Principal, PrincipalKind};
+use crate::identity::Principal;
 
-/// Who a session belongs to: how the principal authenticated and its name. Scopes are not
-/// part of it, so a token re-scoped on reload keeps its sessions.
+/// Who a session belongs to: the principal's namespaced identity ([`Principal::key`], e.g.
+/// `token:ci` or `jwt:<issuer>#<sub>`). Scopes are not part of it, so a token re-scoped on
+/// reload keeps its sessions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Owner {
-    pub kind: PrincipalKind,
-    pub name: String,
+    pub key: String,
 }
 
 impl Owner {
     /// The owner of a request: `None` without authentication.
     pub fn of(principal: Option<&Principal>) -> Option<Owner> {
         principal.map(|p| Owner {
-            kind: p.kind,
-            name: p.name.clone(),
+            key: p.key().to_owned(),
         })
     }
 }
@@ -41,6 +40,8 @@ pub struct SessionLimits {
     pub idle_without_stream: Duration,
     /// At the cap, another principal's session may be evicted once idle this long.
     pub evict_others_after: Duration,
+    /// Most live sessions of one authenticated principal (`sessions.max_per_principal`).
+    pub max_per_principal: usize,
 }
 
 /// Why the reaper ends a session (the bounded `reason` label of the eviction metric).
@@ -188,10 +189,17 @@ impl SessionRegistry {
             .collect()
     }
 
-    /// Whether `asking` may open one more session. The hook for a per-principal quota: it
-    /// is asked before any session is evicted to make room; today every principal may.
-    pub fn within_quota(&self, _asking: &Option<Owner>) -> bool {
-        true
+    /// Whether `asking` may open one more session: it holds fewer than
+    /// `sessions.max_per_principal`. Asked before any session is evicted to make room, so a
+    /// principal at its quota never pushes out another's session. Without authentication
+    /// there is one caller, the cap is its only bound.
+    pub fn within_quota(&self, asking: &Option<Owner>) -> bool {
+        asking.is_none() || self.held_by(asking) < self.limits.max_per_principal
+    }
+
+    /// How many live sessions `owner` holds.
+    pub fn held_by(&self, owner: &Option<Owner>) -> usize {
+        self.lock().values().filter(|e| e.owner == *owner).count()
     }
 
     /// Sessions `asking` may evict to make room at the cap, longest idle first, each with
@@ -224,8 +232,7 @@ mod tests {
 
     fn owner(name: &str) -> Option<Owner> {
         Some(Owner {
-            kind: PrincipalKind::Static,
-            name: name.to_owned(),
+            key: format!("token:{name}"),
         })
     }
 
@@ -235,6 +242,7 @@ mod tests {
             idle_timeout: Duration::from_secs(3600),
             idle_without_stream: Duration::from_secs(60),
             evict_others_after: others_after,
+            max_per_principal: 2,
         })
     }
 
@@ -259,12 +267,29 @@ mod tests {
     }
 
     #[test]
+    fn the_quota_counts_a_principals_own_sessions_and_spares_the_unauthenticated() {
+        let r = registry(Duration::ZERO);
+        for id in ["a1", "a2", "b1"] {
+            r.insert(id);
+        }
+        r.set_owner("a1", owner("alice"));
+        assert!(r.within_quota(&owner("alice")));
+        r.set_owner("a2", owner("alice"));
+        r.set_owner("b1", owner("bob"));
+        assert_eq!(r.held_by(&owner("alice")), 2);
+        assert!(!r.within_quota(&owner("alice")), "alice holds her 2");
+        assert!(r.within_quota(&owner("bob")));
+        assert!(r.within_quota(&None), "no principal: only the cap applies");
+    }
+
+    #[test]
     fn a_session_without_a_get_stream_expires_sooner() {
         let r = SessionRegistry::new(SessionLimits {
             max_sessions: 3,
             idle_timeout: Duration::from_secs(3600),
             idle_without_stream: Duration::ZERO,
             evict_others_after: Duration::ZERO,
+            max_per_principal: 3,
         });
         r.insert("quiet");
         r.insert("listening");

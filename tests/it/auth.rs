@@ -287,4 +287,5 @@ fn with_payload(token: &str, edit: impl FnOnce(&mut Value)) -> String {
 }
 
 mod bearer;
+mod issuer;
 mod jwt;

@@ -399,3 +399,51 @@ async fn log_levels(http: &reqwest::Client, url: &str, sid: &str) -> Vec<String>
     }
     levels
 }
+
+/// The status line's code of a raw HTTP/1.1 request written as is.
+async fn raw_status(server: &TestServer, head: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(server.addr)
+        .await
+        .expect("connect");
+    tcp.write_all(head.as_bytes()).await.expect("write");
+    let mut answer = vec![0u8; 512];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(10), tcp.read(&mut answer))
+        .await
+        .expect("an answer within 10 s")
+        .expect("read");
+    let text = String::from_utf8_lossy(&answer[..read]);
+    text.split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("no status line: {text:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_host_or_origin_header_is_refused() {
+    let server = TestServer::start().await;
+    let host = format!("127.0.0.1:{}", server.addr.port());
+    let ok = format!("GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n");
+    assert_eq!(raw_status(&server, &ok).await, 200);
+    // Two header lines: which one counts would depend on who reads them.
+    for (first, second) in [
+        (
+            format!("Host: {host}"),
+            "Host: rebind.attacker.example".to_owned(),
+        ),
+        (
+            "Origin: http://127.0.0.1".to_owned(),
+            "Origin: https://attacker.example".to_owned(),
+        ),
+    ] {
+        let head = format!(
+            "GET /healthz HTTP/1.1\r\nHost: {host}\r\n{first}\r\n{second}\r\nConnection: close\r\n\r\n"
+        );
+        let head = head.replacen(
+            &format!("Host: {host}\r\nHost: {host}"),
+            &format!("Host: {host}"),
+            1,
+        );
+        assert_eq!(raw_status(&server, &head).await, 400, "{first} + {second}");
+    }
+}

@@ -235,11 +235,11 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
     let denied: Vec<&Value> = lines.iter().filter(|l| l["outcome"] == "denied").collect();
     assert_eq!(denied.len(), 2, "{lines:?}");
     assert_eq!(denied[0]["tool"], "click");
-    assert_eq!(denied[0]["principal"], "reader");
+    assert_eq!(denied[0]["principal"], "token:reader");
     assert_eq!(denied[0]["app"], "Form");
     assert_eq!(denied[0]["reason"], "insufficient_scope: needs axgate:act");
     assert!(denied[0]["session"].as_str().is_some_and(|s| s.len() == 12));
-    assert_eq!(denied[1]["principal"], "actor");
+    assert_eq!(denied[1]["principal"], "token:actor");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -262,7 +262,7 @@ async fn admin_tools_list_sessions_and_end_one() {
         .clone();
     let theirs = sessions
         .iter()
-        .find(|s| s["principal"] == "actor")
+        .find(|s| s["principal"] == "token:actor")
         .expect("the actor's session is listed");
     let text = text_of(&listed);
     assert!(
@@ -475,7 +475,7 @@ async fn writes_beyond_the_rate_limit_are_refused_with_a_retry_hint() {
         &[],
     )
     .await;
-    let metrics = client_with(&server, &tokens.reader)
+    let metrics = client_with(&server, &tokens.admin)
         .http
         .get(format!("http://{}/metrics", server.addr))
         .send()

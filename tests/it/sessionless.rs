@@ -41,7 +41,8 @@ impl Callers {
                 &scopes.iter().copied().collect(),
             )
         };
-        let act = [Scope::Read, Scope::Act];
+        // The actors may also scrape /metrics (axgate:metrics is not part of axgate:act).
+        let act = [Scope::Read, Scope::Act, Scope::Metrics];
         format!(
             "[auth]\ntokens = [{}, {}, {}]\n",
             entry("reader", &self.reader, &[Scope::Read]),
@@ -342,12 +343,12 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         .iter()
         .find(|l| l["tool"] == "perform_action" && l["outcome"] == "ok")
         .unwrap_or_else(|| panic!("no audit line of the press: {lines:?}"));
-    assert_eq!(pressed["principal"], "actor", "{pressed}");
+    assert_eq!(pressed["principal"], "token:actor", "{pressed}");
     assert!(pressed["session"].is_null(), "{pressed}");
     assert!(
         lines.iter().any(|l| l["tool"] == "perform_action"
             && l["outcome"] == "denied"
-            && l["principal"] == "reader"),
+            && l["principal"] == "token:reader"),
         "the refused press is audited: {lines:?}"
     );
 }

@@ -131,3 +131,50 @@ async fn tls_settings_are_checked_at_start() {
         .expect("missing file");
     assert!(err.contains("server.tls_cert"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_tls_on_the_metadata_and_challenges_say_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let pem = certificate();
+    let (cert, key) = write(dir.path(), &pem);
+    let token = axgate::http::auth::tokens::generate().expect("token");
+    let toml = format!(
+        "[server]\ntls_cert = {:?}\ntls_key = {:?}\n[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{}\", scopes = [\"axgate:read\"] }}]\n",
+        cert.display().to_string(),
+        key.display().to_string(),
+        axgate::http::auth::tokens::hex(&axgate::http::auth::tokens::sha256(&token)),
+    );
+    let server = TestServer::with_config(config(&toml)).await;
+    let origin = format!("https://127.0.0.1:{}", server.addr.port());
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(pem.0.as_bytes()).unwrap())
+        .build()
+        .expect("client");
+    // No auth.audience: the resource is derived from Host, with the listener's scheme.
+    let doc: serde_json::Value = client
+        .get(format!("{origin}/.well-known/oauth-protected-resource/mcp"))
+        .send()
+        .await
+        .expect("metadata")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(doc["resource"], format!("{origin}/mcp"));
+    let refused = client
+        .post(format!("{origin}/mcp"))
+        .header("content-type", "application/json")
+        .body("{}")
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(refused.status(), 401);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+    assert!(
+        challenge.contains(&format!(
+            "resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\""
+        )),
+        "{challenge}"
+    );
+}

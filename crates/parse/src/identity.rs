@@ -3,8 +3,10 @@
 //! principals, `config` parses scopes, `session`, `mcp` and `policy` read them; this module
 //! knows none of them.
 //!
-//! Scopes are ordered: `axgate:admin` includes `axgate:act`, which includes `axgate:read`
-//! ([`Principal::allows`]); a token only needs the highest scope it is meant to use.
+//! Scopes are not one chain: `axgate:admin` includes `axgate:act`, which includes
+//! `axgate:read`; `axgate:metrics` (reading `/metrics` and nothing else) is included in
+//! `axgate:admin` only ([`Scope::grants`], [`Principal::allows`]). A token only needs the
+//! highest scope it is meant to use; a Prometheus scrape token needs `axgate:metrics`.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -13,16 +15,18 @@ use std::str::FromStr;
 /// One permission of axgate's OAuth scope vocabulary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Scope {
-    /// Read trees, values, screenshots, resources; reach `/mcp` and `/metrics` at all.
+    /// Read trees, values, screenshots, resources; reach `/mcp` at all.
     Read,
     /// Act on apps: press, type, set values, launch and quit (includes `Read`).
     Act,
-    /// Operate the server itself (includes `Act` and `Read`).
+    /// Operate the server itself (includes every other scope).
     Admin,
+    /// Read `/metrics`, and nothing else (not `/mcp`).
+    Metrics,
 }
 
-/// Every scope, lowest first.
-pub const ALL_SCOPES: [Scope; 3] = [Scope::Read, Scope::Act, Scope::Admin];
+/// Every scope.
+pub const ALL_SCOPES: [Scope; 4] = [Scope::Read, Scope::Act, Scope::Admin, Scope::Metrics];
 
 impl Scope {
     /// The wire name, e.g. `axgate:read`.
@@ -31,6 +35,7 @@ impl Scope {
             Scope::Read => "axgate:read",
             Scope::Act => "axgate:act",
             Scope::Admin => "axgate:admin",
+            Scope::Metrics => "axgate:metrics",
         }
     }
 
@@ -39,9 +44,14 @@ impl Scope {
         ALL_SCOPES.into_iter().find(|s| s.as_str() == text)
     }
 
-    /// Whether holding `self` grants `needed` (admin ⊇ act ⊇ read).
+    /// Whether holding `self` grants `needed`: admin ⊇ act ⊇ read, and admin ⊇ metrics;
+    /// metrics grants nothing else, and read or act do not grant metrics.
     pub fn grants(self, needed: Scope) -> bool {
-        self >= needed
+        use Scope::{Act, Admin, Metrics, Read};
+        matches!(
+            (self, needed),
+            (Admin, _) | (Act, Act | Read) | (Read, Read) | (Metrics, Metrics)
+        )
     }
 }
 
@@ -53,7 +63,7 @@ impl fmt::Display for Scope {
 
 /// The error of [`Scope::from_str`]: names the valid scopes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown scope {0:?}; expected axgate:read, axgate:act or axgate:admin")]
+#[error("unknown scope {0:?}; expected axgate:read, axgate:act, axgate:admin or axgate:metrics")]
 pub struct UnknownScope(pub String);
 
 impl FromStr for Scope {
@@ -96,20 +106,83 @@ pub enum PrincipalKind {
 /// rmcp copies the request's `http::request::Parts` (extensions included) into every MCP
 /// request's extensions, so a handler reads it with
 /// `ctx.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>())`.
+///
+/// Its identity is [`Principal::key`], namespaced by how it authenticated — `token:alice`
+/// for the static token named `alice`, `jwt:<issuer>#alice` for a JWT whose subject is
+/// `alice` — so a JWT subject can never pass for a static token (or another issuer's
+/// subject) in rate limits, audit lines, sessions or leases. Made only by
+/// [`Principal::static_token`] and [`Principal::jwt`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal {
-    /// The static token's configured name, or the JWT's `sub` (else `client_id`).
+    /// The static token's configured name, or the JWT's `sub` (else `client_id`), with
+    /// control characters escaped ([`printable`]): for people, not an identity.
     pub name: String,
     /// The axgate scopes granted (other scopes in a JWT are ignored).
     pub scopes: BTreeSet<Scope>,
     pub kind: PrincipalKind,
+    key: String,
 }
 
 impl Principal {
+    /// The principal of the static token named `name` (a checked token name).
+    pub fn static_token(name: &str, scopes: BTreeSet<Scope>) -> Principal {
+        Principal {
+            name: name.to_owned(),
+            scopes,
+            kind: PrincipalKind::Static,
+            key: token_key(name),
+        }
+    }
+
+    /// The principal of a JWT from `issuer` naming `subject`.
+    pub fn jwt(issuer: &str, subject: &str, scopes: BTreeSet<Scope>) -> Principal {
+        let name = printable(subject);
+        Principal {
+            key: format!("{}{name}", jwt_key_prefix(issuer)),
+            name,
+            scopes,
+            kind: PrincipalKind::Jwt,
+        }
+    }
+
+    /// The canonical identity: what rate limits, audit lines, session owners, leases and
+    /// `list_sessions` use. Printable (control characters escaped).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
     /// Whether any granted scope includes `needed`.
     pub fn allows(&self, needed: Scope) -> bool {
         self.scopes.iter().any(|s| s.grants(needed))
     }
+}
+
+/// The [`Principal::key`] of the static token named `name`.
+pub fn token_key(name: &str) -> String {
+    format!("token:{name}")
+}
+
+/// What the [`Principal::key`] of every JWT subject of `issuer` starts with.
+pub fn jwt_key_prefix(issuer: &str) -> String {
+    format!("jwt:{}#", printable(issuer))
+}
+
+/// `text` with backslashes and control characters escaped as in Rust strings (`\n`,
+/// `\u{1b}`, `\\`): safe to put in a log line or a text result, and distinct texts stay
+/// distinct. Other characters, non-ASCII included, are kept.
+pub fn printable(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() || c == '\\') {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() || c == '\\' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// 64 hex digits → the digest.
@@ -157,7 +230,7 @@ mod tests {
         let err = "axgate:write".parse::<Scope>().unwrap_err();
         assert!(
             err.to_string()
-                .contains("axgate:read, axgate:act or axgate:admin")
+                .contains("axgate:read, axgate:act, axgate:admin or axgate:metrics")
         );
         assert_eq!(Scope::parse("openid"), None);
         assert_eq!(
@@ -168,18 +241,45 @@ mod tests {
 
     #[test]
     fn higher_scopes_include_lower_ones() {
-        let p = |scopes: &[Scope]| Principal {
-            name: "t".into(),
-            scopes: scopes.iter().copied().collect(),
-            kind: PrincipalKind::Static,
-        };
+        let p = |scopes: &[Scope]| Principal::static_token("t", scopes.iter().copied().collect());
         assert!(p(&[Scope::Admin]).allows(Scope::Read));
         assert!(p(&[Scope::Act]).allows(Scope::Read));
         assert!(!p(&[Scope::Read]).allows(Scope::Act));
         assert!(!p(&[Scope::Act]).allows(Scope::Admin));
         assert!(!p(&[]).allows(Scope::Read));
+        // Metrics is not on the chain: only itself and admin grant it, and it grants nothing.
+        assert!(p(&[Scope::Admin]).allows(Scope::Metrics));
+        assert!(p(&[Scope::Metrics]).allows(Scope::Metrics));
+        for other in [Scope::Read, Scope::Act] {
+            assert!(!p(&[other]).allows(Scope::Metrics), "{other}");
+            assert!(!p(&[Scope::Metrics]).allows(other), "{other}");
+        }
+        assert!(!p(&[Scope::Metrics]).allows(Scope::Admin));
         assert_eq!(required_scope(true), Scope::Read);
         assert_eq!(required_scope(false), Scope::Act);
+    }
+
+    #[test]
+    fn identities_are_namespaced_and_printable() {
+        let token = Principal::static_token("alice", BTreeSet::new());
+        let jwt = Principal::jwt("https://login.example", "alice", BTreeSet::new());
+        assert_eq!(token.key(), "token:alice");
+        assert_eq!(jwt.key(), "jwt:https://login.example#alice");
+        assert_ne!(
+            token.key(),
+            jwt.key(),
+            "a JWT subject never passes for a token"
+        );
+        assert_eq!(token.name, jwt.name);
+        let odd = Principal::jwt("i", "a\nprincipal=admin\u{1b}[2J\\", BTreeSet::new());
+        assert_eq!(odd.name, r"a\nprincipal=admin\u{1b}[2J\\");
+        assert!(!odd.key().chars().any(char::is_control), "{}", odd.key());
+        assert_ne!(
+            printable("a\n"),
+            printable(r"a\n"),
+            "escaping keeps texts apart"
+        );
+        assert_eq!(printable("Zoë"), "Zoë");
     }
 
     #[test]

@@ -27,7 +27,8 @@ pub struct Inspected {
     /// The `params`, when present.
     pub params: Option<Value>,
     /// A request of the sessionless 2026-07-28 revision: `server/discover`, or a protocol
-    /// version in its `_meta`.
+    /// version in its `_meta` — except `initialize`, which always makes a session (bound to
+    /// its principal), whatever its `_meta` says.
     pub sessionless: bool,
 }
 
@@ -78,7 +79,10 @@ pub fn inspect(body: &[u8]) -> Result<Inspected, IntakeError> {
         .get("params")
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get(META_VERSION_KEY));
-    let sessionless = method == "server/discover" || meta_version.is_some();
+    // rmcp makes a session for every `initialize`; served as sessionless, that session would
+    // belong to nobody: its creator could not end it, and it would hold a slot until it idled.
+    let sessionless =
+        method == "server/discover" || (meta_version.is_some() && method != "initialize");
     let params = object.get("params").cloned();
     Ok(Inspected {
         id,

@@ -33,6 +33,7 @@ impl JwtVerifier {
                 issuer: config.issuer.clone(),
                 audience: config.audience.clone(),
                 leeway: config.leeway.as_secs(),
+                accepted_typ: config.accepted_typ.clone(),
             },
             jwks: Arc::new(jwks),
         }
@@ -45,7 +46,7 @@ impl JwtVerifier {
     /// The principal of a valid token, or why it is refused: the header's algorithm and
     /// `kid`, then the keys from the cache (fetched when needed), then signature and claims.
     pub async fn verify(&self, token: &str) -> Result<Principal, Failure> {
-        let (kid, alg) = jwt::header(token)?;
+        let (kid, alg) = self.rules.header(token)?;
         let keys = match self.jwks.keys_for(kid.as_deref(), alg).await {
             Lookup::Found(keys) => keys,
             Lookup::Unknown => return Err(jwt::unknown_key()),

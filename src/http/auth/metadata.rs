@@ -53,14 +53,15 @@ async fn document(State(auth): State<Arc<Auth>>, headers: HeaderMap) -> Response
     ([(http::header::CACHE_CONTROL, "max-age=300")], Json(body)).into_response()
 }
 
-/// The resource URI when none is configured: `http://<Host>/mcp`.
-pub fn derived_resource(headers: &HeaderMap) -> String {
+/// The resource URI when none is configured: `<scheme>://<Host>/mcp`, the scheme being
+/// the listener's (`https` with TLS on).
+pub fn derived_resource(scheme: &str, headers: &HeaderMap) -> String {
     let host = headers
         .get(http::header::HOST)
         .and_then(|v| v.to_str().ok())
         .filter(|h| !h.is_empty() && !h.contains(['/', '"', '\\', ' ']))
         .unwrap_or("localhost");
-    format!("http://{host}/mcp")
+    format!("{scheme}://{host}/mcp")
 }
 
 /// The URL of the metadata document of `resource` (RFC 9728 §3.1): the well-known path
@@ -103,8 +104,15 @@ mod tests {
     #[test]
     fn resource_from_host() {
         let mut headers = HeaderMap::new();
-        assert_eq!(derived_resource(&headers), "http://localhost/mcp");
+        assert_eq!(derived_resource("http", &headers), "http://localhost/mcp");
         headers.insert(http::header::HOST, "127.0.0.1:8741".parse().expect("value"));
-        assert_eq!(derived_resource(&headers), "http://127.0.0.1:8741/mcp");
+        assert_eq!(
+            derived_resource("http", &headers),
+            "http://127.0.0.1:8741/mcp"
+        );
+        assert_eq!(
+            derived_resource("https", &headers),
+            "https://127.0.0.1:8741/mcp"
+        );
     }
 }

@@ -1,8 +1,9 @@
 //! The auth layer. Runs on every route after the Host/Origin guard:
 //! 1. any `access_token` query parameter → 400 (tokens never belong in URLs), on every route;
 //! 2. `/healthz`, `/readyz` and the metadata documents pass without credentials;
-//! 3. everything else (`/mcp`, `/metrics`, unknown paths) needs a valid bearer token whose
-//!    principal holds `axgate:read` → else 401 / 403 with a `WWW-Authenticate` challenge;
+//! 3. everything else needs a valid bearer token whose principal holds the route's scope
+//!    ([`route_scope`]: `axgate:metrics` for `/metrics`, `axgate:read` for `/mcp` and
+//!    unknown paths) → else 401 / 403 with a `WWW-Authenticate` challenge;
 //! 4. the `Principal` goes into the request extensions and the `Authorization` header is
 //!    removed, so what runs behind (rmcp, tools) knows who called but never holds the token.
 
@@ -24,9 +25,19 @@ pub use axgate_parse::credentials::query_has_token;
 /// Paths served without credentials.
 pub const PUBLIC_PATHS: [&str; 4] = ["/healthz", "/readyz", ROOT_PATH, MCP_PATH];
 
-/// The scope every authenticated route needs. Per-tool checks (`required_scope`) are the MCP
-/// layer's.
+/// The scope every authenticated route but `/metrics` needs. Per-tool checks
+/// (`required_scope`) are the MCP layer's.
 pub const ROUTE_SCOPE: Scope = Scope::Read;
+
+/// The scope a route needs: `/metrics` is read with `axgate:metrics` (held by scrape tokens
+/// and admins, not by `axgate:read` or `axgate:act`), every other route with [`ROUTE_SCOPE`].
+pub fn route_scope(path: &str) -> Scope {
+    if path == "/metrics" {
+        Scope::Metrics
+    } else {
+        ROUTE_SCOPE
+    }
+}
 
 pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Next) -> Response {
     if query_has_token(request.uri().query()) {
@@ -40,17 +51,18 @@ pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Ne
     if PUBLIC_PATHS.contains(&request.uri().path()) {
         return next.run(request).await;
     }
+    let needed = route_scope(request.uri().path());
     match auth.authenticate(request.headers()).await {
-        Ok(principal) if principal.allows(ROUTE_SCOPE) => {
-            tracing::debug!(principal = %principal.name, kind = ?principal.kind, "authenticated");
+        Ok(principal) if principal.allows(needed) => {
+            tracing::debug!(principal = %principal.key(), "authenticated");
             request.headers_mut().remove(AUTHORIZATION);
             request.extensions_mut().insert(principal);
             next.run(request).await
         }
         Ok(principal) => {
-            tracing::warn!(principal = %principal.name, needed = %ROUTE_SCOPE, "request refused: insufficient scope");
+            tracing::warn!(principal = %principal.key(), %needed, "request refused: insufficient scope");
             auth.count(Reason::InsufficientScope);
-            Failure::insufficient(ROUTE_SCOPE).response(&auth.metadata_url(request.headers()))
+            Failure::insufficient(needed).response(&auth.metadata_url(request.headers()))
         }
         Err(failure) => refuse(&auth, failure, request.headers()),
     }

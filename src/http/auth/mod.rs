@@ -119,11 +119,14 @@ impl Auth {
             .map(|jwt| jwt.issuer().to_owned())
     }
 
-    /// This server's resource URI: `auth.audience`, else derived from the request's Host.
+    /// This server's resource URI: `auth.audience`, else derived from the request's Host
+    /// (`https://` when the listener serves TLS).
     pub fn resource(&self, headers: &HeaderMap) -> String {
-        match &self.current.load().config.resource {
+        let current = self.current.load();
+        match &current.config.resource {
             Some(resource) => resource.clone(),
-            None => metadata::derived_resource(headers),
+            None if current.config.https => metadata::derived_resource("https", headers),
+            None => metadata::derived_resource("http", headers),
         }
     }
 
@@ -149,6 +152,20 @@ impl Auth {
     pub fn count(&self, reason: Reason) {
         self.failures.with_label_values(&[reason.label()]).inc();
     }
+}
+
+/// Whether a principal whose [`Principal::key`] is `key` still has a credential under
+/// `config`: a static token of that name, or a JWT of that issuer. A reload that removes a
+/// principal's credential ends what it holds (`AppState::reload`).
+pub fn still_accepted(config: &AuthConfig, key: &str) -> bool {
+    config
+        .tokens
+        .iter()
+        .any(|t| crate::identity::token_key(&t.name) == key)
+        || config
+            .jwt
+            .as_ref()
+            .is_some_and(|j| key.starts_with(&crate::identity::jwt_key_prefix(&j.issuer)))
 }
 
 impl Credentials {

@@ -43,7 +43,8 @@ struct Bytes;
 impl Weighter<[u8; 32], Entry> for Bytes {
     fn weight(&self, _key: &[u8; 32], entry: &Entry) -> u64 {
         let scopes = entry.principal.scopes.len() * 8;
-        (128 + entry.principal.name.len() + entry.kid.len() + scopes) as u64
+        (128 + entry.principal.name.len() + entry.principal.key().len() + entry.kid.len() + scopes)
+            as u64
     }
 }
 

@@ -112,7 +112,8 @@ async fn token_new_prints_a_working_token_and_config() {
     let bad = run(&["token", "new", "--name", "ci", "--scopes", "axgate:write"]);
     assert!(!bad.status.success());
     assert!(
-        String::from_utf8_lossy(&bad.stderr).contains("axgate:read, axgate:act or axgate:admin")
+        String::from_utf8_lossy(&bad.stderr)
+            .contains("axgate:read, axgate:act, axgate:admin or axgate:metrics")
     );
     let bad = run(&["token", "new", "--name", "two words"]);
     assert!(!bad.status.success());
@@ -122,7 +123,7 @@ async fn token_new_prints_a_working_token_and_config() {
 async fn route_sweep_without_credentials() {
     let token = "axg_sweep-token-for-tests-only-0123456789abcdefgh";
     let server = TestServer::with_config(crate::support::config(&format!(
-        "[auth]\ntokens = [{{ name = \"sweep\", sha256 = \"{}\", scopes = [\"axgate:read\"] }}]\n",
+        "[auth]\ntokens = [{{ name = \"sweep\", sha256 = \"{}\", scopes = [\"axgate:read\", \"axgate:metrics\"] }}]\n",
         tokens::hex(&tokens::sha256(token))
     )))
     .await;
@@ -256,4 +257,44 @@ async fn listening_beyond_loopback_needs_auth() {
         ))
         .is_ok()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_metrics_token_reads_metrics_and_nothing_else() {
+    let [scrape, reader, admin] =
+        ["scrape", "reader", "admin"].map(|_| tokens::generate().expect("token"));
+    let entry = |name: &str, token: &str, scope: &str| {
+        format!(
+            "{{ name = \"{name}\", sha256 = \"{}\", scopes = [\"{scope}\"] }}",
+            tokens::hex(&tokens::sha256(token))
+        )
+    };
+    let server = TestServer::with_config(crate::support::config(&format!(
+        "[auth]\ntokens = [{}, {}, {}]\n",
+        entry("prometheus", &scrape, "axgate:metrics"),
+        entry("agent", &reader, "axgate:read"),
+        entry("ops", &admin, "axgate:admin"),
+    )))
+    .await;
+    let http = reqwest::Client::new();
+    let metrics = |token: &str| {
+        http.get(format!("http://{}/metrics", server.addr))
+            .bearer_auth(token)
+            .send()
+    };
+    for (token, status) in [(&scrape, 200), (&admin, 200), (&reader, 403)] {
+        let response = metrics(token).await.expect("scrape");
+        assert_eq!(response.status(), status);
+        if status == 403 {
+            assert!(
+                challenge(&response).contains("scope=\"axgate:metrics\""),
+                "{}",
+                challenge(&response)
+            );
+        }
+    }
+    // The scrape token reaches nothing on /mcp: no tree, no clipboard, no screenshot.
+    let response = post_initialize(&server, Some(&format!("Bearer {scrape}"))).await;
+    assert_eq!(response.status(), 403);
+    assert!(challenge(&response).contains("scope=\"axgate:read\""));
 }

@@ -22,7 +22,12 @@ async fn jwt_access_tokens_from_a_real_authorization_server() {
         assert_eq!(doc["authorization_servers"], json!([provider.issuer]));
         assert_eq!(
             doc["scopes_supported"],
-            json!(["axgate:read", "axgate:act", "axgate:admin"])
+            json!([
+                "axgate:read",
+                "axgate:act",
+                "axgate:admin",
+                "axgate:metrics"
+            ])
         );
         assert_eq!(doc["bearer_methods_supported"], json!(["header"]));
     }
@@ -111,8 +116,9 @@ async fn jwt_access_tokens_from_a_real_authorization_server() {
     assert!(response.headers().contains_key("retry-after"));
     assert_eq!(failures(&unreachable, "jwks_unavailable"), 1);
 
-    // The counters are on /metrics, labelled by reason only.
-    let metrics = client_with(&server, &valid)
+    // The counters are on /metrics (axgate:admin includes axgate:metrics), by reason only.
+    let admin = provider.token("axgate-ci", "axgate:admin", AUD).await;
+    let metrics = client_with(&server, &admin)
         .http
         .get(format!("http://{}/metrics", server.addr))
         .send()

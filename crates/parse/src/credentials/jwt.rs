@@ -4,8 +4,11 @@
 //! resource is refused even when everything else is right. Scopes come from `scope`
 //! (space-separated) or `scp` (a list, or a string); names other than axgate's are ignored.
 //!
-//! Synchronous steps around the key lookup: [`header`] reads the `kid` and refuses any
-//! algorithm but RS256 and ES256 before a key is looked up; the caller finds the candidate
+//! Synchronous steps around the key lookup: [`JwtRules::header`] reads the `kid`, refuses
+//! any algorithm but RS256 and ES256, any `crit` header (RFC 7515 §4.1.11: axgate
+//! understands no extension, so it must refuse every one named critical) and a `typ` other
+//! than the issuer's accepted ones (`at+jwt` by default, RFC 9068 §2.1; `application/at+jwt`
+//! is the same type) before a key is looked up; the caller finds the candidate
 //! keys (the product's JWKS cache, or a fixed set and [`super::jwks::select`]); then
 //! [`JwtRules::verify`] checks the signature and claims and makes the [`Principal`].
 
@@ -17,7 +20,7 @@ use serde::Deserialize;
 
 use super::failure::{Failure, Reason};
 use super::jwks::Key;
-use crate::identity::{Principal, PrincipalKind, Scope};
+use crate::identity::{Principal, Scope};
 
 /// The algorithms accepted; anything else (`none`, HS*, …) is refused before any key is used.
 pub const ALGORITHMS: [Algorithm; 2] = [Algorithm::RS256, Algorithm::ES256];
@@ -31,6 +34,22 @@ pub struct JwtRules {
     pub audience: String,
     /// Seconds of tolerance on `exp` and `nbf`.
     pub leeway: u64,
+    /// The `typ` header values accepted, compared as media types (case-insensitive, an
+    /// `application/` prefix ignored); RFC 9068 access tokens say `at+jwt`
+    /// ([`DEFAULT_TYP`]). A token without `typ` is refused.
+    pub accepted_typ: Vec<String>,
+}
+
+/// The `typ` accepted by default: RFC 9068 JWT access tokens.
+pub const DEFAULT_TYP: &str = "at+jwt";
+
+/// A `typ` value as a media type to compare: lowercase, without `application/`.
+fn media_type(typ: &str) -> String {
+    let lower = typ.trim().to_ascii_lowercase();
+    match lower.strip_prefix("application/") {
+        Some(rest) => rest.to_owned(),
+        None => lower,
+    }
 }
 
 /// The claims axgate reads beyond those `jsonwebtoken` validates.
@@ -95,6 +114,20 @@ pub fn header(token: &str) -> Result<(Option<String>, Algorithm), Failure> {
     if !ALGORITHMS.contains(&header.alg) {
         return Err(refused_alg());
     }
+    if let Some(crit) = &header.crit {
+        return Err(Failure::invalid_token(
+            Reason::Malformed,
+            format!(
+                "the token's header marks {} as critical (crit), an extension this server \
+                 does not understand",
+                if crit.is_empty() {
+                    "nothing (an empty list)".to_owned()
+                } else {
+                    format!("{crit:?}")
+                }
+            ),
+        ));
+    }
     Ok((header.kid, header.alg))
 }
 
@@ -107,6 +140,30 @@ pub fn unknown_key() -> Failure {
 }
 
 impl JwtRules {
+    /// Step one: [`header`] (the `kid`, an accepted algorithm, no `crit`), and the token's
+    /// `typ` must be one of [`JwtRules::accepted_typ`].
+    pub fn header(&self, token: &str) -> Result<(Option<String>, Algorithm), Failure> {
+        let found = header(token)?;
+        let typ = decode_header(token).ok().and_then(|h| h.typ);
+        let accepted = typ.as_deref().is_some_and(|typ| {
+            self.accepted_typ
+                .iter()
+                .any(|a| media_type(a) == media_type(typ))
+        });
+        if !accepted {
+            return Err(Failure::invalid_token(
+                Reason::Malformed,
+                format!(
+                    "the token's typ header is {}; this server accepts {} (an RFC 9068 access \
+                     token says at+jwt; auth.accepted_typ lists the accepted types)",
+                    typ.map_or("missing".to_owned(), |t| format!("{t:?}")),
+                    self.accepted_typ.join(", ")
+                ),
+            ));
+        }
+        Ok(found)
+    }
+
     /// The last step: the principal of a token whose header named `alg` (from [`header`]),
     /// checked against the candidate `keys` (those of another algorithm are skipped), or why
     /// it is refused.
@@ -120,7 +177,7 @@ impl JwtRules {
         let mut last = ErrorKind::InvalidSignature;
         for key in keys.iter().filter(|k| k.alg == alg) {
             match decode::<Claims>(token, &key.key, &validation) {
-                Ok(data) => return Ok(principal(data.claims)),
+                Ok(data) => return Ok(principal(&self.issuer, data.claims)),
                 // Without a kid several keys may be candidates: try the next one.
                 Err(e) if matches!(e.kind(), ErrorKind::InvalidSignature) => {}
                 Err(e) => {
@@ -173,21 +230,17 @@ impl JwtRules {
     }
 }
 
-fn principal(claims: Claims) -> Principal {
+/// The principal of verified claims from `issuer`: namespaced by the issuer, so a subject
+/// named like a static token is not that token ([`Principal::jwt`]).
+fn principal(issuer: &str, claims: Claims) -> Principal {
     let scopes: BTreeSet<Scope> = claims
         .scope
         .iter()
         .chain(claims.scp.iter())
         .flat_map(Names::scopes)
         .collect();
-    Principal {
-        name: claims
-            .sub
-            .or(claims.client_id)
-            .unwrap_or_else(|| "unnamed".into()),
-        scopes,
-        kind: PrincipalKind::Jwt,
-    }
+    let subject = claims.sub.or(claims.client_id);
+    Principal::jwt(issuer, subject.as_deref().unwrap_or("unnamed"), scopes)
 }
 
 #[cfg(test)]
@@ -200,15 +253,16 @@ mod tests {
             r#"{"sub": "s", "scope": "openid axgate:read", "scp": ["axgate:act", "x"]}"#,
         )
         .expect("claims");
-        let p = principal(claims);
+        let p = principal("https://i", claims);
         assert_eq!(p.name, "s");
+        assert_eq!(p.key(), "jwt:https://i#s");
         assert_eq!(
             p.scopes.into_iter().collect::<Vec<_>>(),
             [Scope::Read, Scope::Act]
         );
         let claims: Claims =
             serde_json::from_str(r#"{"client_id": "c", "scp": "axgate:admin"}"#).expect("claims");
-        let p = principal(claims);
+        let p = principal("https://i", claims);
         assert_eq!(p.name, "c");
         assert!(p.allows(Scope::Act));
     }
@@ -235,5 +289,61 @@ mod tests {
         let refused = header("eyJhbGciOiJIUzI1NiJ9.e30.x").unwrap_err();
         assert_eq!(refused.reason, Reason::BadSignature);
         assert_eq!(header("!!.e30.x").unwrap_err().reason, Reason::Malformed);
+    }
+
+    /// A token of `header` (JSON) with empty claims and signature: enough for the header step.
+    fn with_header(header: &str) -> String {
+        use base64::Engine as _;
+        let encode = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        format!("{}.{}.c2ln", encode(header), encode("{}"))
+    }
+
+    fn rules(accepted: &[&str]) -> JwtRules {
+        JwtRules {
+            issuer: "https://i".into(),
+            audience: "https://a/mcp".into(),
+            leeway: 30,
+            accepted_typ: accepted.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn typ_must_be_an_access_token_unless_the_issuer_accepts_others() {
+        let strict = rules(&[DEFAULT_TYP]);
+        for ok in ["at+jwt", "AT+JWT", "application/at+jwt"] {
+            let token = with_header(&format!(r#"{{"alg":"ES256","typ":"{ok}"}}"#));
+            assert!(strict.header(&token).is_ok(), "{ok}");
+        }
+        for (bad, says) in [
+            (r#"{"alg":"ES256","typ":"JWT"}"#, "\"JWT\""),
+            (r#"{"alg":"ES256"}"#, "missing"),
+            (r#"{"alg":"ES256","typ":"id+jwt"}"#, "id+jwt"),
+        ] {
+            let refused = strict.header(&with_header(bad)).unwrap_err();
+            assert!(refused.detail.contains(says), "{}", refused.detail);
+            assert!(
+                refused.detail.contains("auth.accepted_typ"),
+                "{}",
+                refused.detail
+            );
+        }
+        let github = rules(&["at+jwt", "JWT"]);
+        assert!(
+            github
+                .header(&with_header(r#"{"alg":"RS256","typ":"JWT"}"#))
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn any_critical_extension_is_refused() {
+        let strict = rules(&[DEFAULT_TYP]);
+        for crit in [r#"["exp"]"#, r#"["b64"]"#, "[]"] {
+            let token = with_header(&format!(
+                r#"{{"alg":"ES256","typ":"at+jwt","crit":{crit}}}"#
+            ));
+            let refused = strict.header(&token).unwrap_err();
+            assert!(refused.detail.contains("crit"), "{}", refused.detail);
+        }
     }
 }

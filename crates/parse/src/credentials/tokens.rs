@@ -11,7 +11,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
-use crate::identity::{Principal, PrincipalKind, Scope};
+use crate::identity::{Principal, Scope};
 
 /// The prefix of tokens minted by `axgate token new` (lets secret scanners find leaks).
 pub const PREFIX: &str = "axg_";
@@ -57,11 +57,7 @@ impl StaticTokens {
             return None;
         }
         let entry = &self.entries[index as usize];
-        Some(Principal {
-            name: entry.name.clone(),
-            scopes: entry.scopes.clone(),
-            kind: PrincipalKind::Static,
-        })
+        Some(Principal::static_token(&entry.name, entry.scopes.clone()))
     }
 }
 
@@ -102,7 +98,7 @@ mod tests {
         ]);
         let b = tokens.find("axg_bbb").expect("b");
         assert_eq!(b.name, "b");
-        assert_eq!(b.kind, PrincipalKind::Static);
+        assert_eq!(b.kind, crate::identity::PrincipalKind::Static);
         assert!(b.scopes.contains(&Scope::Act));
         assert_eq!(tokens.find("axg_aaa").expect("a").name, "a");
         for wrong in ["", "axg_bb", "axg_bbbb", "AXG_BBB", "axg_ccc"] {

@@ -48,7 +48,7 @@ impl Fixture {
         if !looks_like_jwt(token) {
             return Err(unknown_token());
         }
-        let (kid, alg) = jwt::header(token)?;
+        let (kid, alg) = self.rules.header(token)?;
         let keys = jwks::select(&self.keys, kid.as_deref(), alg);
         if keys.is_empty() {
             return Err(jwt::unknown_key());
@@ -81,6 +81,7 @@ fn fixture() -> &'static Fixture {
                 issuer: ISSUER.into(),
                 audience: AUDIENCE.into(),
                 leeway: LEEWAY.as_secs(),
+                accepted_typ: vec![jwt::DEFAULT_TYP.into()],
             },
             keys,
             static_token,
@@ -98,7 +99,7 @@ fn fixture() -> &'static Fixture {
         );
         let jwt = sign(
             &fixture.signing_key,
-            br#"{"alg":"ES256"}"#,
+            br#"{"alg":"ES256","typ":"at+jwt"}"#,
             valid.as_bytes(),
         );
         assert!(accepted(&jwt).is_ok(), "valid JWT refused");
@@ -242,6 +243,12 @@ fn check_accepted(header: &[u8], claims: &[u8], principal: &Principal) {
         header.get("kid").is_none_or(|kid| kid == KID),
         "accepted a kid the key set lacks"
     );
+    let typ = header["typ"].as_str().map(str::to_ascii_lowercase);
+    assert!(
+        matches!(typ.as_deref(), Some("at+jwt" | "application/at+jwt")),
+        "accepted a typ other than at+jwt"
+    );
+    assert!(header.get("crit").is_none(), "accepted a crit header");
     let claims: Value = serde_json::from_slice(claims).expect("accepted: claims are JSON");
     assert_eq!(claims["iss"], ISSUER, "accepted another issuer");
     let audience_ok = match &claims["aud"] {
@@ -263,7 +270,15 @@ fn check_accepted(header: &[u8], claims: &[u8], principal: &Principal) {
         .into_iter()
         .find_map(Value::as_str)
         .unwrap_or("unnamed");
-    assert_eq!(principal.name, name, "principal name");
+    assert_eq!(
+        principal.name,
+        crate::identity::printable(name),
+        "principal name"
+    );
+    assert!(
+        principal.key().starts_with("jwt:") && !principal.key().chars().any(char::is_control),
+        "principal key"
+    );
     let mut scopes = BTreeSet::new();
     for claim in [&claims["scope"], &claims["scp"]] {
         let names: Vec<&str> = match claim {
