@@ -351,8 +351,8 @@ impl Layers {
                     .unwrap_or(SocketAddr::from(([127, 0, 0, 1], 8741))),
                 allowed_hosts: v.list("server.allowed_hosts"),
                 allowed_origins: v.list("server.allowed_origins"),
-                max_body_bytes: v.int("server.max_body_bytes", 1024, 1 << 30) as usize,
-                shutdown_grace: Duration::from_secs(v.int("server.shutdown_grace_secs", 0, 3600)),
+                max_body_bytes: v.count("server.max_body_bytes", 1024, 1 << 30),
+                shutdown_grace: v.secs("server.shutdown_grace_secs", 0, 3600),
                 metrics_bind: v.parse("server.metrics_bind", |s| {
                     if s.is_empty() {
                         Ok(None)
@@ -360,75 +360,40 @@ impl Layers {
                         s.parse().map(Some).map_err(|e| format!("{e}"))
                     }
                 }),
-                sse_keep_alive: Duration::from_secs(v.int("server.sse_keep_alive_secs", 1, 3600)),
-                sse_retry: Duration::from_millis(v.int("server.sse_retry_ms", 10, 600_000)),
-                header_timeout: Duration::from_millis(v.int(
-                    "server.header_timeout_ms",
-                    100,
-                    600_000,
-                )),
-                idle_timeout: Duration::from_secs(v.int("server.idle_timeout_secs", 1, 86_400)),
-                body_timeout: Duration::from_millis(v.int(
-                    "server.body_timeout_ms",
-                    100,
-                    3_600_000,
-                )),
-                max_connections: v.int("server.max_connections", 1, 1_000_000) as usize,
-                max_in_flight: v.int("server.max_in_flight", 1, 1_000_000) as usize,
-                max_header_bytes: v.int("server.max_header_bytes", 8192, 1 << 20) as usize,
+                sse_keep_alive: v.secs("server.sse_keep_alive_secs", 1, 3600),
+                sse_retry: v.millis("server.sse_retry_ms", 10, 600_000),
+                header_timeout: v.millis("server.header_timeout_ms", 100, 600_000),
+                idle_timeout: v.secs("server.idle_timeout_secs", 1, 86_400),
+                body_timeout: v.millis("server.body_timeout_ms", 100, 3_600_000),
+                max_connections: v.count("server.max_connections", 1, 1_000_000),
+                max_in_flight: v.count("server.max_in_flight", 1, 1_000_000),
+                max_header_bytes: v.count("server.max_header_bytes", 8192, 1 << 20),
                 tls: v.tls(),
             },
             sessions: SessionsConfig {
-                max_sessions: v.int("sessions.max", 1, 100_000) as usize,
-                max_per_principal: v.int("sessions.max_per_principal", 0, 100_000) as usize,
-                idle_timeout: Duration::from_secs(v.int(
-                    "sessions.idle_timeout_secs",
-                    1,
-                    7 * 86_400,
-                )),
-                idle_without_stream: Duration::from_secs(v.int(
-                    "sessions.idle_without_stream_secs",
-                    1,
-                    7 * 86_400,
-                )),
-                evict_others_after: Duration::from_secs(v.int(
-                    "sessions.evict_others_after_secs",
-                    0,
-                    30 * 86_400,
-                )),
-                max_events_per_stream: v.int("sessions.max_events_per_stream", 4, 1_000_000)
-                    as usize,
-                max_events_per_session: v.int("sessions.max_events_per_session", 4, 10_000_000)
-                    as usize,
-                max_stream_bytes: v.int("sessions.max_stream_bytes", 4096, 1 << 40) as usize,
-                max_session_bytes: v.int("sessions.max_session_bytes", 4096, 1 << 40) as usize,
-                max_total_event_bytes: v.int("sessions.max_total_event_bytes", 4096, 1 << 40)
-                    as usize,
-                finished_stream_ttl: Duration::from_secs(v.int(
-                    "sessions.finished_stream_ttl_secs",
-                    1,
-                    86_400,
-                )),
+                max_sessions: v.count("sessions.max", 1, 100_000),
+                max_per_principal: v.count("sessions.max_per_principal", 0, 100_000),
+                idle_timeout: v.secs("sessions.idle_timeout_secs", 1, 7 * 86_400),
+                idle_without_stream: v.secs("sessions.idle_without_stream_secs", 1, 7 * 86_400),
+                evict_others_after: v.secs("sessions.evict_others_after_secs", 0, 30 * 86_400),
+                max_events_per_stream: v.count("sessions.max_events_per_stream", 4, 1_000_000),
+                max_events_per_session: v.count("sessions.max_events_per_session", 4, 10_000_000),
+                max_stream_bytes: v.count("sessions.max_stream_bytes", 4096, 1 << 40),
+                max_session_bytes: v.count("sessions.max_session_bytes", 4096, 1 << 40),
+                max_total_event_bytes: v.count("sessions.max_total_event_bytes", 4096, 1 << 40),
+                finished_stream_ttl: v.secs("sessions.finished_stream_ttl_secs", 1, 86_400),
             },
             backend: BackendConfig {
                 choice: v.parse("backend.kind", |s| {
                     BackendChoice::parse(s)
                         .ok_or_else(|| "expected auto, demo, atspi or macos".into())
                 }),
-                call_timeout: Duration::from_millis(v.int("backend.call_timeout_ms", 10, 600_000)),
+                call_timeout: v.millis("backend.call_timeout_ms", 10, 600_000),
                 unresponsive_after: v.int("backend.unresponsive_after", 1, 100) as u32,
-                probe_interval: Duration::from_millis(v.int(
-                    "backend.probe_interval_ms",
-                    10,
-                    600_000,
-                )),
-                max_queued_calls: v.int("backend.max_queued_calls", 1, 100_000) as usize,
-                handle_cap: v.int("backend.handle_cap", 16, 10_000_000) as usize,
-                min_call_slice: Duration::from_millis(v.int(
-                    "backend.min_call_slice_ms",
-                    1,
-                    60_000,
-                )),
+                probe_interval: v.millis("backend.probe_interval_ms", 10, 600_000),
+                max_queued_calls: v.count("backend.max_queued_calls", 1, 100_000),
+                handle_cap: v.count("backend.handle_cap", 16, 10_000_000),
+                min_call_slice: v.millis("backend.min_call_slice_ms", 1, 60_000),
             },
             log: LogConfig {
                 format: v.parse("log.format", |s| match s {
@@ -454,11 +419,7 @@ impl Layers {
                 max_file_bytes: v.int("audit.max_file_bytes", 4096, 1 << 40),
                 max_files: v.int("audit.max_files", 2, 1 << 20),
                 max_total_bytes: v.int("audit.max_total_bytes", 8192, 1 << 50),
-                deny_window: std::time::Duration::from_secs(v.int(
-                    "audit.deny_window_secs",
-                    0,
-                    3600,
-                )),
+                deny_window: v.secs("audit.deny_window_secs", 0, 3600),
             },
             auth: v.auth(),
             policy: v.policy(),
@@ -474,7 +435,7 @@ impl Layers {
                         })
                     }
                 }),
-                retry_after: Duration::from_secs(v.int("fleet.retry_after_secs", 1, 3600)),
+                retry_after: v.secs("fleet.retry_after_secs", 1, 3600),
             },
         };
         if config.server.idle_timeout <= config.server.sse_keep_alive {

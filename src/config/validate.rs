@@ -64,6 +64,21 @@ impl Validator<'_> {
         }
     }
 
+    /// A whole number of seconds within `[min, max]`, as a duration.
+    pub(super) fn secs(&mut self, name: &'static str, min: u64, max: u64) -> Duration {
+        Duration::from_secs(self.int(name, min, max))
+    }
+
+    /// A whole number of milliseconds within `[min, max]`, as a duration.
+    pub(super) fn millis(&mut self, name: &'static str, min: u64, max: u64) -> Duration {
+        Duration::from_millis(self.int(name, min, max))
+    }
+
+    /// A count or size within `[min, max]`.
+    pub(super) fn count(&mut self, name: &'static str, min: u64, max: u64) -> usize {
+        self.int(name, min, max) as usize
+    }
+
     pub(super) fn int(&mut self, name: &'static str, min: u64, max: u64) -> u64 {
         let (value, src) = match self.raw(name) {
             (Raw::Text(s), src) => (

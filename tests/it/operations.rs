@@ -247,16 +247,7 @@ async fn a_real_prometheus_scrapes_axgate() {
         l.local_addr().unwrap().port()
     };
     let _prometheus = Child(
-        Command::new(binary)
-            .arg(format!(
-                "--config.file={}",
-                dir.join("prometheus.yml").display()
-            ))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}"))
+        crate::support::prometheus_command(binary, &dir, port)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -328,16 +328,42 @@ pub fn response_of(events: &[Event], id: u64) -> Option<Value> {
 /// A sample of `/metrics`, named with its labels as the exposition prints it (for example
 /// `axgate_busy_refusals_total{reason="app_queue"}`); panics when absent.
 pub async fn metric(server: &TestServer, sample: &str) -> f64 {
-    let text = reqwest::get(format!("http://{}/metrics", server.addr))
-        .await
-        .expect("scrape")
-        .text()
-        .await
-        .expect("body");
+    let text = scrape(server.addr, None).await;
+    sample_of(&text, sample).unwrap_or_else(|| panic!("{sample} missing from /metrics"))
+}
+
+/// The `/metrics` text of the server at `addr`, with a bearer token where auth is on.
+pub async fn scrape(addr: impl std::fmt::Display, token: Option<&str>) -> String {
+    let mut req = reqwest::Client::new().get(format!("http://{addr}/metrics"));
+    if let Some(token) = token {
+        req = req.bearer_auth(token);
+    }
+    let resp = req.send().await.expect("scrape");
+    resp.text().await.expect("body")
+}
+
+/// The value of one series (name and labels exactly as written) in a `/metrics` text.
+pub fn sample_of(text: &str, series: &str) -> Option<f64> {
     text.lines()
-        .find_map(|l| l.strip_prefix(sample)?.strip_prefix(' '))
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
         .and_then(|v| v.trim().parse::<f64>().ok())
-        .unwrap_or_else(|| panic!("{sample} missing from /metrics"))
+}
+
+/// A Prometheus server command for the config in `dir` (`prometheus.yml`), its storage
+/// there too, listening on 127.0.0.1:`port`.
+pub fn prometheus_command(binary: &str, dir: &std::path::Path, port: u16) -> std::process::Command {
+    let mut command = std::process::Command::new(binary);
+    command
+        .arg(format!(
+            "--config.file={}",
+            dir.join("prometheus.yml").display()
+        ))
+        .arg(format!(
+            "--storage.tsdb.path={}",
+            dir.join("data").display()
+        ))
+        .arg(format!("--web.listen-address=127.0.0.1:{port}"));
+    command
 }
 
 /// Text of a tool result's first content block.

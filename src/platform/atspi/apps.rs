@@ -60,7 +60,7 @@ impl Apps {
         calls: &Calls<'_>,
     ) -> Result<(Vec<AppEntry>, Vec<String>), AxError> {
         let children: Vec<(String, OwnedObjectPath)> = calls
-            .call_at(REGISTRY, ROOT_PATH, ACCESSIBLE, "GetChildren", &())
+            .call(&(REGISTRY, ROOT_PATH), ACCESSIBLE, "GetChildren", &())
             .await
             .map_err(|f| {
                 AxError::Backend(format!(
@@ -137,9 +137,8 @@ impl Apps {
 async fn first_look(calls: &Calls<'_>, bus: &str) -> Option<AppEntry> {
     let root = ObjRef::new(bus, ROOT_PATH);
     let arg = (bus,);
-    let pid = calls.call_at::<_, u32>(
-        "org.freedesktop.DBus",
-        "/org/freedesktop/DBus",
+    let pid = calls.call::<_, u32>(
+        &("org.freedesktop.DBus", "/org/freedesktop/DBus"),
         "org.freedesktop.DBus",
         "GetConnectionUnixProcessID",
         &arg,

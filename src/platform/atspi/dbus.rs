@@ -86,26 +86,10 @@ impl<'c> Calls<'c> {
         self.trips.load(Ordering::Relaxed)
     }
 
-    /// One method call on `obj`.
+    /// One method call on an object: an [`ObjRef`], or a `(destination, path)` pair.
     pub(super) async fn call<B, R>(
         &self,
-        obj: &ObjRef,
-        iface: &str,
-        method: &str,
-        body: &B,
-    ) -> Result<R, Fail>
-    where
-        B: Serialize + DynamicType,
-        R: DeserializeOwned + Type,
-    {
-        self.call_at(&obj.bus, &obj.path, iface, method, body).await
-    }
-
-    /// One method call on a destination and path.
-    pub(super) async fn call_at<B, R>(
-        &self,
-        dest: &str,
-        path: &str,
+        at: &impl Address,
         iface: &str,
         method: &str,
         body: &B,
@@ -115,6 +99,7 @@ impl<'c> Calls<'c> {
         R: DeserializeOwned + Type,
     {
         self.trips.fetch_add(1, Ordering::Relaxed);
+        let (dest, path) = at.address();
         let reply = self
             .conn
             .call_method(Some(dest), path, Some(iface), method, body)
@@ -168,4 +153,21 @@ where
         .get(name)
         .and_then(|v| v.try_clone().ok())
         .and_then(|v| R::try_from(v).ok())
+}
+
+/// Where a method call goes: a bus name (destination) and an object path.
+pub(super) trait Address {
+    fn address(&self) -> (&str, &str);
+}
+
+impl Address for ObjRef {
+    fn address(&self) -> (&str, &str) {
+        (&self.bus, &self.path)
+    }
+}
+
+impl Address for (&str, &str) {
+    fn address(&self) -> (&str, &str) {
+        (self.0, self.1)
+    }
 }

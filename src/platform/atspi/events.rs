@@ -85,9 +85,8 @@ impl State {
             return Some(pid);
         }
         let pid: u32 = calls
-            .call_at(
-                "org.freedesktop.DBus",
-                "/org/freedesktop/DBus",
+            .call(
+                &("org.freedesktop.DBus", "/org/freedesktop/DBus"),
                 "org.freedesktop.DBus",
                 "GetConnectionUnixProcessID",
                 &(bus,),

@@ -30,16 +30,20 @@ const RAISE_WAIT: Duration = Duration::from_millis(300);
 
 async fn mouse(calls: &Calls<'_>, x: i32, y: i32, name: &str) -> Result<(), AxError> {
     calls
-        .call_at::<_, ()>(REGISTRY, DEC_PATH, DEC, "GenerateMouseEvent", &(x, y, name))
+        .call::<_, ()>(
+            &(REGISTRY, DEC_PATH),
+            DEC,
+            "GenerateMouseEvent",
+            &(x, y, name),
+        )
         .await
         .map_err(|f| AxError::Backend(format!("the registry refused a mouse event: {}", f.0)))
 }
 
 async fn key(calls: &Calls<'_>, code: u32, kind: u32) -> Result<(), AxError> {
     calls
-        .call_at::<_, ()>(
-            REGISTRY,
-            DEC_PATH,
+        .call::<_, ()>(
+            &(REGISTRY, DEC_PATH),
             DEC,
             "GenerateKeyboardEvent",
             &(code as i32, "", kind),

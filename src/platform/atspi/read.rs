@@ -48,7 +48,7 @@ fn state_bits(words: &[u32]) -> u64 {
 /// Every object of an app, in one call.
 pub(super) async fn cache_items(calls: &Calls<'_>, bus: &str) -> Result<Vec<Item>, Fail> {
     let entries: Vec<CacheEntry> = calls
-        .call_at(bus, CACHE_PATH, CACHE, "GetItems", &())
+        .call(&(bus, CACHE_PATH), CACHE, "GetItems", &())
         .await?;
     Ok(entries
         .into_iter()

@@ -156,34 +156,17 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
 
 /// The node an effect acts on: its named target, else the origin (`Open`: the parent).
 fn resolve(tree: &AppTree, origin: NodeId, effect: &Effect) -> Option<NodeId> {
-    let named = match effect {
-        Effect::SetValue { target, .. }
-        | Effect::SetTitle { target, .. }
-        | Effect::SetState { target, .. }
-        | Effect::Toggle { target }
-        | Effect::Adjust { target, .. }
-        | Effect::Select { target }
-        | Effect::Focus { target }
-        | Effect::OpenMenu { target, .. }
-        | Effect::CloseMenu { target }
-        | Effect::Paste { target }
-        | Effect::Undo { target }
-        | Effect::MarkSaved { target }
-        | Effect::CloseWindow { target } => target.as_deref(),
+    match effect {
         // App-wide: they act even after their dialog removed itself.
-        Effect::ContinueQuit {} | Effect::CancelQuit {} => return Some(tree.root()),
-        Effect::Copy { source } => source.as_deref(),
-        Effect::Remove { target } => Some(target.as_str()),
-        Effect::Open { parent, .. } => {
-            return match parent {
-                Some(p) => tree.find_identifier(p),
-                None => Some(tree.root()),
-            };
-        }
-    };
-    match named {
-        None | Some("self") => tree.get(origin).map(|n| n.id),
-        Some(identifier) => tree.find_identifier(identifier),
+        Effect::ContinueQuit {} | Effect::CancelQuit {} => Some(tree.root()),
+        Effect::Open { parent, .. } => match parent {
+            Some(p) => tree.find_identifier(p),
+            None => Some(tree.root()),
+        },
+        _ => match effect.named() {
+            None | Some("self") => tree.get(origin).map(|n| n.id),
+            Some(identifier) => tree.find_identifier(identifier),
+        },
     }
 }
 

@@ -269,6 +269,32 @@ pub(super) enum Effect {
     CancelQuit {},
 }
 
+impl Effect {
+    /// The identifier the effect names: its target, `Copy`'s source, `Open`'s parent; `None`
+    /// where it names none (it acts on its origin) or is app-wide.
+    pub(super) fn named(&self) -> Option<&str> {
+        match self {
+            Effect::SetValue { target, .. }
+            | Effect::SetTitle { target, .. }
+            | Effect::SetState { target, .. }
+            | Effect::Toggle { target }
+            | Effect::Adjust { target, .. }
+            | Effect::Select { target }
+            | Effect::Focus { target }
+            | Effect::OpenMenu { target, .. }
+            | Effect::CloseMenu { target }
+            | Effect::Paste { target }
+            | Effect::Undo { target }
+            | Effect::MarkSaved { target }
+            | Effect::CloseWindow { target } => target.as_deref(),
+            Effect::ContinueQuit {} | Effect::CancelQuit {} => None,
+            Effect::Copy { source } => source.as_deref(),
+            Effect::Remove { target } => Some(target.as_str()),
+            Effect::Open { parent, .. } => parent.as_deref(),
+        }
+    }
+}
+
 /// Parses one app file; the error names the file and the JSON path that is wrong.
 pub(super) fn parse_app(file: &str, text: &str) -> Result<AppSpec, String> {
     let mut de = serde_json::Deserializer::from_str(text);

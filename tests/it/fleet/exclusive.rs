@@ -42,19 +42,15 @@ async fn status(client: &Client) -> u16 {
 }
 
 /// A sample of `/metrics` (scraped with `token`: auth is on); panics when absent.
+/// `axgate_capacity_state{state="…"}` of `server`.
+async fn capacity(server: &TestServer, token: &str, state: &str) -> f64 {
+    let series = format!("axgate_capacity_state{{state=\"{state}\"}}");
+    metric_as(server, token, &series).await
+}
+
 async fn metric_as(server: &TestServer, token: &str, series: &str) -> f64 {
-    let text = reqwest::Client::new()
-        .get(format!("http://{}/metrics", server.addr))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
+    let text = crate::support::scrape(server.addr, Some(token)).await;
+    crate::support::sample_of(&text, series)
         .unwrap_or_else(|| panic!("{series} missing from /metrics:\n{text}"))
 }
 
@@ -88,15 +84,7 @@ async fn exclusive_mode_refuses_other_sessions_naming_the_holder_until_it_ends()
         assert!(!message.contains(&id), "never the session id: {message}");
     }
     assert_eq!(agent_word(agent).await, "drain", "busy: HAProxy's drain");
-    assert_eq!(
-        metric_as(
-            &server,
-            &tokens.admin,
-            "axgate_capacity_state{state=\"busy\"}"
-        )
-        .await,
-        1.0
-    );
+    assert_eq!(capacity(&server, &tokens.admin, "busy").await, 1.0);
     assert!(
         metric_as(
             &server,
@@ -243,15 +231,7 @@ async fn draining_serves_current_sessions_and_refuses_new_ones() {
         metric_as(&server, &tokens.admin, "axgate_draining").await,
         1.0
     );
-    assert_eq!(
-        metric_as(
-            &server,
-            &tokens.admin,
-            "axgate_capacity_state{state=\"drain\"}"
-        )
-        .await,
-        1.0
-    );
+    assert_eq!(capacity(&server, &tokens.admin, "drain").await, 1.0);
     assert_eq!(
         metric_as(
             &server,
@@ -275,15 +255,7 @@ async fn draining_serves_current_sessions_and_refuses_new_ones() {
     let mut third = client_with(&server, &tokens.other);
     third.initialize().await;
     assert_eq!(agent_word(agent).await, "drain");
-    assert_eq!(
-        metric_as(
-            &server,
-            &tokens.admin,
-            "axgate_capacity_state{state=\"busy\"}"
-        )
-        .await,
-        1.0
-    );
+    assert_eq!(capacity(&server, &tokens.admin, "busy").await, 1.0);
 }
 
 /// The agent address in a spawned axgate's start-up log.

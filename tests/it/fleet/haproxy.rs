@@ -96,19 +96,8 @@ fn start_mac(name: &'static str, config: &Path) -> Mac {
 
 /// A sample of one Mac's `/metrics` (0 when the series is absent).
 async fn sample(mac: &Mac, token: &str, series: &str) -> f64 {
-    let text = reqwest::Client::new()
-        .get(format!("http://{}/metrics", mac.addr))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0.0)
+    let text = crate::support::scrape(mac.addr, Some(token)).await;
+    crate::support::sample_of(&text, series).unwrap_or(0.0)
 }
 
 /// The Mac whose `axgate_sessions_active` is `n`... of those listed, exactly one.
@@ -247,16 +236,7 @@ fn start_prometheus(dir: &Path, macs: &[Mac], token: &str) -> (Proc, String) {
     .unwrap();
     let port = free_port();
     let prometheus = Proc::start(
-        Command::new(PROMETHEUS)
-            .arg(format!(
-                "--config.file={}",
-                dir.join("prometheus.yml").display()
-            ))
-            .arg(format!(
-                "--storage.tsdb.path={}",
-                dir.join("data").display()
-            ))
-            .arg(format!("--web.listen-address=127.0.0.1:{port}")),
+        &mut crate::support::prometheus_command(PROMETHEUS, dir, port),
         dir.join("prometheus.log"),
     );
     (prometheus, format!("http://127.0.0.1:{port}"))

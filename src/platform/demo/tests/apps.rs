@@ -205,26 +205,7 @@ fn collect_node_effects(node: &NodeSpec, out: &mut Vec<Effect>) {
 }
 
 fn targets(effect: &Effect) -> Vec<&str> {
-    let one = match effect {
-        Effect::SetValue { target, .. }
-        | Effect::SetTitle { target, .. }
-        | Effect::SetState { target, .. }
-        | Effect::Toggle { target }
-        | Effect::Adjust { target, .. }
-        | Effect::Select { target }
-        | Effect::Focus { target }
-        | Effect::OpenMenu { target, .. }
-        | Effect::CloseMenu { target }
-        | Effect::Paste { target }
-        | Effect::Undo { target }
-        | Effect::MarkSaved { target }
-        | Effect::CloseWindow { target } => target.as_deref(),
-        Effect::ContinueQuit {} | Effect::CancelQuit {} => None,
-        Effect::Copy { source } => source.as_deref(),
-        Effect::Remove { target } => Some(target.as_str()),
-        Effect::Open { parent, .. } => parent.as_deref(),
-    };
-    one.into_iter().collect()
+    effect.named().into_iter().collect()
 }
 
 #[test]
