@@ -320,7 +320,9 @@ async fn screenshots_are_pngs_of_the_window_and_the_screen() {
 async fn apps_launch_and_quit_and_list_rows_select() {
     require_desktop();
     let _turn = DESKTOP.lock().await;
-    let server = AtspiServer::start("").await;
+    // Quitting is the app's Quit command, destructive by the default words: this session is
+    // an unattended one, allowed by configuration.
+    let server = AtspiServer::start("[policy]\nunconfirmed = \"allow\"\n").await;
     let mut c = server.session().await;
     let script = harness::repo().join("tests/desktop/apps/rows.py");
     let spec = format!("/usr/bin/python3 {} 20", script.display());

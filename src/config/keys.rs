@@ -211,7 +211,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "auth.tokens",
-        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array.",
+        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array. A table may also set the token's own unconfirmed (refuse or allow), calls_per_second and writes_per_second, overriding policy.unconfirmed and the [limits] rates for that token only.",
         default: "[]",
     },
     Key {
@@ -238,6 +238,21 @@ pub const KEYS: &[Key] = &[
         name: "auth.accepted_typ",
         doc: "The JWT header typ values the issuer's access tokens may carry (at+jwt of RFC 9068 by default; application/ prefix and case ignored); others, and a missing typ, are refused. An issuer that sends typ JWT (GitHub Actions) needs [\"at+jwt\", \"JWT\"].",
         default: "[\"at+jwt\"]",
+    },
+    Key {
+        name: "auth.jwt_unconfirmed",
+        doc: "The issuer's own policy.unconfirmed (refuse or allow) for every JWT it signs; empty: policy.unconfirmed.",
+        default: "\"\"",
+    },
+    Key {
+        name: "auth.jwt_calls_per_second",
+        doc: "The issuer's own limits.calls_per_second, per JWT subject; 0: limits.calls_per_second.",
+        default: "0",
+    },
+    Key {
+        name: "auth.jwt_writes_per_second",
+        doc: "The issuer's own limits.writes_per_second, per JWT subject; 0: limits.writes_per_second.",
+        default: "0",
     },
     Key {
         name: "auth.jwks_refresh_min_secs",

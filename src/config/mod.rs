@@ -17,6 +17,7 @@ use crate::policy::PolicyConfig;
 mod keys;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod validate;
 
 pub use keys::KEYS;
@@ -342,6 +343,7 @@ impl Layers {
             layers: &self.values,
             errors: std::mem::take(&mut self.errors),
         };
+        let (auth, principals) = v.auth();
         let mut config = Config {
             server: ServerConfig {
                 bind: v
@@ -421,8 +423,11 @@ impl Layers {
                 max_total_bytes: v.int("audit.max_total_bytes", 8192, 1 << 50),
                 deny_window: v.secs("audit.deny_window_secs", 0, 3600),
             },
-            auth: v.auth(),
-            policy: v.policy(),
+            auth,
+            policy: PolicyConfig {
+                principals,
+                ..v.policy()
+            },
             fleet: FleetConfig {
                 exclusive: v.boolean("fleet.exclusive"),
                 drain: v.boolean("fleet.drain"),

@@ -225,3 +225,68 @@ fn booleans_parse_in_every_layer() {
     let err = layers.build().expect_err("invalid").to_string();
     assert!(err.contains("expected true or false"), "{err}");
 }
+
+#[test]
+fn a_token_or_the_issuer_may_set_its_own_policy_and_bad_values_are_named() {
+    use crate::policy::confirm::Unconfirmed;
+    use crate::policy::principal::Who;
+    let hash = "ab".repeat(32);
+    let issuer = "issuer = \"https://idp.example\"\njwks_uri = \"https://idp.example/jwks\"\n\
+                  audience = \"https://mac.example/mcp\"\n";
+    let mut layers = Layers::default();
+    layers.toml_text(
+        &format!(
+            "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:act\"], \
+             unconfirmed = \"allow\", writes_per_second = 40 }}]\n{issuer}jwt_calls_per_second = 5\n"
+        ),
+        "f.toml",
+    );
+    let config = layers.build().expect("valid");
+    let own = &config.policy.principals;
+    assert_eq!(own.len(), 2, "{own:?}");
+    assert_eq!(own[0].who, Who::Token("ci".into()));
+    assert_eq!(own[0].unconfirmed, Some(Unconfirmed::Allow));
+    assert_eq!(
+        (own[0].calls_per_second, own[0].writes_per_second),
+        (None, Some(40))
+    );
+    assert_eq!(own[1].who, Who::Issuer("https://idp.example".into()));
+    assert_eq!(
+        (own[1].unconfirmed, own[1].calls_per_second),
+        (None, Some(5))
+    );
+    let policy = crate::policy::Policy::new(&config.policy);
+    assert_eq!(policy.unconfirmed_for("token:ci"), Unconfirmed::Allow);
+    assert_eq!(policy.unconfirmed_for("token:other"), Unconfirmed::Refuse);
+    assert_eq!(
+        policy.unconfirmed_for("jwt:https://idp.example#ci"),
+        Unconfirmed::Refuse
+    );
+    // Nothing set: no overrides, as strict as before.
+    assert!(
+        Layers::default()
+            .build()
+            .expect("defaults")
+            .policy
+            .principals
+            .is_empty()
+    );
+
+    let mut layers = Layers::default();
+    layers.toml_text(
+        &format!(
+            "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:act\"], \
+             unconfirmed = \"ask\", writes_per_second = 0, calls = 3 }}]\njwt_unconfirmed = \"allow\"\n"
+        ),
+        "f.toml",
+    );
+    let err = layers.build().expect_err("invalid").to_string();
+    for needle in [
+        "`unconfirmed`: expected \"refuse\" or \"allow\"",
+        "`writes_per_second`: expected a whole number from 1 to 100000",
+        "unknown field `calls`",
+        "no issuer is configured",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+}

@@ -1,14 +1,14 @@
 //! Validation of the gathered raw values: typed values per key, every problem collected.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Duration;
 
 use super::TlsFiles;
-use super::{AuthConfig, JwtConfig, PolicyConfig, Raw, Source, StaticTokenConfig, key};
-use crate::identity::Scope;
+use super::{AuthConfig, JwtConfig, PolicyConfig, Raw, Source, key};
 use crate::policy::apps::AppRules;
 use crate::policy::confirm::Unconfirmed;
+use crate::policy::principal::Override;
 
 pub(super) struct Validator<'a> {
     pub(super) layers: &'a BTreeMap<&'static str, (Raw, Source)>,
@@ -188,14 +188,17 @@ impl Validator<'_> {
             writes_per_second: self.int("limits.writes_per_second", 1, 100_000) as u32,
             max_listens_per_principal: self.int("limits.max_listens_per_principal", 1, 100_000)
                 as usize,
+            // Filled from `[auth]` (`Validator::auth`).
+            principals: Vec::new(),
         }
     }
 }
 
 /// The `[auth]` section.
 impl Validator<'_> {
-    pub(super) fn auth(&mut self) -> AuthConfig {
-        let tokens = self.tokens("auth.tokens");
+    /// The section, and the policies tokens and the issuer set for themselves.
+    pub(super) fn auth(&mut self) -> (AuthConfig, Vec<Override>) {
+        let (tokens, mut overrides) = self.tokens("auth.tokens");
         let url = |loopback_http_only: bool| {
             move |s: &str| -> Result<Option<String>, String> {
                 if s.is_empty() {
@@ -248,131 +251,25 @@ impl Validator<'_> {
             }
             (None, None, _) => None,
         };
-        AuthConfig {
+        let own = self.issuer_policy(jwt.as_ref().map_or("", |j| j.issuer.as_str()));
+        if !own.is_empty() {
+            if jwt.is_some() {
+                overrides.push(own);
+            } else if urls_valid {
+                self.errors.push(
+                    "auth.jwt_unconfirmed / auth.jwt_calls_per_second / auth.jwt_writes_per_second \
+                     are set but no issuer is configured: set auth.issuer, or remove them"
+                        .into(),
+                );
+            }
+        }
+        let auth = AuthConfig {
             tokens,
             jwt,
             resource: audience,
             https: false,
-        }
-    }
-
-    /// `auth.tokens`: a TOML array of tables in the file; inline TOML or JSON in the environment.
-    pub(super) fn tokens(&mut self, name: &'static str) -> Vec<StaticTokenConfig> {
-        let (value, src) = match self.raw(name) {
-            (Raw::Toml(value), src) => (value, src),
-            (Raw::Text(text), src) => match inline_list(&text) {
-                Ok(value) => (value, src),
-                Err(why) => return self.fail(name, &src, why),
-            },
         };
-        let items = match value {
-            toml::Value::Array(items) => items,
-            other => {
-                let why =
-                    format!("expected a list of {{ name, sha256, scopes }} tables, found {other}");
-                return self.fail(name, &src, why);
-            }
-        };
-        let mut out: Vec<StaticTokenConfig> = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            match token_entry(item) {
-                Ok(token) if out.iter().any(|t| t.name == token.name) => {
-                    let why = format!("entry {}: the name {:?} is used twice", i + 1, token.name);
-                    self.fail::<()>(name, &src, why);
-                }
-                Ok(token) if out.iter().any(|t| t.sha256 == token.sha256) => {
-                    let why = format!("entry {}: the same sha256 is listed twice", i + 1);
-                    self.fail::<()>(name, &src, why);
-                }
-                Ok(token) => out.push(token),
-                Err(whys) => {
-                    for why in whys {
-                        self.fail::<()>(name, &src, format!("entry {}: {why}", i + 1));
-                    }
-                }
-            }
-        }
-        out
-    }
-}
-
-/// An environment value of `auth.tokens`: `[{ name = "ci", … }]` or `[{"name": "ci", …}]`.
-fn inline_list(text: &str) -> Result<toml::Value, String> {
-    if let Some(value) = toml::from_str::<toml::Table>(&format!("v = {text}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-    {
-        return Ok(value);
-    }
-    serde_json::from_str::<toml::Value>(text).map_err(|e| {
-        format!("expected an inline TOML or JSON list of {{ name, sha256, scopes }} tables ({e})")
-    })
-}
-
-/// One `{ name, sha256, scopes }` table; every problem of it.
-fn token_entry(item: &toml::Value) -> Result<StaticTokenConfig, Vec<String>> {
-    let Some(table) = item.as_table() else {
-        return Err(vec![format!(
-            "expected a {{ name, sha256, scopes }} table, found {item}"
-        )]);
-    };
-    let mut errors = Vec::new();
-    for key in table.keys() {
-        if !matches!(key.as_str(), "name" | "sha256" | "scopes") {
-            errors.push(format!(
-                "unknown field `{key}` (expected name, sha256, scopes)"
-            ));
-        }
-    }
-    let name = match table.get("name").and_then(toml::Value::as_str) {
-        Some(n) => match crate::identity::check_name(n) {
-            Ok(()) => n.to_owned(),
-            Err(why) => {
-                errors.push(why);
-                String::new()
-            }
-        },
-        None => {
-            errors.push("`name` (a string) is missing".into());
-            String::new()
-        }
-    };
-    let sha256 = match table.get("sha256").and_then(toml::Value::as_str) {
-        Some(hex) => crate::identity::parse_sha256(hex).unwrap_or_else(|why| {
-            errors.push(why);
-            [0; 32]
-        }),
-        None => {
-            errors.push("`sha256` (64 hex digits) is missing".into());
-            [0; 32]
-        }
-    };
-    let mut scopes = BTreeSet::new();
-    match table.get("scopes").and_then(toml::Value::as_array) {
-        Some(items) => {
-            for item in items {
-                match item.as_str().map(str::parse::<Scope>) {
-                    Some(Ok(scope)) => {
-                        scopes.insert(scope);
-                    }
-                    Some(Err(why)) => errors.push(format!("scopes: {why}")),
-                    None => errors.push(format!("scopes: expected strings, found {item}")),
-                }
-            }
-            if items.is_empty() {
-                errors.push("`scopes` is empty; give at least axgate:read".into());
-            }
-        }
-        None => errors.push("`scopes` (a list such as [\"axgate:read\"]) is missing".into()),
-    }
-    if errors.is_empty() {
-        Ok(StaticTokenConfig {
-            name,
-            sha256,
-            scopes,
-        })
-    } else {
-        Err(errors)
+        (auth, overrides)
     }
 }
 

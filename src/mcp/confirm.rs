@@ -3,7 +3,8 @@
 //! element a key would press (the focused control for Space, the default button for Return, a
 //! menu item for its shortcut), the chosen menu item or option — and calls [`decide`]. When
 //! the label of any of them contains one of `policy.confirm_words`, the user is asked through
-//! MCP form elicitation if the client declared it; otherwise `policy.unconfirmed` decides. The
+//! MCP form elicitation if the client declared it; otherwise the caller's `unconfirmed` (its
+//! token's or issuer's own, else `policy.unconfirmed`) decides. The
 //! decision is made on the element, never on the tool's name, and its outcome goes on the
 //! call's audit line (`not_destructive` when nothing looked destructive).
 
@@ -46,7 +47,8 @@ fn settle(ctx: &ToolCtx, settled: Confirmation) {
 /// The decision point: goes ahead when none of `receivers` — every element the act is about
 /// to activate — looks destructive, or when the act is confirmed; otherwise refuses, saying
 /// why. `verb` names the act for the user (`press`, `click`, `press the key space on`), `app`
-/// the app's name.
+/// the app's name. An act that activates nothing passes an empty list: the decision is still
+/// made (and recorded as `not_destructive`).
 pub async fn decide(
     ctx: &ToolCtx,
     app: &str,
@@ -71,6 +73,26 @@ pub async fn decide(
     ask(ctx, &word, &what).await
 }
 
+/// The decision point for an act whose receiver is an app's command rather than an element
+/// on screen: quitting an app is its own "Quit <app>" command (the menu item `select_menu`
+/// would choose), so it is judged by that label, the same words deciding. `what` names the
+/// act for the user.
+pub async fn decide_command(ctx: &ToolCtx, label: &str, what: &str) -> Result<(), ToolError> {
+    match ctx.policy.words.find(label) {
+        Some(word) => ask(ctx, &word, what).await,
+        None => {
+            settle(ctx, Confirmation::NotNeeded);
+            Ok(())
+        }
+    }
+}
+
+/// The decision for an act that activates no element (focusing, scrolling, moving a window,
+/// launching, leasing, writing the clipboard): nothing to ask, and the audit line says so.
+pub fn activates_nothing(ctx: &ToolCtx) {
+    settle(ctx, Confirmation::NotNeeded);
+}
+
 /// Asks about one destructive act (`word` is the confirm word its label contains).
 async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
     let message =
@@ -87,7 +109,7 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
     let settled = match asked {
         Ok(Some(Confirm { confirm: true })) => Confirmation::Accepted,
         Ok(_) => Confirmation::Declined,
-        Err(ElicitationError::CapabilityNotSupported) => match ctx.policy.unconfirmed {
+        Err(ElicitationError::CapabilityNotSupported) => match ctx.unconfirmed {
             Unconfirmed::Allow => Confirmation::AllowedUnasked,
             Unconfirmed::Refuse => Confirmation::RefusedUnasked,
         },
@@ -107,8 +129,8 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
             "refused: to {what}: the action looks destructive ({word:?}, policy.confirm_words) and this \
              client cannot ask the user to confirm (it declared no form elicitation, or the \
              request is sessionless); \
-             policy.unconfirmed is \"refuse\". Use a client with elicitation, or ask an \
-             operator to change the policy"
+             policy.unconfirmed (or this token's own `unconfirmed`) is \"refuse\". Use a client \
+             with elicitation, or ask an operator to allow it for this token"
         ))),
     }
 }

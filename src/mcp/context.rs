@@ -178,6 +178,9 @@ pub struct ToolCtx {
     pub progress: Option<rmcp::model::ProgressToken>,
     /// The policy in force when the call started (one consistent policy per call).
     pub policy: Arc<Policy>,
+    /// What a destructive act does when the client cannot be asked: the caller's own
+    /// override (`crate::policy::principal`), else `policy.unconfirmed`.
+    pub unconfirmed: crate::policy::confirm::Unconfirmed,
     /// How a destructive press was confirmed, for the call's audit line.
     pub confirmation: Mutex<Option<Confirmation>>,
     /// The app rule that refused the call, for its audit line (the caller is told only that

@@ -444,6 +444,8 @@ impl ServerHandler for AxServer {
             peer: context.peer.clone(),
             cancel,
             progress: context.meta.get_progress_token(),
+            unconfirmed: policy
+                .unconfirmed_for(principal.as_ref().map_or(gate::LOCAL, |p| p.key())),
             policy,
             confirmation: Mutex::new(None),
             denied_by: Mutex::new(None),

@@ -3,6 +3,8 @@
 //! - [`apps`]: app allow/deny-lists, enforced by the engine wherever an app is named;
 //! - [`limits`]: per-principal rate limits on calls and on writes;
 //! - [`confirm`]: which presses are destructive and how they are confirmed;
+//! - [`principal`]: what a token or an issuer sets for itself (its own `unconfirmed` and
+//!   rate limits);
 //! - read-only mode ([`Policy::read_only`]): write tools are hidden and refused.
 //!
 //! A [`Policy`] is immutable; a reload (SIGHUP) builds a new one and swaps it in whole
@@ -11,6 +13,7 @@
 pub mod apps;
 pub mod confirm;
 pub mod limits;
+pub mod principal;
 
 use std::sync::Arc;
 
@@ -19,6 +22,7 @@ use arc_swap::ArcSwap;
 use apps::AppRules;
 use confirm::{DestructiveWords, Unconfirmed};
 use limits::RateLimits;
+use principal::Override;
 
 /// The `[policy]` and `[limits]` configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,6 +36,8 @@ pub struct PolicyConfig {
     pub writes_per_second: u32,
     /// Most `subscriptions/listen` requests one principal runs at once.
     pub max_listens_per_principal: usize,
+    /// Per-token and per-issuer overrides (`[auth] tokens` fields, `auth.jwt_*`).
+    pub principals: Vec<Override>,
 }
 
 impl Default for PolicyConfig {
@@ -48,6 +54,7 @@ impl Default for PolicyConfig {
             calls_per_second: 50,
             writes_per_second: 10,
             max_listens_per_principal: 16,
+            principals: Vec::new(),
         }
     }
 }
@@ -69,9 +76,21 @@ impl Policy {
             apps: AppRules::new(&config.allow_apps, &config.deny_apps),
             words: DestructiveWords::new(&config.confirm_words),
             unconfirmed: config.unconfirmed,
-            limits: RateLimits::new(config.calls_per_second, config.writes_per_second),
+            limits: RateLimits::new(
+                config.calls_per_second,
+                config.writes_per_second,
+                &config.principals,
+            ),
             config: config.clone(),
         }
+    }
+
+    /// What a destructive act does when the principal whose identity key is `key` cannot be
+    /// asked: its own override, else `policy.unconfirmed`.
+    pub fn unconfirmed_for(&self, key: &str) -> Unconfirmed {
+        principal::find(&self.config.principals, key)
+            .and_then(|o| o.unconfirmed)
+            .unwrap_or(self.unconfirmed)
     }
 }
 

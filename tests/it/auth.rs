@@ -289,3 +289,4 @@ fn with_payload(token: &str, edit: impl FnOnce(&mut Value)) -> String {
 mod bearer;
 mod issuer;
 mod jwt;
+mod own_policy;

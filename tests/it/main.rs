@@ -20,6 +20,7 @@ mod capacity;
 mod clients;
 mod clients_policy;
 mod confirmation;
+mod confirmation_acts;
 mod confirmation_keys;
 mod conformance;
 mod connections;

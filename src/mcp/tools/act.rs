@@ -13,7 +13,7 @@ use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::AxError;
 use crate::ax::act::{Rung, ladder, perform_rung};
 use crate::ax::backend::MouseButton;
-use crate::mcp::confirm::decide;
+use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -249,6 +249,9 @@ pub(super) static FOCUS: ToolDef = ToolDef {
 pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: TargetArgs = parse_args(args)?;
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    // Focus moves the keyboard's target; it presses nothing (a later key press is decided
+    // on the element it would press).
+    activates_nothing(ctx);
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::app_arg::{AppArg, app_ref};
-use super::receivers::{Receiver, key_receivers};
+use super::receivers::{Receiver, key_receivers, pointer_receiver};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
 use crate::ax::act::act_and_observe;
@@ -18,7 +18,7 @@ use crate::ax::engine::BackendOp;
 use crate::ax::keys::KeyCombo;
 use crate::ax::values::{coerce, matches};
 use crate::ax::{AxError, AxValue, Target};
-use crate::mcp::confirm::decide;
+use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
@@ -78,6 +78,14 @@ pub(super) async fn set_value(
     // A field that already holds the value will show no change: the write is still made
     // (and read back), but waiting for an effect that cannot come would only cost time.
     let holds = !node.states.secure && matches(&value, node.value.as_ref());
+    // Writing a check box's state clicks it ("Erase data on quit"); writing text or a number
+    // activates nothing.
+    if matches!(value, AxValue::Bool(_)) {
+        let receiver = (node.clone(), located.element.path.to_string());
+        decide(ctx, &located.conn.app.name, "tick or untick", &[receiver]).await?;
+    } else {
+        activates_nothing(ctx);
+    }
     let wait = if holds { Duration::ZERO } else { VERIFY_WAIT };
     let changes = write_value(ctx, &located, value.clone(), wait).await?;
     let after = located
@@ -387,6 +395,7 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     };
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     let point = center(&located)?;
+    activates_nothing(ctx);
     let pid = located.conn.app.pid;
     pointer_act(ctx, &located, "scroll", move |b, c| {
         b.scroll(pid, point, delta, c)
@@ -458,8 +467,13 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     let args: DragArgs = parse_args(args)?;
     let located = locate_for_write(ctx, &args.app, &args.from).await?;
     let from = center(&located)?;
+    let mut receivers = Vec::new();
     let to = match (&args.to, args.to_x, args.to_y) {
-        (Some(t), None, None) => center(&locate_for_write(ctx, &args.app, t).await?)?,
+        (Some(t), None, None) => {
+            let target = locate_for_write(ctx, &args.app, t).await?;
+            receivers.push((target.element.node.clone(), target.element.path.to_string()));
+            center(&target)?
+        }
         (None, Some(x), Some(y)) => (x, y),
         _ => {
             return Err(ToolError::Usage(
@@ -467,6 +481,10 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
             ));
         }
     };
+    // A drop activates what lies under the drop point (a trash can, a "Delete" well), named
+    // or not: it is decided like a click there.
+    receivers.extend(pointer_receiver(ctx, &located.conn.app, to).await?);
+    decide(ctx, &located.conn.app.name, "drop onto", &receivers).await?;
     let pid = located.conn.app.pid;
     pointer_act(ctx, &located, "drag", move |b, c| b.drag(pid, from, to, c)).await
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::app_arg::{AppArg, app_ref};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use crate::mcp::confirm::activates_nothing;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 
@@ -64,6 +65,7 @@ pub(super) async fn lease_app(
         .connections
         .open(&ctx.engine, &args.app, &ctx.stats)
         .await?;
+    activates_nothing(ctx);
     let lease = ctx
         .engine
         .lease(&conn.app, &ctx.session.owner, Duration::from_secs(secs))?;
@@ -114,6 +116,7 @@ pub(super) async fn release_app(
         "a lease belongs to a session and ends with it",
     )?;
     let app = ctx.engine.resolve_app(&args.app, &ctx.stats).await?;
+    activates_nothing(ctx);
     let released = ctx.engine.release(app.pid, &ctx.session.owner);
     let text = if released {
         format!("released {}", app.name)

@@ -13,6 +13,7 @@ use super::app_arg::{AppArg, app_ref};
 use super::target::{acted, locate, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction};
+use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, AppOut};
@@ -53,6 +54,8 @@ pub(super) async fn launch_app(
     let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(15_000).clamp(100, 300_000));
     let started = Instant::now();
     ctx.report_progress(0.0, Some(2.0), "launching").await;
+    // Launching presses nothing; the app rules decide what may start (by identity).
+    activates_nothing(ctx);
     // The app policy sees every name of what would start before anything starts.
     let app: AppInfo = ctx
         .engine
@@ -148,6 +151,17 @@ pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     let app = ctx.engine.resolve_app(&args.app, &ctx.stats).await?;
     ctx.engine.check_write(&app, &ctx.session.owner)?;
     let (pid, force) = (app.pid, args.force);
+    // Quitting is the app's own Quit command, decided on that label like the menu item.
+    let (label, verb) = match force {
+        true => (format!("Force Quit {}", app.name), "force quit"),
+        false => (format!("Quit {}", app.name), "quit"),
+    };
+    decide_command(
+        ctx,
+        &label,
+        &format!("{verb} {} (pid {})", app.name, app.pid),
+    )
+    .await?;
     ctx.engine
         .run(&app, &ctx.stats, "quit_app", move |b, c| {
             b.quit_app(pid, force, c)
@@ -214,6 +228,7 @@ pub(super) async fn activate_app(
     let args: AppArgs = parse_args(args)?;
     let app = ctx.engine.resolve_app(&args.app, &ctx.stats).await?;
     ctx.engine.check_write(&app, &ctx.session.owner)?;
+    activates_nothing(ctx);
     let pid = app.pid;
     ctx.engine
         .run(&app, &ctx.stats, "activate_app", move |b, c| {
@@ -309,6 +324,13 @@ pub(super) async fn window_action(
             located.label()
         )));
     }
+    // Closing presses the window's close button; the other operations press nothing.
+    if matches!(action, WindowAction::Close) {
+        let what = format!("close {}", located.label());
+        decide_command(ctx, "close button", &what).await?;
+    } else {
+        activates_nothing(ctx);
+    }
     let scope = crate::ax::act::Scope::app();
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
@@ -376,6 +398,7 @@ pub(super) async fn write_clipboard(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: WriteClipArgs = parse_args(args)?;
+    activates_nothing(ctx);
     let text = args.text;
     let written = text.clone();
     let read = ctx

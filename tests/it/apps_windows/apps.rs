@@ -2,6 +2,18 @@
 
 use super::*;
 
+/// A server set up as for an unattended CI job (`policy.unconfirmed = "allow"`): quitting is
+/// the app's own Quit command, which the default confirm words treat as destructive, so a
+/// client that cannot be asked is refused otherwise (`confirmation_acts`).
+async fn unattended_session() -> (TestServer, Client) {
+    let server = TestServer::with_config(crate::support::config(
+        "[policy]\nunconfirmed = \"allow\"\n",
+    ))
+    .await;
+    let client = crate::support::session(&server).await;
+    (server, client)
+}
+
 #[tokio::test]
 async fn launch_app_waits_for_the_window_and_is_idempotent() {
     let (server, mut c) = start_session().await;
@@ -77,7 +89,7 @@ async fn launch_app_waits_for_the_window_and_is_idempotent() {
 
 #[tokio::test]
 async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
-    let (server, mut c) = start_session().await;
+    let (server, mut c) = unattended_session().await;
     steps(
         &mut c,
         &[
@@ -199,7 +211,7 @@ async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
 /// reported as done, not as a failure.
 #[tokio::test]
 async fn dont_save_in_the_quit_dialog_lets_the_app_exit() {
-    let (server, mut c) = start_session().await;
+    let (server, mut c) = unattended_session().await;
     check(
         &mut c,
         "type_text",

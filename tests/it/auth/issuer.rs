@@ -8,13 +8,13 @@ use super::*;
 use crate::support::config;
 
 /// A loopback issuer: `iss` is `http://127.0.0.1:<port>`, its JWK set at `/jwks`.
-struct LocalIssuer {
-    issuer: String,
+pub(super) struct LocalIssuer {
+    pub(super) issuer: String,
     key: jsonwebtoken::EncodingKey,
 }
 
 impl LocalIssuer {
-    async fn start() -> LocalIssuer {
+    pub(super) async fn start() -> LocalIssuer {
         let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
         let point = pair.public_key_raw();
         assert_eq!(point.len(), 65, "an uncompressed P-256 point");
@@ -45,7 +45,7 @@ impl LocalIssuer {
     }
 
     /// The `[auth]` lines accepting this issuer's tokens for [`AUD`].
-    fn section(&self, extra: &str) -> String {
+    pub(super) fn section(&self, extra: &str) -> String {
         format!(
             "[auth]\nissuer = \"{0}\"\njwks_uri = \"{0}/jwks\"\naudience = \"{AUD}\"\n{extra}",
             self.issuer
@@ -53,7 +53,13 @@ impl LocalIssuer {
     }
 
     /// A token for `sub` with `scope`, its header `typ` and `crit` as given.
-    fn token(&self, sub: &str, scope: &str, typ: Option<&str>, crit: Option<&[&str]>) -> String {
+    pub(super) fn token(
+        &self,
+        sub: &str,
+        scope: &str,
+        typ: Option<&str>,
+        crit: Option<&[&str]>,
+    ) -> String {
         let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
         header.kid = Some("local".into());
         header.typ = typ.map(str::to_owned);
