@@ -48,7 +48,7 @@ use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
-use crate::session::{AxSessionManager, EventLog, Owner, Resume, Room, SessionRegistry};
+use crate::session::{AxSessionManager, EventLog, Owner, QuotaHold, Resume, Room, SessionRegistry};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 pub const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -292,12 +292,15 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     } else {
         None
     };
-    if method == "initialize"
-        && session.is_none()
-        && let Some(refused) = new_session_room(&intake, &owner, &id).await
-    {
-        return refused;
-    }
+    // The principal's place for the session, held until the session is bound to it.
+    let _quota_hold = if method == "initialize" && session.is_none() {
+        match new_session_room(&intake, &owner, &id).await {
+            Ok(hold) => hold,
+            Err(refused) => return refused,
+        }
+    } else {
+        None
+    };
     if method == "tools/call"
         && let Some(refused) =
             tool_scope(&intake, &parts, session.as_deref(), params.as_ref()).await
@@ -370,18 +373,17 @@ fn fleet_refusal(fleet: &Fleet, id: Option<Value>, refusal: &Refusal) -> Respons
     response
 }
 
-/// Room for the session a new `initialize` would make, or the 503 refusal (with
-/// `Retry-After` and a JSON-RPC error naming the limit): past the principal's quota, or at
-/// the cap when no session may be evicted.
+/// Room for the session a new `initialize` would make, and the principal's place in its
+/// quota (taken atomically, so concurrent `initialize`s cannot all pass), or the 503 refusal
+/// (with `Retry-After` and a JSON-RPC error naming the limit): past the principal's quota, or
+/// at the cap when no session may be evicted.
 async fn new_session_room(
     intake: &Intake,
     owner: &Option<Owner>,
     id: &Option<Value>,
-) -> Option<Response> {
-    match intake.sessions.make_room(owner).await {
-        Room::Made => None,
-        Room::Full => Some(session_cap_refusal(intake, id.clone())),
-        Room::OverQuota => Some(retry_later(
+) -> Result<Option<QuotaHold>, Response> {
+    let over_quota = || {
+        retry_later(
             id.clone(),
             format!(
                 "This principal already holds its limit of {} sessions \
@@ -389,7 +391,12 @@ async fn new_session_room(
                  DELETE or retry later",
                 intake.registry.limits().max_per_principal
             ),
-        )),
+        )
+    };
+    match intake.sessions.make_room(owner).await {
+        Room::Made => intake.registry.reserve(owner).ok_or_else(over_quota),
+        Room::Full => Err(session_cap_refusal(intake, id.clone())),
+        Room::OverQuota => Err(over_quota()),
     }
 }
 

@@ -8,4 +8,4 @@ pub mod registry;
 
 pub use events::{Caller, EventLimits, EventLog, Resume};
 pub use manager::{AxSessionManager, Pins, Room};
-pub use registry::{Owner, SessionLimits, SessionRegistry};
+pub use registry::{Owner, QuotaHold, SessionLimits, SessionRegistry};

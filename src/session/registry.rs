@@ -9,7 +9,7 @@
 //! evicted ([`SessionRegistry::eviction_candidates`]; the manager skips busy and leased ones).
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::identity::Principal;
@@ -74,6 +74,29 @@ pub struct SessionEntry {
 pub struct SessionRegistry {
     limits: SessionLimits,
     sessions: Mutex<HashMap<String, SessionEntry>>,
+    /// Sessions being made, per principal key: an `initialize` admitted but not yet bound to
+    /// its owner ([`QuotaHold`]). Locked after `sessions`, never before.
+    pending: Mutex<HashMap<String, usize>>,
+}
+
+/// A principal's place for a session being made, counted against its quota from admission
+/// until the session is bound to it (or the attempt fails): concurrent `initialize`s of one
+/// principal cannot all pass a check made before any of them holds a session.
+pub struct QuotaHold {
+    registry: Arc<SessionRegistry>,
+    key: String,
+}
+
+impl Drop for QuotaHold {
+    fn drop(&mut self) {
+        let mut pending = self.registry.pending_lock();
+        if let Some(n) = pending.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                pending.remove(&self.key);
+            }
+        }
+    }
 }
 
 impl SessionRegistry {
@@ -81,7 +104,33 @@ impl SessionRegistry {
         SessionRegistry {
             limits,
             sessions: Mutex::new(HashMap::new()),
+            pending: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn pending_lock(&self) -> MutexGuard<'_, HashMap<String, usize>> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes a place in `asking`'s quota for a session about to be made, when it has one
+    /// (counting its live sessions and the places already taken); `None` past the quota.
+    /// Without authentication there is no quota: `Some` with nothing held.
+    pub fn reserve(self: &Arc<Self>, asking: &Option<Owner>) -> Option<Option<QuotaHold>> {
+        let Some(owner) = asking else {
+            return Some(None);
+        };
+        let sessions = self.lock();
+        let held = sessions.values().filter(|e| e.owner == *asking).count();
+        let mut pending = self.pending_lock();
+        let taken = pending.get(&owner.key).copied().unwrap_or(0);
+        if held + taken >= self.limits.max_per_principal {
+            return None;
+        }
+        *pending.entry(owner.key.clone()).or_insert(0) += 1;
+        Some(Some(QuotaHold {
+            registry: self.clone(),
+            key: owner.key.clone(),
+        }))
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<String, SessionEntry>> {
@@ -194,7 +243,12 @@ impl SessionRegistry {
     /// principal at its quota never pushes out another's session. Without authentication
     /// there is one caller, the cap is its only bound.
     pub fn within_quota(&self, asking: &Option<Owner>) -> bool {
-        asking.is_none() || self.held_by(asking) < self.limits.max_per_principal
+        let Some(owner) = asking else {
+            return true;
+        };
+        let held = self.held_by(asking);
+        let taken = self.pending_lock().get(&owner.key).copied().unwrap_or(0);
+        held + taken < self.limits.max_per_principal
     }
 
     /// How many live sessions `owner` holds.

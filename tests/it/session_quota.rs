@@ -171,3 +171,46 @@ async fn past_its_quota_a_principal_gets_503_and_pushes_out_nobody() {
     let ops = signed_in(&server, &team.ops).await;
     assert_eq!(status(&ops).await, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_initializes_never_pass_the_quota() {
+    let team = Team::new();
+    let server = TestServer::with_config(config(&format!(
+        "{}[sessions]\nmax = 64\nmax_per_principal = 2\n",
+        team.section()
+    )))
+    .await;
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                      "params": {"protocolVersion": PROTOCOL, "capabilities": {},
+                                 "clientInfo": {"name": "t", "version": "1"}}});
+    // Sixteen initializes of one principal at once: a check made before any of them holds a
+    // session would let several through at the same time.
+    let attempts = (0..16).map(|_| {
+        let mut client = client_with(&server, &team.alice);
+        let body = body.clone();
+        async move {
+            let response = client.post(&body).send().await.unwrap();
+            let status = response.status().as_u16();
+            client.session = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let _ = response.text().await;
+            (status, client)
+        }
+    });
+    let answers = futures::future::join_all(attempts).await;
+    // Each is admitted (an own idle session giving way) or refused with 503; never more.
+    assert!(answers.iter().all(|(s, _)| *s == 200 || *s == 503));
+    let mut live = 0;
+    for (_, client) in answers.iter().filter(|(s, _)| *s == 200) {
+        if status(client).await == 200 {
+            live += 1;
+        }
+    }
+    assert!(
+        live <= 2,
+        "alice holds {live} live sessions; the quota is 2"
+    );
+}
