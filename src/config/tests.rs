@@ -225,3 +225,24 @@ fn booleans_parse_in_every_layer() {
     let err = layers.build().expect_err("invalid").to_string();
     assert!(err.contains("expected true or false"), "{err}");
 }
+
+#[test]
+fn the_clients_variables_are_left_to_the_client() {
+    // No key of the server is read from the client's family...
+    for k in KEYS {
+        assert!(
+            !env_name(k.name).starts_with(super::CLIENT_ENV_PREFIX),
+            "{} would be read from the client's variables",
+            k.name
+        );
+    }
+    // ...and serving with them set is not an error.
+    let mut layers = Layers::default();
+    layers.env(env(&[
+        ("AXGATE_CLIENT_URL", "http://127.0.0.1:8741/mcp"),
+        ("AXGATE_CLIENT_TOKEN", "secret"),
+        ("AXGATE_SESSIONS_MAX", "5"),
+    ]));
+    let config = layers.build().expect("valid");
+    assert_eq!(config.sessions.max_sessions, 5);
+}
