@@ -383,7 +383,10 @@ async fn read_bounded(response: Response) -> Result<Vec<u8>, ClientError> {
 /// the start of the body).
 async fn describe(response: Response) -> String {
     let status = response.status();
-    let body = response.text().await.unwrap_or_default();
+    let body = read_bounded(response)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let message = serde_json::from_str::<Value>(&body)
         .ok()
         .and_then(|v| {

@@ -121,6 +121,14 @@ async fn each_kind_of_failure_has_its_exit_code_and_says_why_on_stderr() {
         ran.stderr.contains("cannot reach") && ran.stderr.contains("gave up"),
         "{ran:?}"
     );
+    // --help names the variable but never shows the token it holds.
+    let ran = run(&["call", "--help"], &[("AXGATE_CLIENT_TOKEN", &secret)]).await;
+    ran.expect_code(0);
+    assert!(ran.stdout.contains("AXGATE_CLIENT_TOKEN"), "{ran:?}");
+    assert!(
+        !ran.stdout.contains(&secret),
+        "the token in --help: {ran:?}"
+    );
     // A misspelt client variable.
     let ran = run(&["call", "list_apps"], &[("AXGATE_CLIENT_TOKN", "x")]).await;
     ran.expect_code(2);

@@ -139,12 +139,7 @@ async fn completions_are_generated_for_each_shell() {
         let ran = run(&["completions", shell], &[]).await;
         ran.expect_code(0);
         assert!(ran.stdout.contains(mark), "{shell}: {ran:?}");
-        for word in [
-            "call",
-            "screenshot",
-            "client-secret-file",
-            "github-oidc",
-        ] {
+        for word in ["call", "screenshot", "client-secret-file", "github-oidc"] {
             assert!(ran.stdout.contains(word), "{shell} completes {word}");
         }
     }
