@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod ax;
+pub mod client;
 pub mod config;
 pub mod fleet;
 pub mod http;

@@ -1,5 +1,7 @@
 //! The `axgate` command line: `serve` runs the MCP server, `check` prints the backend's
-//! readiness, `audit verify` checks an audit trail, `token new` mints a static bearer token.
+//! readiness, `audit verify` checks an audit trail, `token new` mints a static bearer token;
+//! `call`, `apps`, `tree`, `find`, `click`, `type` and `screenshot` are the MCP client
+//! (`axgate::client`), `completions` prints a shell's completion script.
 //! The only place that uses `anyhow`.
 
 use std::path::PathBuf;
@@ -7,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory as _, Parser, Subcommand};
 
 use axgate::audit::{self, Audit, AuditEvent, Outcome};
 use axgate::ax::Engine;
@@ -41,6 +43,13 @@ enum Command {
     /// Static bearer tokens for `[auth] tokens`.
     #[command(subcommand)]
     Token(TokenCommand),
+    #[command(flatten)]
+    Client(axgate::client::args::ClientCommand),
+    /// Print the completion script of a shell: `axgate completions bash > /etc/bash_completion.d/axgate`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Subcommand)]
@@ -169,7 +178,15 @@ impl Common {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::parse().command {
+        // The client needs no accessibility main loop: it only speaks HTTP.
+        Command::Client(command) => return ExitCode::from(axgate::client::commands::run(command)),
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "axgate", &mut std::io::stdout());
+            return ExitCode::SUCCESS;
+        }
+        command => Cli { command },
+    };
     let code = axgate::platform::run_main(move || match run(cli) {
         Ok(code) => code,
         Err(error) => {
@@ -188,6 +205,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Check(c) => (c, &no_serving, Mode::Check),
         Command::Audit(command) => return audit_command(command),
         Command::Token(command) => return token_command(command),
+        Command::Client(_) | Command::Completions { .. } => unreachable!("handled in main"),
     };
     let config = common.config(serving)?;
     init_logging(&config);

@@ -253,6 +253,11 @@ pub struct Key {
     pub doc: &'static str,
     pub default: &'static str,
 }
+/// The prefix of the client's environment variables (`axgate call` and the terminal
+/// commands: `client::args`), which the server leaves alone. No key's variable starts with it
+/// (no section is named `client`; `config::tests` checks).
+pub const CLIENT_ENV_PREFIX: &str = "AXGATE_CLIENT_";
+
 /// The environment variable of a key: `server.bind` → `AXGATE_SERVER_BIND`.
 pub fn env_name(key: &str) -> String {
     format!("AXGATE_{}", key.replace('.', "_").to_uppercase())
@@ -309,10 +314,12 @@ impl Layers {
         }
     }
 
-    /// Reads `AXGATE_*` variables from `vars`; unknown `AXGATE_` names are errors.
+    /// Reads `AXGATE_*` variables from `vars`; unknown `AXGATE_` names are errors, except
+    /// the client's `AXGATE_CLIENT_*` family ([`CLIENT_ENV_PREFIX`]), which is not the
+    /// server's to read: a CI job may set them for `axgate call` and start a server too.
     pub fn env(&mut self, vars: impl IntoIterator<Item = (String, String)>) {
         for (var, value) in vars {
-            if !var.starts_with("AXGATE_") {
+            if !var.starts_with("AXGATE_") || var.starts_with(CLIENT_ENV_PREFIX) {
                 continue;
             }
             match KEYS.iter().find(|k| env_name(k.name) == var) {

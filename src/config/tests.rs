@@ -290,3 +290,24 @@ fn a_token_or_the_issuer_may_set_its_own_policy_and_bad_values_are_named() {
         assert!(err.contains(needle), "missing {needle} in:\n{err}");
     }
 }
+
+#[test]
+fn the_clients_variables_are_left_to_the_client() {
+    // No key of the server is read from the client's family...
+    for k in KEYS {
+        assert!(
+            !env_name(k.name).starts_with(super::CLIENT_ENV_PREFIX),
+            "{} would be read from the client's variables",
+            k.name
+        );
+    }
+    // ...and serving with them set is not an error.
+    let mut layers = Layers::default();
+    layers.env(env(&[
+        ("AXGATE_CLIENT_URL", "http://127.0.0.1:8741/mcp"),
+        ("AXGATE_CLIENT_TOKEN", "secret"),
+        ("AXGATE_SESSIONS_MAX", "5"),
+    ]));
+    let config = layers.build().expect("valid");
+    assert_eq!(config.sessions.max_sessions, 5);
+}

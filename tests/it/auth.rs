@@ -24,7 +24,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
 
 /// The resource URI axgate is configured with (the tokens' audience).
-const AUD: &str = "https://mac-17.ci.example:8741/mcp";
+pub(crate) const AUD: &str = "https://mac-17.ci.example:8741/mcp";
 const METADATA: &str = "https://mac-17.ci.example:8741/.well-known/oauth-protected-resource/mcp";
 
 fn oidc_dir() -> PathBuf {
@@ -32,7 +32,7 @@ fn oidc_dir() -> PathBuf {
 }
 
 /// Fresh test-only RSA signing keys (private JWKs), one per kid.
-async fn generate_keys(kids: &[&str]) -> Value {
+pub(crate) async fn generate_keys(kids: &[&str]) -> Value {
     let dir = oidc_dir();
     let kids: Vec<String> = kids.iter().map(|k| k.to_string()).collect();
     let out = tokio::task::spawn_blocking(move || {
@@ -68,9 +68,9 @@ fn subset(set: &Value, kids: &[&str]) -> Value {
 }
 
 /// A running oidc-provider; killed when dropped.
-struct Provider {
+pub(crate) struct Provider {
     child: Child,
-    issuer: String,
+    pub(crate) issuer: String,
     port: u16,
     stderr: std::fs::File,
     _config: tempfile::NamedTempFile,
@@ -78,7 +78,7 @@ struct Provider {
 
 impl Provider {
     /// Starts the provider with `keys`, signing with `sign_kid`, on `port` (0: any free one).
-    async fn start(keys: Value, sign_kid: &str, port: u16) -> Provider {
+    pub(crate) async fn start(keys: Value, sign_kid: &str, port: u16) -> Provider {
         let dir = oidc_dir();
         assert!(
             dir.join("node_modules/oidc-provider/package.json").exists(),
@@ -144,7 +144,7 @@ impl Provider {
         text
     }
 
-    fn jwks_uri(&self) -> String {
+    pub(crate) fn jwks_uri(&self) -> String {
         format!("{}/jwks", self.issuer)
     }
 
@@ -192,7 +192,7 @@ impl Drop for Provider {
 }
 
 /// axgate accepting the provider's JWTs for [`AUD`], with `extra` lines in `[auth]`.
-async fn jwt_server(issuer: &str, jwks_uri: &str, extra: &str) -> TestServer {
+pub(crate) async fn jwt_server(issuer: &str, jwks_uri: &str, extra: &str) -> TestServer {
     TestServer::with_config(crate::support::config(&format!(
         "[auth]\nissuer = \"{issuer}\"\njwks_uri = \"{jwks_uri}\"\naudience = \"{AUD}\"\n\
          leeway_secs = 0\n{extra}"

@@ -33,8 +33,8 @@ fn suite_cli() -> std::path::PathBuf {
 
 /// The fixture on a port-0 loopback listener, served on a runtime of its own (the tests
 /// here are plain and async alike); it stops when dropped.
-struct Fixture {
-    url: String,
+pub(crate) struct Fixture {
+    pub(crate) url: String,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
@@ -46,7 +46,7 @@ impl Drop for Fixture {
     }
 }
 
-fn fixture() -> Fixture {
+pub(crate) fn fixture() -> Fixture {
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     std::thread::spawn(move || {

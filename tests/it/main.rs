@@ -17,6 +17,7 @@ mod audit_calls;
 mod auth;
 mod backpressure;
 mod capacity;
+mod cli;
 mod clients;
 mod clients_policy;
 mod confirmation;

@@ -1,0 +1,125 @@
+//! `axgate call` and the terminal commands, end to end: the built binary run as a child
+//! against a server on a port-0 loopback listener (in this process, the conformance fixture,
+//! or the built binary itself). `cli/call.rs`: results, formats, images, exit codes, the
+//! session's end (also on Ctrl-C), retries and resume; `cli/tokens.rs`: client credentials
+//! against the real oidc-provider, the GitHub Actions OIDC token from a loopback runner
+//! endpoint, and the client's variables beside `axgate serve`; `cli/terminal.rs`: `apps`,
+//! `tree`, `find`, `click`, `type`, `screenshot` and `completions`.
+
+mod call;
+mod terminal;
+mod tokens;
+
+use std::io::Read as _;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::TestServer;
+
+/// How long one run of the client may take.
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// A finished run of the client.
+#[derive(Debug)]
+pub(crate) struct Ran {
+    /// The exit code (`None`: killed by a signal).
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl Ran {
+    /// The standard output as JSON.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+    }
+
+    /// Asserts the exit code, showing the run when it differs.
+    pub(crate) fn expect_code(&self, code: i32) -> &Ran {
+        assert_eq!(self.code, Some(code), "exit code: {self:?}");
+        self
+    }
+}
+
+/// The client as a child process: `axgate ARGS`, with the test's `AXGATE_*` variables
+/// removed (cargo sets `AXGATE_GIT_SHA`) and `env` added; output piped.
+pub(crate) fn start(args: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_axgate"));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AXGATE_") || name.starts_with("ACTIONS_ID_TOKEN") {
+            command.env_remove(name);
+        }
+    }
+    command.envs(env.iter().copied());
+    command.spawn().expect("start the axgate binary")
+}
+
+/// Waits (at most [`RUN_LIMIT`]) for a child started by [`start`] and collects its output.
+pub(crate) async fn finish(mut child: Child) -> Ran {
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the client") {
+            break status;
+        }
+        if started.elapsed() > RUN_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the client ran past {RUN_LIMIT:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    Ran {
+        code: status.code(),
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// Runs `axgate ARGS` to its end.
+pub(crate) async fn run(args: &[&str], env: &[(&str, &str)]) -> Ran {
+    finish(start(args, env)).await
+}
+
+/// Runs `axgate COMMAND --url <server> ARGS…`.
+pub(crate) async fn run_on(server: &TestServer, command: &str, args: &[&str]) -> Ran {
+    let mut all = vec![command, "--url", &server.url];
+    all.extend_from_slice(args);
+    run(&all, &[]).await
+}
+
+/// The server's live sessions (what `axgate_sessions_active` reports).
+pub(crate) fn sessions(server: &TestServer) -> usize {
+    server.state.sessions.registry().len()
+}
+
+/// Waits (at most 10 s) until the server has `want` live sessions.
+pub(crate) async fn sessions_become(server: &TestServer, want: usize) {
+    for _ in 0..500 {
+        if sessions(server) == want {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "the server has {} sessions, not {want}, after 10 s",
+        sessions(server)
+    );
+}
