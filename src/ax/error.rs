@@ -25,7 +25,7 @@ pub enum AxError {
 
     /// Nothing installed that `launch_app` may start matches the request.
     #[error(
-        "nothing that can be launched matches {query:?}; name an installed app by its name, bundle id or path (list_apps shows the running apps you may use)"
+        "nothing that can be launched matches {query:?}: name an installed app by its name, its bundle id or its path, such as /Applications/Name.app"
     )]
     NotLaunchable { query: String },
 

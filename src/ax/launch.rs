@@ -63,11 +63,19 @@ impl Engine {
             })?;
         rules.check_names(&identity.names()).map_err(refuse)?;
         let owned = spec.to_owned();
+        // A backend whose launcher fails to find the app says so as for a running app
+        // (macOS `open`); for a launch, what was missing is something to launch.
         let app = self
             .run_global(deadline, stats, "launch_app", move |b, c| {
                 b.launch_app(&owned, c)
             })
-            .await?;
+            .await
+            .map_err(|e| match e {
+                AxError::AppNotFound { .. } => AxError::NotLaunchable {
+                    query: spec.to_owned(),
+                },
+                other => other,
+            })?;
         // A backstop: what started must be what was resolved. It is only reached when a
         // backend's resolution and its launch disagree, which is a bug worth an error.
         if let Err(denial) = rules.check_app(&app) {

@@ -24,13 +24,19 @@ fn inspector() -> PathBuf {
 
 /// axgate on the demo backend with one static token; returns the server and the token.
 fn serve_with_token(dir: &Path) -> (Axgate, String) {
+    serve_with_scopes(dir, r#""axgate:read", "axgate:act""#)
+}
+
+/// axgate on the demo backend with one static token holding `scopes` (TOML strings).
+fn serve_with_scopes(dir: &Path, scopes: &str) -> (Axgate, String) {
     let token = tokens::generate().expect("random token");
     let config = dir.join("axgate.toml");
     std::fs::write(
         &config,
         format!(
-            "[backend]\nkind = \"demo\"\n[auth]\ntokens = [{{ name = \"inspector\", sha256 = \"{}\", scopes = [\"axgate:read\", \"axgate:act\"] }}]\n",
-            tokens::hex(&tokens::sha256(&token))
+            "[backend]\nkind = \"demo\"\n[auth]\ntokens = [{{ name = \"inspector\", sha256 = \"{}\", scopes = [{}] }}]\n",
+            tokens::hex(&tokens::sha256(&token)),
+            scopes
         ),
     )
     .expect("write the config");
@@ -162,6 +168,46 @@ fn inspector_lists_calls_and_reads_with_a_bearer_token() {
     assert!(
         !server.log().contains(&token),
         "the token is in axgate's log"
+    );
+}
+
+/// The Inspector's `--strict` schema lint (type arrays, remote `$ref`s, untyped subschemas,
+/// bare boolean schemas) finds nothing in any tool, the admin tools included: before the
+/// schemas were made portable it reported 154 warnings.
+#[test]
+fn inspector_strict_lint_finds_nothing_in_the_tool_schemas() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (server, token) = serve_with_scopes(dir.path(), r#""axgate:admin""#);
+    let bearer = format!("Authorization: Bearer {token}");
+    let run = inspect(
+        dir.path(),
+        &server.url,
+        &[
+            "--method",
+            "tools/list",
+            "--strict",
+            "--format",
+            "json",
+            "--header",
+            &bearer,
+        ],
+    );
+    let envelope = json_of(&run, "tools/list --strict");
+    let tools = envelope["result"]["tools"].as_array().expect("tools");
+    assert_eq!(
+        tools.len(),
+        axgate::mcp::tools::all().len(),
+        "every tool is linted"
+    );
+    assert!(
+        envelope.get("schemaFindings").is_none(),
+        "{:#}",
+        envelope["schemaFindings"]
+    );
+    assert!(
+        !run.stderr.contains("Warning") && !run.stderr.contains("Schema portability"),
+        "{}",
+        run.report("tools/list --strict")
     );
 }
 

@@ -21,22 +21,20 @@ use crate::mcp::wire::ActOut;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ActionArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path such as `window[0]/button["Save"]` or a handle such as `e12`.
+    /// The element: a path or a handle.
     target: String,
-    /// A normalised action name the element lists, such as `press`, `increment`, `show_menu`.
+    /// An action the element lists, such as `press` or `increment`.
     action: String,
 }
 
 pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
     name: "perform_action",
     title: "Perform an action on an element",
-    description: "Performs a semantic accessibility action (press, increment, decrement, \
-                  show_menu, confirm, cancel, …) after checking that the element exists, is \
-                  enabled and supports it. Returns the element afterwards and what changed.",
+    description: "Performs an action the element lists (press, increment, show_menu, …).",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ActionArgs>,
@@ -104,32 +102,29 @@ enum Button {
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 enum Strategy {
-    /// Climb the ladder until an effect is observed.
+    // Said in `ClickArgs::strategy` (variant docs would each become a schema branch).
     #[default]
     Auto,
-    /// Only the semantic action.
     Action,
-    /// Only a synthetic pointer click at the element's centre.
     Pointer,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClickArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
-    /// `left` (default) or `right`.
     #[serde(default)]
     button: Button,
     /// 1 (default) or 2 for a double click.
     #[serde(default)]
     count: Option<u32>,
-    /// `auto` (default): semantic press → pointer → select → set value, until an effect
-    /// shows; `action`: semantic press only; `pointer`: synthetic click only.
+    /// `auto` (default) tries press, pointer, select, set value until an effect shows;
+    /// `action`: press only; `pointer`: pointer click only.
     #[serde(default)]
     strategy: Strategy,
 }
@@ -137,10 +132,7 @@ pub(super) struct ClickArgs {
 pub(super) static CLICK: ToolDef = ToolDef {
     name: "click",
     title: "Click an element",
-    description: "Clicks an element and verifies the effect. With strategy `auto` it climbs the \
-                  actuation ladder — semantic press, synthetic pointer click, select, set value \
-                  — until an effect is observed, and reports the rung that worked. Right and \
-                  double clicks use the pointer (a right click uses show_menu when offered).",
+    description: "Clicks an element and verifies the effect, trying press, pointer, select and set value (`auto`).",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ClickArgs>,
@@ -228,7 +220,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TargetArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -239,7 +231,7 @@ pub(super) struct TargetArgs {
 pub(super) static FOCUS: ToolDef = ToolDef {
     name: "focus",
     title: "Focus an element",
-    description: "Moves keyboard focus to an element and verifies it took focus.",
+    description: "Moves keyboard focus to an element and verifies it.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<TargetArgs>,

@@ -23,8 +23,7 @@ pub(super) struct SessionsOut {
 pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
     name: "list_sessions",
     title: "List sessions",
-    description: "Lists the server's live MCP sessions: tag, principal, protocol version, age \
-                  and idle time. Session ids are never shown; end_session takes the tag.",
+    description: "Lists live MCP sessions by tag, with principal, version, age and idle time.",
     effect: Effect::AdminRead,
     idempotent: true,
     input: input_schema::<NoArgs>,
@@ -47,8 +46,7 @@ pub(super) struct EndOut {
 pub(super) static END_SESSION: ToolDef = ToolDef {
     name: "end_session",
     title: "End a session",
-    description: "Ends a live MCP session by its tag (from list_sessions): its streams close, \
-                  its subscriptions, handles and leases go, and its id answers 404 from then on.",
+    description: "Ends a live MCP session by its tag from list_sessions.",
     effect: Effect::Admin,
     idempotent: true,
     input: input_schema::<EndArgs>,
@@ -105,8 +103,7 @@ pub(super) struct DrainArgs {
 pub(super) static SET_DRAINING: ToolDef = ToolDef {
     name: "set_draining",
     title: "Drain the server",
-    description: "Starts or ends draining: current sessions go on, new ones are refused and \
-                  balancers send them elsewhere. Returns the capacity state.",
+    description: "Starts or ends draining: new sessions are refused, current ones go on.",
     effect: Effect::Admin,
     idempotent: true,
     input: input_schema::<DrainArgs>,

@@ -21,8 +21,7 @@ pub(super) struct NoArgs {}
 pub(super) static LIST_APPS: ToolDef = ToolDef {
     name: "list_apps",
     title: "List running apps",
-    description: "Lists running applications that have an accessibility tree, with name, pid and \
-                  bundle id. Use any of them as the `app` argument of other tools.",
+    description: "Lists running apps; a name, bundle id or pid shown works as `app`.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<NoArgs>,
@@ -49,7 +48,7 @@ pub(super) async fn list_apps(ctx: &ToolCtx) -> Result<CallToolResult, ToolError
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AppArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -73,8 +72,7 @@ pub(super) async fn open_app_of(
 pub(super) static LIST_WINDOWS: ToolDef = ToolDef {
     name: "list_windows",
     title: "List an app's windows",
-    description: "Lists an app's windows (and dialogs/sheets) with handle, path, title, frame, \
-                  focus and minimized state.",
+    description: "Lists an app's windows, dialogs and sheets.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<AppArgs>,

@@ -21,21 +21,21 @@ use crate::mcp::wire::ActOut;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SelectArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The container: a popup button, combo box, list, table, tab group or radio group.
+    /// The popup, list, table, tab group or radio group.
     target: String,
     /// The item's title (string) or its index among the items (number, from 0).
+    #[schemars(with = "super::schema::TitleOrIndex")]
     option: Value,
 }
 
 pub(super) static SELECT_OPTION: ToolDef = ToolDef {
     name: "select_option",
     title: "Select an option",
-    description: "Selects an item of a popup button (opening its menu), list, table, tab group \
-                  or radio group by title or index, and verifies the selection.",
+    description: "Selects an item of a popup, list, table, tab group or radio group.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<SelectArgs>,
@@ -193,7 +193,7 @@ pub(super) struct MenusOut {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuListArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -202,8 +202,7 @@ pub(super) struct MenuListArgs {
 pub(super) static LIST_MENUS: ToolDef = ToolDef {
     name: "list_menus",
     title: "List an app's menus",
-    description: "Lists the app's menu bar as menu paths such as `File > Save As…`, with \
-                  enabled state, for use with select_menu.",
+    description: "Lists the app's menu bar items as paths such as `File > Save As…`.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<MenuListArgs>,
@@ -295,19 +294,18 @@ pub(super) async fn list_menus(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The menu path, items separated by `>`: `File > Save As…` (`...` matches `…`).
+    /// Items separated by `>`, such as `File > Save As…`.
     menu: String,
 }
 
 pub(super) static SELECT_MENU: ToolDef = ToolDef {
     name: "select_menu",
     title: "Select a menu item",
-    description: "Chooses a menu bar item by its path, such as `File > Save As…`, and reports \
-                  what changed.",
+    description: "Chooses a menu bar item by its path, such as `File > Save As…`.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<MenuArgs>,

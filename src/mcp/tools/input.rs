@@ -26,22 +26,21 @@ use crate::mcp::wire::ActOut;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SetValueArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle.
     target: String,
-    /// A string, boolean or number; converted to the element's type and clamped to its range.
+    /// Converted to the element's type and clamped to its range.
+    #[schemars(with = "super::schema::Scalar")]
     value: Value,
 }
 
 pub(super) static SET_VALUE: ToolDef = ToolDef {
     name: "set_value",
     title: "Set an element's value",
-    description: "Writes a text field's text, a check box's state or a slider's number. The \
-                  value is converted to the element's type and clamped to its min/max, then \
-                  read back: an app that ignores the write is reported, not trusted.",
+    description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<SetValueArgs>,
@@ -137,16 +136,14 @@ async fn write_value(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TypeArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element to type into (focused first); without it, the focused element.
+    /// The element to type into; default: the focused one.
     #[serde(default)]
     target: Option<String>,
-    /// The text to type.
     text: String,
-    /// Empty the field before typing.
     #[serde(default)]
     clear_first: bool,
 }
@@ -154,9 +151,7 @@ pub(super) struct TypeArgs {
 pub(super) static TYPE_TEXT: ToolDef = ToolDef {
     name: "type_text",
     title: "Type text",
-    description: "Types text as key presses into an element (focused first) or the focused \
-                  element, optionally clearing it first, and verifies the text arrived. The \
-                  text is never logged or echoed.",
+    description: "Types text as key presses into an element or the focused element.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<TypeArgs>,
@@ -296,18 +291,17 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct KeyArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// A key: one character, `return`, `tab`, `escape`, `backspace`, `delete`, `space`,
-    /// arrows (`up`…), `home`, `end`, `page_up`, `page_down`, `f1`–`f20`; or a combo such as
+    /// A key (`a`, `return`, `tab`, `escape`, `up`, `page_down`, `f1`…) or a combo such as
     /// `cmd+shift+s`.
     key: String,
-    /// Modifiers: any of `cmd`, `ctrl`, `opt`, `shift`.
+    /// Any of `cmd`, `ctrl`, `opt`, `shift`.
     #[serde(default)]
     modifiers: Vec<String>,
-    /// Focus this element first; without it the key goes to the focused element.
+    /// Focus this element first; default: the focused one.
     #[serde(default)]
     target: Option<String>,
 }
@@ -315,8 +309,7 @@ pub(super) struct KeyArgs {
 pub(super) static PRESS_KEY: ToolDef = ToolDef {
     name: "press_key",
     title: "Press a key",
-    description: "Presses a key with modifiers (cmd, ctrl, opt, shift) in an app, optionally \
-                  focusing an element first, and reports what changed.",
+    description: "Presses a key or combo such as `cmd+s`.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<KeyArgs>,
@@ -360,13 +353,12 @@ enum Direction {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ScrollArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// The element to scroll (a scroll area or anything inside one).
     target: String,
-    /// `up`, `down`, `left` or `right`.
     direction: Direction,
     /// Lines to scroll (default 3, at most 100).
     #[serde(default)]
@@ -376,8 +368,7 @@ pub(super) struct ScrollArgs {
 pub(super) static SCROLL: ToolDef = ToolDef {
     name: "scroll",
     title: "Scroll",
-    description: "Scrolls at an element's centre with the pointer wheel and reports what came \
-                  into view.",
+    description: "Scrolls an element with the pointer wheel.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ScrollArgs>,
@@ -435,7 +426,7 @@ fn center(located: &Located) -> Result<(f64, f64), ToolError> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DragArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -455,8 +446,7 @@ pub(super) struct DragArgs {
 pub(super) static DRAG: ToolDef = ToolDef {
     name: "drag",
     title: "Drag",
-    description: "Drags with the left button from an element to another element or a point, \
-                  and reports what changed.",
+    description: "Drags from an element to another element or a point.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<DragArgs>,

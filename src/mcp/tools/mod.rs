@@ -11,6 +11,7 @@ mod choose;
 mod input;
 mod query;
 mod receivers;
+mod schema;
 mod session;
 mod system;
 mod target;
@@ -20,12 +21,12 @@ mod wait;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
-use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::context::ToolCtx;
 use super::errors::{ToolError, tool_error};
+pub use schema::{input_schema, output_schema};
 
 /// The side-effect class of a tool, which fixes its annotations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,12 +73,17 @@ pub struct ToolDef {
 
 impl ToolDef {
     pub fn to_wire(&self) -> Tool {
-        let annotations = ToolAnnotations::with_title(self.title)
+        // The title is the tool's own `title` (2025-06-18 on), not repeated here.
+        let mut annotations = ToolAnnotations::new()
             .read_only(self.effect.reads_only())
-            .destructive(DESTRUCTIVE.contains(&self.name))
-            .idempotent(self.idempotent)
             // The tools act on the local desktop, a closed world.
             .open_world(false);
+        // The spec gives these meaning only for a tool that changes something.
+        if !self.effect.reads_only() {
+            annotations = annotations
+                .destructive(DESTRUCTIVE.contains(&self.name))
+                .idempotent(self.idempotent);
+        }
         let mut tool = Tool::new(self.name, self.description, (self.input)())
             .with_title(self.title)
             .with_annotations(annotations);
@@ -288,47 +294,25 @@ fn in_words(message: &str) -> String {
     out
 }
 
-/// The input schema of an argument type.
-pub fn input_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    portable(rmcp::handler::server::common::schema_for_type::<T>())
-}
-
-/// The output schema of a result type.
-pub fn output_schema<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    portable(rmcp::handler::server::common::schema_for_output::<T>())
-}
-
-/// Drops the Rust-specific integer `format`s (`uint32`, `uint`, `double`, …) that schemars
-/// emits: JSON Schema validators in clients do not know them and warn on every listing.
-/// `minimum: 0` already says what `uint` meant.
-fn portable(schema: Arc<JsonObject>) -> Arc<JsonObject> {
-    fn strip(value: &mut Value) {
+/// A successful result: compact text for models plus `structuredContent`. An absent
+/// optional field is omitted, never `null`: the output schemas have no nullable types
+/// (`schema.rs`).
+pub fn structured(text: String, value: &impl serde::Serialize) -> CallToolResult {
+    fn drop_nulls(value: &mut Value) {
         match value {
             Value::Object(map) => {
-                let rust_format = map.get("format").and_then(Value::as_str).is_some_and(|f| {
-                    f.starts_with("int") || f.starts_with("uint") || f == "double" || f == "float"
-                });
-                if rust_format {
-                    map.remove("format");
-                }
-                map.values_mut().for_each(strip);
+                map.retain(|_, v| !v.is_null());
+                map.values_mut().for_each(drop_nulls);
             }
-            Value::Array(items) => items.iter_mut().for_each(strip),
+            Value::Array(items) => items.iter_mut().for_each(drop_nulls),
             _ => {}
         }
     }
-    let mut value = Value::Object((*schema).clone());
-    strip(&mut value);
-    match value {
-        Value::Object(map) => Arc::new(map),
-        _ => schema,
-    }
-}
-
-/// A successful result: compact text for models plus `structuredContent`.
-pub fn structured(text: String, value: &impl serde::Serialize) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = serde_json::to_value(value).ok();
+    result.structured_content = serde_json::to_value(value).ok().map(|mut v| {
+        drop_nulls(&mut v);
+        v
+    });
     result
 }
 

@@ -77,7 +77,7 @@ fn element_out(conn: &AppConnection, node: &RawNode, path: &ElementPath) -> (Str
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ElementArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -88,8 +88,7 @@ pub(super) struct ElementArgs {
 pub(super) static GET_ELEMENT: ToolDef = ToolDef {
     name: "get_element",
     title: "Inspect an element",
-    description: "Returns every attribute of one element: role (normalised and native), \
-                  title, value, frame, states, actions, and which attributes can be set.",
+    description: "Returns every attribute of one element, and which can be set.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<ElementArgs>,
@@ -109,7 +108,7 @@ pub(super) async fn get_element(
 pub(super) static GET_FOCUSED: ToolDef = ToolDef {
     name: "get_focused",
     title: "Get the focused element",
-    description: "Returns the element that has keyboard focus in an app, with its path.",
+    description: "Returns the element with keyboard focus in an app.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<AppArgs>,
@@ -163,7 +162,7 @@ async fn whole_app(ctx: &ToolCtx, conn: &AppConnection) -> Result<Vec<IndexedNod
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct PointArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -176,7 +175,7 @@ pub(super) struct PointArgs {
 pub(super) static ELEMENT_AT: ToolDef = ToolDef {
     name: "element_at",
     title: "Element at a point",
-    description: "Returns the app's element at global screen coordinates (points), with its path.",
+    description: "Returns the app's element at a screen point.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<PointArgs>,

@@ -18,12 +18,11 @@ const MAX_LEASE_SECS: u64 = 3_600;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LeaseArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// How long the lease lasts, in seconds (default 300, at most 3600). Calling again
-    /// extends it.
+    /// Lease length in seconds (default 300, at most 3600); calling again extends it.
     #[serde(default)]
     seconds: Option<u64>,
 }
@@ -39,9 +38,7 @@ pub(super) struct LeaseOut {
 pub(super) static LEASE_APP: ToolDef = ToolDef {
     name: "lease_app",
     title: "Lease an app",
-    description: "Takes an exclusive, time-limited lease on an app: other sessions' changes to \
-                  it fail with \"leased by another session until …\" until the lease ends or is \
-                  released. Reading stays open to everyone.",
+    description: "Takes an exclusive, time-limited lease on an app against other sessions' changes.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<LeaseArgs>,
@@ -84,7 +81,7 @@ pub(super) async fn lease_app(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ReleaseArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -156,8 +153,7 @@ pub(super) struct SessionOut {
 pub(super) static SESSION_INFO: ToolDef = ToolDef {
     name: "session_info",
     title: "Session state",
-    description: "Reports this session's state: the backend, the apps it holds connections to \
-                  with their handle counts, leases, and whether an app is unresponsive.",
+    description: "Reports this session's backend, app connections, handles and leases.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<NoArgs>,

@@ -23,7 +23,7 @@ use crate::mcp::wire::{ActOut, AppOut};
 pub(super) struct LaunchArgs {
     /// App name, bundle id, or path such as `/Applications/Notes.app`.
     app: String,
-    /// How long to wait for the app's first window, in milliseconds (default 15000).
+    /// Wait for a window this long (default 15000).
     #[serde(default)]
     timeout_ms: Option<u64>,
 }
@@ -38,8 +38,7 @@ pub(super) struct LaunchOut {
 pub(super) static LAUNCH_APP: ToolDef = ToolDef {
     name: "launch_app",
     title: "Launch an app",
-    description: "Launches an app by name, bundle id or path (or activates it when running) \
-                  and waits until its accessibility tree shows a window. Reports progress.",
+    description: "Launches (or activates) an app by name, bundle id or path; waits for a window.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<LaunchArgs>,
@@ -114,14 +113,14 @@ async fn window_count(ctx: &ToolCtx, app: &AppInfo) -> Result<usize, AxError> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct QuitArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// Kill the app instead of asking it to quit.
     #[serde(default)]
     force: bool,
-    /// How long to wait for the exit, in milliseconds (default 5000).
+    /// Wait for the exit this long (default 5000).
     #[serde(default)]
     timeout_ms: Option<u64>,
 }
@@ -137,8 +136,7 @@ pub(super) struct QuitOut {
 pub(super) static QUIT_APP: ToolDef = ToolDef {
     name: "quit_app",
     title: "Quit an app",
-    description: "Asks an app to quit (or kills it with `force`) and verifies that it exited; an \
-                  app that shows a save dialog instead is reported, not trusted.",
+    description: "Quits an app (or kills it with `force`) and verifies that it exited.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<QuitArgs>,
@@ -205,7 +203,7 @@ pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AppArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -263,13 +261,13 @@ enum WindowOp {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WindowArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// The window: a path such as `window[0]` or a handle.
     target: String,
-    /// focus, minimize, restore, close, move (x, y) or resize (w, h).
+    /// `move` takes x and y; `resize` takes w and h.
     action: WindowOp,
     #[serde(default)]
     x: Option<f64>,
@@ -284,8 +282,7 @@ pub(super) struct WindowArgs {
 pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
     name: "window_action",
     title: "Operate a window",
-    description: "Focuses, minimizes, restores, closes, moves (x, y) or resizes (w, h) a window \
-                  and reports what changed.",
+    description: "Focuses, minimizes, restores, closes, moves or resizes a window.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<WindowArgs>,
@@ -379,14 +376,13 @@ pub(super) async fn read_clipboard(ctx: &ToolCtx) -> Result<CallToolResult, Tool
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WriteClipArgs {
-    /// The text to place on the clipboard.
     text: String,
 }
 
 pub(super) static WRITE_CLIPBOARD: ToolDef = ToolDef {
     name: "write_clipboard",
     title: "Write the clipboard",
-    description: "Replaces the clipboard's text and verifies it by reading it back.",
+    description: "Replaces the clipboard's text and reads it back.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<WriteClipArgs>,
@@ -425,11 +421,11 @@ pub(super) async fn write_clipboard(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ShotArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// An element (window or control) to capture: its frame becomes the region.
+    /// Capture this element's frame.
     #[serde(default)]
     target: Option<String>,
     /// A region in global points: x, y, w, h.
@@ -440,10 +436,7 @@ pub(super) struct ShotArgs {
 pub(super) static SCREENSHOT: ToolDef = ToolDef {
     name: "screenshot",
     title: "Take a screenshot",
-    description: "Captures the app's window, an element's frame, or a screen region as a PNG \
-                  image, with the captured frame (global points) and its scale (pixels per \
-                  point) to map pixels back to points. A region that shows a window of an app \
-                  this server may not use is refused.",
+    description: "Captures an app's window, an element or a screen region as a PNG.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<ShotArgs>,

@@ -25,11 +25,11 @@ const FIND_BUDGET: usize = 50_000;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TreeArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// Start here instead of the app: a path such as `window[0]` or a handle such as `e12`.
+    /// Start at this element (path or handle) instead of the app.
     #[serde(default)]
     root: Option<String>,
     /// Levels below the root to include (default 10, at most 64).
@@ -38,19 +38,18 @@ pub(super) struct TreeArgs {
     /// Most nodes to walk (default 500, at most 20000).
     #[serde(default)]
     max_nodes: Option<usize>,
-    /// Stop walking after this many milliseconds (default: the backend call timeout).
+    /// Stop walking after this long (default: the backend call timeout).
     #[serde(default)]
     deadline_ms: Option<u64>,
-    /// Show only these roles (the walk still descends through the others).
+    /// Show only these roles.
     #[serde(default)]
     roles: Option<Vec<String>>,
-    /// Show only visible elements.
     #[serde(default)]
     visible_only: bool,
-    /// Show only elements a user acts on (buttons, fields, menu items, …).
+    /// Show only elements a user acts on.
     #[serde(default)]
     interactive_only: bool,
-    /// Continue a walk that was cut short: the `next_cursor` of the previous result.
+    /// The previous result's `next_cursor`.
     #[serde(default)]
     cursor: Option<String>,
 }
@@ -58,11 +57,7 @@ pub(super) struct TreeArgs {
 pub(super) static GET_TREE: ToolDef = ToolDef {
     name: "get_tree",
     title: "Read an app's UI tree",
-    description: "Returns an app's accessibility tree, bounded by depth, a node budget and a \
-                  deadline, as compact lines `[role] \"label\" handle (x,y w×h) actions` plus \
-                  structured nodes. Every node carries a path and a handle usable as `target`. \
-                  Unlabelled single-child groups are collapsed. When the budget runs out, pass \
-                  `next_cursor` back as `cursor` to continue.",
+    description: "Returns an app's UI tree as compact lines and nodes with paths; `next_cursor` continues it.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<TreeArgs>,
@@ -277,23 +272,21 @@ enum Mode {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FindArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// Normalised role to match exactly, such as `button` or `text_field`.
+    /// Role to match exactly, such as `button`.
     #[serde(default)]
     role: Option<String>,
-    /// Pattern for the title.
     #[serde(default)]
     title: Option<String>,
     /// Pattern for the value (never matches secure fields).
     #[serde(default)]
     value: Option<String>,
-    /// Pattern for the identifier.
     #[serde(default)]
     identifier: Option<String>,
-    /// Pattern for any text: title, description, value or identifier.
+    /// Pattern for any text.
     #[serde(default)]
     text: Option<String>,
     /// How patterns match: `contains` (default), `exact` or `regex`.
@@ -313,9 +306,7 @@ pub(super) struct FindArgs {
 pub(super) static FIND: ToolDef = ToolDef {
     name: "find",
     title: "Find elements",
-    description: "Finds elements by role and by title, value, identifier or any text, matching \
-                  `contains` (default), `exact` or `regex`, case-insensitive unless asked. \
-                  Returns each match with its handle and path for later calls.",
+    description: "Finds elements by role and text (contains, exact or regex).",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<FindArgs>,

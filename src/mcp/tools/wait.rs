@@ -63,7 +63,7 @@ struct Query {
     /// Text the title contains (case-insensitive).
     #[serde(default)]
     title: Option<String>,
-    /// Text that title, description, value or identifier contains (case-insensitive).
+    /// Text any text field contains (any case).
     #[serde(default)]
     text: Option<String>,
 }
@@ -71,22 +71,21 @@ struct Query {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WaitArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
     /// The element: a path or a handle. Give this or `query`.
     #[serde(default)]
     target: Option<String>,
-    /// Find the element by role/title/text instead of naming it.
+    /// Or find the element by role and text.
     #[serde(default)]
     query: Option<Query>,
-    /// exists, gone, enabled, disabled, focused, value_equals, value_contains, title_equals.
     condition: Condition,
     /// The text for value_equals, value_contains and title_equals.
     #[serde(default)]
     value: Option<String>,
-    /// How long to wait, in milliseconds (default 5000).
+    /// Default 5000.
     #[serde(default)]
     timeout_ms: Option<u64>,
 }
@@ -104,9 +103,7 @@ pub(super) struct WaitOut {
 pub(super) static WAIT_FOR: ToolDef = ToolDef {
     name: "wait_for",
     title: "Wait for a condition",
-    description: "Waits until an element (by target or query) exists, is gone, is enabled or \
-                  disabled, is focused, or its value/title matches — returning as soon as it \
-                  holds, driven by the app's change events. Times out with expected vs actual.",
+    description: "Waits until an element exists, is gone, enabled, focused, or has a value or title.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<WaitArgs>,
@@ -295,7 +292,7 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct IdleArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -372,7 +369,7 @@ pub(super) async fn wait_idle(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AssertArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -412,9 +409,7 @@ pub(super) struct AssertOut {
 pub(super) static ASSERT: ToolDef = ToolDef {
     name: "assert",
     title: "Assert element properties",
-    description: "Checks an element's properties (exists, enabled, focused, selected, value, \
-                  value_contains, title) and returns pass/fail with expected vs actual for each. \
-                  A failed assertion is an error result.",
+    description: "Checks an element's properties; a failed check is an error result.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<AssertArgs>,
@@ -503,7 +498,7 @@ pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DiffArgs {
-    /// App name, bundle id or pid.
+    /// Name, bundle id or pid.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -521,9 +516,7 @@ pub(super) struct DiffOut {
 pub(super) static DIFF: ToolDef = ToolDef {
     name: "diff",
     title: "Changes since the last look",
-    description: "Shows what was added, removed or changed in the app since this session's \
-                  last diff of it (the first call takes the baseline). Scroll-bar and \
-                  coordinate-only noise is filtered out.",
+    description: "Shows what was added, removed or changed since this session's last diff of the app.",
     effect: Effect::Read,
     idempotent: false,
     input: input_schema::<DiffArgs>,

@@ -87,6 +87,26 @@ async fn launch_app_waits_for_the_window_and_is_idempotent() {
     }
 }
 
+/// launch_app's not-found text spoke of "running apps" (and pointed at list_apps, which
+/// shows running apps) for something that was never running: it names what can be launched.
+#[tokio::test]
+async fn launch_app_not_found_names_what_can_be_launched_not_running_apps() {
+    let (_server, mut c) = start_session().await;
+    let r = check(
+        &mut c,
+        "launch_app",
+        json!({"app": "Photoshop"}),
+        true,
+        &[
+            "nothing that can be launched matches \"Photoshop\"",
+            "bundle id or its path, such as /Applications/Name.app",
+        ],
+    )
+    .await;
+    let text = text_of(&r);
+    assert!(!text.contains("running"), "{text}");
+}
+
 #[tokio::test]
 async fn quit_app_verifies_the_exit_and_reports_a_refusal() {
     let (server, mut c) = unattended_session().await;
