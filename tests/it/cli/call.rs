@@ -147,7 +147,7 @@ async fn list_shows_each_tool_with_its_first_line() {
     let lines: Vec<&str> = ran.stdout.lines().collect();
     assert_eq!(lines.len(), 35, "every tool, one line each: {ran:?}");
     assert!(
-        lines[0].starts_with("list_apps ") && lines[0].contains("Lists running applications"),
+        lines[0].starts_with("list_apps ") && lines[0].contains("Lists running apps"),
         "{ran:?}"
     );
     let ran = run_on(&server, "call", &["--list"]).await;
