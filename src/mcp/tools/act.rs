@@ -132,7 +132,7 @@ pub(super) struct ClickArgs {
 pub(super) static CLICK: ToolDef = ToolDef {
     name: "click",
     title: "Click an element",
-    description: "Clicks an element and verifies the effect, trying press, pointer, select and set value (`auto`).",
+    description: "Clicks an element and verifies the effect (press, pointer, select or set value).",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ClickArgs>,

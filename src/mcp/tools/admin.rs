@@ -23,7 +23,7 @@ pub(super) struct SessionsOut {
 pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
     name: "list_sessions",
     title: "List sessions",
-    description: "Lists live MCP sessions by tag, with principal, version, age and idle time.",
+    description: "Lists live MCP sessions: tag, principal, version, age, idle time.",
     effect: Effect::AdminRead,
     idempotent: true,
     input: input_schema::<NoArgs>,

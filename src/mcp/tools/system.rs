@@ -38,7 +38,7 @@ pub(super) struct LaunchOut {
 pub(super) static LAUNCH_APP: ToolDef = ToolDef {
     name: "launch_app",
     title: "Launch an app",
-    description: "Launches (or activates) an app by name, bundle id or path; waits for a window.",
+    description: "Launches an app by name, bundle id or path and waits for a window.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<LaunchArgs>,
