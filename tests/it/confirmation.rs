@@ -53,7 +53,8 @@ async fn click_reset(server: &TestServer) {
     check(&mut c, "click", target, false, &[]).await;
 }
 
-async fn server_with(extra: &str, audit: &Path) -> TestServer {
+/// A demo server writing its audit trail to `audit`, with `extra` configuration.
+pub(crate) async fn server_with(extra: &str, audit: &Path) -> TestServer {
     TestServer::with_config(config(&format!(
         "[audit]\npath = {:?}\n{extra}",
         audit.display().to_string()

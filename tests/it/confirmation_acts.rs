@@ -4,22 +4,13 @@
 //! launching, leasing, the clipboard), a decision that says so. The audit line of every act
 //! records the outcome; `not_checked` on a completed act would mean a tool skipped the point.
 
-use std::path::Path;
-
-use crate::support::{TestServer, app_value, audit_lines, check, config, session, steps};
+use crate::confirmation::server_with;
+use crate::support::{app_value, audit_lines, check, session, steps};
 use axgate::ax::AxValue;
 use serde_json::json;
 
 /// Settings' "Launch at login" check box, whose value can be written.
 const LOGIN: &str = r#"window[0]/tab_group[0]/group["General"]/check_box["Launch at login"]"#;
-
-async fn server_with(extra: &str, audit: &Path) -> TestServer {
-    TestServer::with_config(config(&format!(
-        "[audit]\npath = {:?}\n{extra}",
-        audit.display().to_string()
-    )))
-    .await
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_completed_act_records_a_decision() {
