@@ -43,7 +43,7 @@ pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
 use crate::fleet::{Fleet, Refusal};
-use crate::http::auth::{Auth, Failure, FailureResponse, Principal, Reason};
+use crate::http::auth::{Auth, Failure, Principal, Reason};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
@@ -303,7 +303,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     };
     if method == "tools/call"
         && let Some(refused) =
-            tool_scope(&intake, &parts, session.as_deref(), params.as_ref()).await
+            tool_scope(&intake, &parts, session.as_deref(), &id, params.as_ref()).await
     {
         return refused;
     }
@@ -486,7 +486,8 @@ async fn serve_sessionless(
         return fleet_refusal(&intake.fleet, message.id.clone(), &refusal);
     }
     if message.method == "tools/call"
-        && let Some(refused) = tool_scope(intake, &parts, None, message.params.as_ref()).await
+        && let Some(refused) =
+            tool_scope(intake, &parts, None, &message.id, message.params.as_ref()).await
     {
         return refused;
     }
@@ -501,12 +502,15 @@ async fn serve_sessionless(
 }
 
 /// A `tools/call` of a known tool beyond the principal's scope: 403 with an
-/// `insufficient_scope` challenge naming the scope (so a client can step up), and a denied
-/// line in the audit trail. `None` lets the call through.
+/// `insufficient_scope` challenge naming the scope (so a client can step up) and a JSON-RPC
+/// error body for the request's `id` naming the scope and how to get it (so a client that
+/// shows the body, not the header, says what to fix), and a denied line in the audit trail.
+/// `None` lets the call through.
 async fn tool_scope(
     intake: &Intake,
     parts: &http::request::Parts,
     session: Option<&str>,
+    id: &Option<Value>,
     params: Option<&Value>,
 ) -> Option<Response> {
     let auth = intake.auth.as_ref()?;
@@ -535,7 +539,16 @@ async fn tool_scope(
     }
     let mut failure = Failure::insufficient(needed);
     failure.detail = format!("the tool {name} needs the {needed} scope");
-    Some(failure.response(&auth.metadata_url(&parts.headers)))
+    let (status, headers, _) = failure.answer(&auth.metadata_url(&parts.headers));
+    let held = axgate_parse::identity::format_scopes(&principal.scopes);
+    let body = axgate_parse::jsonrpc::scope_error_body(
+        id.clone(),
+        name,
+        needed.as_str(),
+        &held,
+        principal.kind == axgate_parse::identity::PrincipalKind::Static,
+    );
+    Some((status, headers, body).into_response())
 }
 
 fn count_method(metrics: &Metrics, method: &str) {

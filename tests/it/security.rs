@@ -225,6 +225,24 @@ async fn tools_follow_scopes_and_a_call_beyond_them_gets_a_step_up_challenge() {
             "{challenge}"
         );
         assert!(challenge.contains("resource_metadata="), "{challenge}");
+        // The body is a JSON-RPC error for this request, naming the scope and how to get
+        // it, for clients that show the body rather than the challenge.
+        let body: Value = resp.json().await.expect("a JSON body");
+        assert_eq!(body["jsonrpc"], "2.0", "{body}");
+        assert_eq!(body["id"], 9, "{body}");
+        assert_eq!(body["error"]["code"], -32003, "{body}");
+        let message = body["error"]["message"].as_str().expect("message");
+        assert!(
+            message.contains(&format!("the tool {tool} needs the {needed} scope")),
+            "{message}"
+        );
+        assert!(message.contains("axgate token new"), "{message}");
+        assert_eq!(body["error"]["data"]["required_scope"], needed, "{body}");
+        assert_eq!(body["error"]["data"]["tool"], tool, "{body}");
+        assert_eq!(
+            body["error"]["data"]["error"], "insufficient_scope",
+            "{body}"
+        );
     }
     assert_eq!(
         crate::support::app_value(&server, "Form", "status"),

@@ -17,6 +17,55 @@ pub fn error_body(id: Option<Value>, code: i64, message: String) -> String {
     .to_string()
 }
 
+/// The JSON-RPC error code of a `tools/call` beyond the caller's scope (answered with HTTP
+/// 403 and an `insufficient_scope` challenge; an implementation-defined server error).
+pub const INSUFFICIENT_SCOPE: i64 = -32003;
+
+/// The body of the 403 for a `tools/call` of `tool` beyond the caller's scope: a JSON-RPC
+/// error whose message and `data` name the scope needed, the scopes held and how to get the
+/// scope, so a client that shows JSON-RPC errors (rather than the challenge header) tells its
+/// user what to fix. `static_token`: the caller used a static token (`[auth] tokens`), else a
+/// JWT from the OAuth issuer.
+pub fn scope_error_body(
+    id: Option<Value>,
+    tool: &str,
+    needed: &str,
+    held: &str,
+    static_token: bool,
+) -> String {
+    let how = if static_token {
+        format!(
+            "use a token whose `scopes` in the server's [auth] tokens include {needed} (an admin \
+             adds it to this token's entry and reloads, or makes a new one with `axgate token new \
+             --name NAME --scopes {needed}`)"
+        )
+    } else {
+        format!(
+            "get an access token with the scope {needed} from the authorization server (ask for \
+             scope={needed}; the WWW-Authenticate header of this 403 names it)"
+        )
+    };
+    json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {
+            "code": INSUFFICIENT_SCOPE,
+            "message": format!(
+                "insufficient scope: the tool {tool} needs the {needed} scope, and this token \
+                 grants {held}; {how}"
+            ),
+            "data": {
+                "error": "insufficient_scope",
+                "tool": tool,
+                "required_scope": needed,
+                "granted_scopes": held,
+                "how_to_get_it": how,
+            },
+        },
+    })
+    .to_string()
+}
+
 /// A POST body that passed [`inspect`]: one JSON-RPC message object.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Inspected {
