@@ -85,3 +85,66 @@ async fn the_python_sdk_sees_read_only_mode_and_the_deny_list() {
     );
     assert_eq!(step("get_tree Form")["is_error"], false);
 }
+
+/// Runs `command` off the runtime (the server lives on it), bounded, and returns the JSON
+/// step lines it printed; fails with its output when it exits non-zero.
+async fn steps_of(mut command: std::process::Command, what: &str) -> Vec<Value> {
+    command.stdin(Stdio::null());
+    let run = tokio::task::spawn_blocking(move || command.output());
+    let out = tokio::time::timeout(Duration::from_secs(150), run)
+        .await
+        .unwrap_or_else(|_| panic!("{what} finishes within 150 s"))
+        .expect("join")
+        .unwrap_or_else(|e| panic!("start {what}: {e} (run scripts/test-env first)"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "{what}\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// A read-only token calling `set_value` gets a 403 whose JSON-RPC body names the scope and
+/// how to get it: what the Python SDK 2.x and the TypeScript SDK 1.x then tell their user.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_and_typescript_sdks_show_the_scope_a_call_needs() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let token = tokens::generate().expect("token");
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\ntokens = [{{ name = \"reader\", sha256 = \"{}\", scopes = [\"axgate:read\"] }}]\n",
+        tokens::hex(&tokens::sha256(&token))
+    )))
+    .await;
+    let mut python = std::process::Command::new(repo.join("target/test-env/venv/bin/python"));
+    python
+        .arg(repo.join("tests/clients/python/scope_check.py"))
+        .arg(&server.url)
+        .arg(&token);
+    let mut node = std::process::Command::new("node");
+    node.arg(repo.join("tests/clients/ts/scope_check.mjs"))
+        .arg(&server.url)
+        .env("CLIENT_CHECK_TOKEN", &token);
+    for (command, what) in [(python, "the Python SDK"), (node, "the TypeScript SDK")] {
+        let steps = steps_of(command, what).await;
+        let step = steps
+            .iter()
+            .find(|s| s["step"] == "set_value")
+            .unwrap_or_else(|| panic!("{what}: no set_value step in {steps:?}"));
+        let message = step["message"].as_str().unwrap_or_default();
+        println!("{what} reports: {step}");
+        for needle in ["axgate:act", "set_value", "axgate token new"] {
+            assert!(
+                message.contains(needle),
+                "{what} shows no {needle:?}: {step}"
+            );
+        }
+        assert!(
+            !message.contains(&token),
+            "{what}: the token is never echoed: {step}"
+        );
+    }
+}

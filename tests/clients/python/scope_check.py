@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""What the official Python MCP SDK (2.x) reports for a call beyond the token's scope.
+
+Usage: scope_check.py URL TOKEN
+
+Connects with a read-only token (`axgate:read`) to an axgate started by
+tests/it/clients_policy.rs and calls `set_value`, which needs `axgate:act`. The server answers
+403 with an `insufficient_scope` challenge and a JSON-RPC error body; this prints one JSON line
+`{"step": "set_value", "raised": ..., "message": ...}` with what the SDK surfaced, so the Rust
+test can check that the user sees the scope and how to get it. Exits 1 with a "FAIL" line if
+the SDK fails in any other way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import traceback
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+def emit(step: str, **fields: object) -> None:
+    print(json.dumps({"step": step, **fields}), flush=True)
+
+
+async def main(url: str, token: str) -> None:
+    http = httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=60.0),
+        headers={"Authorization": f"Bearer {token}"},
+    )
+    async with http:
+        transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
+        async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
+            try:
+                result = await client.call_tool(
+                    "set_value",
+                    {"app": "Form", "target": "window[0]/text_field[0]", "value": "x"},
+                )
+                text = " ".join(getattr(b, "text", "") for b in result.content)
+                emit("set_value", raised=None, is_error=bool(result.is_error), message=text)
+            except Exception as error:  # noqa: BLE001 - what the SDK raises is the finding
+                emit("set_value", raised=type(error).__name__, message=str(error))
+
+
+if __name__ == "__main__":
+    try:
+        asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=60))
+    except Exception:  # noqa: BLE001
+        traceback.print_exc()
+        print("FAIL the SDK run did not complete", flush=True)
+        sys.exit(1)
