@@ -362,7 +362,7 @@ impl Metrics {
 
 /// The git commit the binary was built from, when the build could tell.
 pub fn git_sha() -> &'static str {
-    option_env!("AXGATE_GIT_SHA").unwrap_or("unknown")
+    option_env!("BUILD_GIT_SHA").unwrap_or("unknown")
 }
 
 #[cfg(test)]

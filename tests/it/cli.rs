@@ -43,7 +43,7 @@ impl Ran {
 }
 
 /// The client as a child process: `axgate ARGS`, with the test's `AXGATE_*` variables
-/// removed (cargo sets `AXGATE_GIT_SHA`) and `env` added; output piped.
+/// removed (a job may set `AXGATE_*` for its own server) and `env` added; output piped.
 pub(crate) fn start(args: &[&str], env: &[(&str, &str)]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_axgate"));
     command

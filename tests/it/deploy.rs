@@ -105,6 +105,7 @@ const TOKEN_FILE: &str = "/etc/prometheus/axgate-scrape.token";
 
 mod dashboard;
 mod launchd;
+mod release;
 // Metric names, for every file that names metrics.
 
 /// Every `axgate_…` identifier in `text`.

@@ -36,6 +36,7 @@ mod log_secrets;
 mod memory;
 mod operations;
 mod reading;
+mod readme;
 mod reload;
 mod resources;
 mod resume;

@@ -31,7 +31,7 @@ fn entry(name: &str, token: &str) -> String {
 /// Starts `axgate serve` on a free port with `config`, and waits for its address.
 fn start(config: &std::path::Path) -> Server {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_axgate"));
-    // axgate reads every AXGATE_* variable (cargo sets AXGATE_GIT_SHA for tests).
+    // axgate reads every AXGATE_* variable (the test environment is not the server's).
     for (key, _) in std::env::vars() {
         if key.starts_with("AXGATE_") {
             cmd.env_remove(&key);

@@ -48,7 +48,7 @@ impl Axgate {
     /// Starts the built binary with `args` after `serve --bind 127.0.0.1:0 --log-format json`
     /// (`--log-format` left out where `args` has its own).
     /// `AXGATE_*` variables of the test's environment are removed (cargo sets
-    /// `AXGATE_GIT_SHA` for tests, and axgate refuses unknown `AXGATE_*` names).
+    /// the environment the tests run in is not the server's to read).
     pub fn serve(args: &[&str]) -> Axgate {
         Axgate::serve_under(&[], args, &[])
     }
