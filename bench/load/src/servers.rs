@@ -226,7 +226,7 @@ impl Credentials {
                 let sha = hex::encode(Sha256::digest(self.token.as_bytes()));
                 let _ = writeln!(
                     c,
-                    "tokens = [{{ name = \"bench\", sha256 = \"{sha}\", scopes = [\"axgate:read\", \"axgate:act\"] }}]"
+                    "tokens = [{{ name = \"bench\", sha256 = \"{sha}\", scopes = [\"axgate:read\", \"axgate:act\", \"axgate:metrics\"] }}]"
                 );
             }
             AuthMode::Jwt => {

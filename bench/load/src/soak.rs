@@ -117,7 +117,13 @@ pub(crate) async fn run(server: &Server, target: &Target, length: Duration) -> a
     let mut rss = Vec::new();
     while Instant::now() < end {
         tokio::time::sleep(Duration::from_secs(10).min(end - Instant::now())).await;
-        let metrics = scrape(target).await.unwrap_or_default();
+        let metrics = match scrape(target).await {
+            Ok(text) => text,
+            Err(e) => {
+                println!("scrape failed: {e}");
+                String::new()
+            }
+        };
         let kib = server.rss_kib();
         rss.push(kib);
         println!(
