@@ -48,6 +48,7 @@ impl Scope {
             root: None,
             max_depth: 1,
             max_nodes: 10_000,
+            skip_children: 0,
         };
         let snapshot = engine
             .snapshot(app, request, engine.deadline(), stats)
@@ -89,6 +90,7 @@ pub async fn picture(
         root: None,
         max_depth: if whole { PICTURE_DEPTH } else { 1 },
         max_nodes: PICTURE_BUDGET,
+        skip_children: 0,
     };
     let snapshot = engine.snapshot(app, request, deadline, stats).await?;
     let mut nodes = tree::index(snapshot, &ElementPath::default());
@@ -97,6 +99,7 @@ pub async fn picture(
             root: Some(*id),
             max_depth: PICTURE_DEPTH,
             max_nodes: PICTURE_BUDGET,
+            skip_children: 0,
         };
         match engine.snapshot(app, request, deadline, stats).await {
             Ok(sub) => {
@@ -256,6 +259,7 @@ async fn ensure_on_top(
         root: Some(target),
         max_depth: 8,
         max_nodes: 500,
+        skip_children: 0,
     };
     let inside = engine
         .snapshot(app, request, engine.deadline(), stats)

@@ -59,6 +59,10 @@ pub struct SnapshotRequest {
     pub max_depth: u32,
     /// Stop after this many nodes (the root counts).
     pub max_nodes: usize,
+    /// Leave out the root's first this-many children (and their subtrees): where a paged
+    /// read continues (`get_tree`'s frontier cursor). The root itself is still returned, and
+    /// its `child_count` still counts every child.
+    pub skip_children: usize,
 }
 
 /// A bounded subtree in pre-order (every parent before its children, siblings in order).

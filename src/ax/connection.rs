@@ -197,6 +197,7 @@ async fn read_node(
         root: Some(node),
         max_depth: 0,
         max_nodes: 1,
+        skip_children: 0,
     };
     let snapshot = engine
         .snapshot(app, request, engine.deadline(), stats)
@@ -224,6 +225,7 @@ pub async fn resolve_path(
             root: current,
             max_depth: 1,
             max_nodes: usize::MAX,
+            skip_children: 0,
         };
         let snapshot = engine.snapshot(app, request, deadline, stats).await?;
         let children: Vec<RawNode> = snapshot
@@ -257,6 +259,7 @@ pub async fn resolve_path(
                 root: None,
                 max_depth: 0,
                 max_nodes: 1,
+                skip_children: 0,
             };
             let snapshot = engine.snapshot(app, request, deadline, stats).await?;
             snapshot

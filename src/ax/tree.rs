@@ -18,12 +18,33 @@ pub struct IndexedNode {
 
 /// Indexes a pre-order snapshot whose root lives at `root_path`.
 pub fn index(snapshot: Snapshot, root_path: &ElementPath) -> Vec<IndexedNode> {
+    index_continued(snapshot, root_path, 0, &[])
+}
+
+/// [`index`] for a snapshot that continues a paged walk: its root sits at `root_depth`, and
+/// `before` says how many of the root's children of each role came before the first one
+/// the snapshot holds (`SnapshotRequest::skip_children`), so the children's paths count
+/// from there.
+pub fn index_continued(
+    snapshot: Snapshot,
+    root_path: &ElementPath,
+    root_depth: u32,
+    before: &[(Role, usize)],
+) -> Vec<IndexedNode> {
     let mut out: Vec<IndexedNode> = Vec::with_capacity(snapshot.nodes.len());
     for node in snapshot.nodes {
         let (path, depth) = match node.parent {
-            None => (root_path.clone(), 0),
+            None => (root_path.clone(), root_depth),
             Some(p) => {
                 let parent = &out[p];
+                let earlier = if p == 0 {
+                    before
+                        .iter()
+                        .find(|(role, _)| *role == node.role)
+                        .map_or(0, |(_, n)| *n)
+                } else {
+                    0
+                };
                 let same_role = parent
                     .children
                     .iter()
@@ -31,7 +52,7 @@ pub fn index(snapshot: Snapshot, root_path: &ElementPath) -> Vec<IndexedNode> {
                     .count();
                 let step = Step {
                     role: node.role,
-                    selector: Selector::Index(same_role),
+                    selector: Selector::Index(earlier + same_role),
                 };
                 (parent.path.child(step), parent.depth + 1)
             }

@@ -177,6 +177,7 @@ async fn snapshot(
         root: None,
         max_depth,
         max_nodes,
+        skip_children: 0,
     };
     let snapshot = engine
         .snapshot(&conn.app, request, engine.deadline(), stats)

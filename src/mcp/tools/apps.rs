@@ -88,6 +88,7 @@ pub(super) async fn list_windows(
         root: None,
         max_depth: 1,
         max_nodes: 10_000,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine

@@ -146,6 +146,7 @@ async fn items(ctx: &ToolCtx, located: &Located) -> Result<Vec<IndexedNode>, Too
         root: Some(located.element.node.id),
         max_depth: 4,
         max_nodes: 5_000,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine
@@ -229,6 +230,7 @@ async fn menu_items(
         root: None,
         max_depth: 8,
         max_nodes: 20_000,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine

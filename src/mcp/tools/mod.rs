@@ -9,6 +9,7 @@ mod app_arg;
 mod apps;
 mod choose;
 mod input;
+mod pages;
 mod query;
 mod receivers;
 mod schema;

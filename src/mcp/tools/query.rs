@@ -151,6 +151,7 @@ async fn whole_app(ctx: &ToolCtx, conn: &AppConnection) -> Result<Vec<IndexedNod
         root: None,
         max_depth: 64,
         max_nodes: SEARCH_BUDGET,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine

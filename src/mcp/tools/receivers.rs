@@ -22,6 +22,7 @@ pub(super) async fn node_of(
         root: Some(id),
         max_depth: 0,
         max_nodes: 1,
+        skip_children: 0,
     };
     match ctx
         .engine

@@ -98,6 +98,7 @@ async fn window_count(ctx: &ToolCtx, app: &AppInfo) -> Result<usize, AxError> {
         root: None,
         max_depth: 1,
         max_nodes: 1_000,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine

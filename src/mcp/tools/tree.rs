@@ -3,13 +3,13 @@
 
 use std::time::{Duration, Instant};
 
-use base64::Engine as _;
 use regex::{Regex, RegexBuilder};
 use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::app_arg::{AppArg, app_ref};
+use super::pages::{self, Frontier};
 use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::ax::tree::{self, IndexedNode};
@@ -79,31 +79,6 @@ impl Show {
     }
 }
 
-/// Where a continued walk resumes: the root and how many pre-order nodes were already shown.
-struct Cursor {
-    root: String,
-    skip: usize,
-}
-
-impl Cursor {
-    fn encode(&self) -> String {
-        base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(format!("{}\n{}", self.skip, self.root))
-    }
-
-    fn decode(text: &str) -> Option<Cursor> {
-        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(text)
-            .ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        let (skip, root) = text.split_once('\n')?;
-        Some(Cursor {
-            root: root.to_owned(),
-            skip: skip.parse().ok()?,
-        })
-    }
-}
-
 pub(super) fn parse_roles(names: &[String]) -> Result<Vec<Role>, ToolError> {
     names
         .iter()
@@ -138,21 +113,7 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         visible_only: args.visible_only,
         interactive_only: args.interactive_only,
     };
-    let cursor = match &args.cursor {
-        Some(text) => Some(Cursor::decode(text).ok_or_else(|| {
-            ToolError::Usage(
-                "invalid argument `cursor`: pass `next_cursor` from a previous get_tree unchanged"
-                    .into(),
-            )
-        })?),
-        None => None,
-    };
-    let root = match (&cursor, &args.root) {
-        (Some(c), _) if c.root.is_empty() => None,
-        (Some(c), _) => Some(c.root.clone()),
-        (None, r) => r.clone(),
-    };
-    let skip = cursor.as_ref().map_or(0, |c| c.skip);
+    let frontier = args.cursor.as_deref().map(Frontier::decode).transpose()?;
     let deadline = args
         .deadline_ms
         .map(|ms| Instant::now() + Duration::from_millis(ms.max(1)))
@@ -163,44 +124,34 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         .connections
         .open(&ctx.engine, &args.app, &ctx.stats)
         .await?;
+    let depth = match &frontier {
+        Some(f) => {
+            f.check(conn.app.pid, args.depth, args.root.as_deref())?;
+            f.depth()
+        }
+        None => depth,
+    };
     ctx.report_progress(0.0, Some(1.0), "walking").await;
-    let walk = walk(
+    let page = pages::read(
         ctx,
         &conn,
-        root.as_deref(),
+        args.root.as_deref(),
+        frontier.as_ref(),
         depth,
-        skip + max_nodes,
+        max_nodes,
         deadline,
     )
     .await?;
-    let (nodes, cut) = (walk.nodes, walk.cut);
-    let walked = nodes.len().saturating_sub(skip);
-    let mut out_nodes = Vec::new();
-    let mut text = String::new();
-    let mut seen = 0;
-    let keep = |n: &IndexedNode| {
-        seen += 1;
-        seen > skip && show.wants(&n.node)
-    };
-    tree::visit_shown(&nodes, keep, |n, depth| {
-        let handle = conn.mint(&n.node, &n.path);
-        text.push_str(&tree::indent(depth));
-        text.push_str(&tree::compact_line(&n.node, Some(&handle)));
-        text.push('\n');
-        out_nodes.push(NodeOut::new(&n.node, handle, n.path.to_string(), depth));
-    });
-    let next_cursor = cut.then(|| {
-        Cursor {
-            root: walk.root_path.to_string(),
-            skip: nodes.len(),
-        }
-        .encode()
-    });
-    let truncated = cut
-        || nodes
-            .iter()
-            .any(|n| n.depth == depth && n.node.child_count > 0);
-    if next_cursor.is_some() {
+    let walked = page.walked;
+    let shown = page.render(
+        |n| show.wants(&n.node),
+        |n| Some(conn.mint(&n.node, &n.path)),
+    );
+    let mut text = shown.text;
+    let truncated = shown.next_cursor.is_some() || shown.deeper;
+    if shown.full {
+        text.push_str("… result size limit reached: pass next_cursor as `cursor` to continue\n");
+    } else if shown.next_cursor.is_some() {
         text.push_str("… budget or deadline reached: pass next_cursor as `cursor` to continue\n");
     } else if truncated {
         text.push_str("… deeper levels left out: raise depth, or start at a deeper root\n");
@@ -209,9 +160,9 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     let out = TreeOut {
         app: conn.app.name.clone(),
         pid: conn.app.pid,
-        nodes: out_nodes,
+        nodes: shown.nodes,
         truncated,
-        next_cursor,
+        next_cursor: shown.next_cursor,
         walked,
         round_trips: ctx.stats.round_trips(),
     };
@@ -222,7 +173,6 @@ pub(super) struct Walk {
     pub(super) nodes: Vec<IndexedNode>,
     /// The node budget or the deadline cut the walk short.
     pub(super) cut: bool,
-    pub(super) root_path: ElementPath,
 }
 
 /// Snapshots from `root` (or the app) and indexes the result with paths.
@@ -246,6 +196,7 @@ pub(super) async fn walk(
         root: root_id,
         max_depth: depth,
         max_nodes,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine
@@ -253,11 +204,7 @@ pub(super) async fn walk(
         .await?;
     let cut = snapshot.truncated;
     let nodes = tree::index(snapshot, &root_path);
-    Ok(Walk {
-        nodes,
-        cut,
-        root_path,
-    })
+    Ok(Walk { nodes, cut })
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]

@@ -128,6 +128,7 @@ async fn observe(
         root: None,
         max_depth: 64,
         max_nodes: 50_000,
+        skip_children: 0,
     };
     let snapshot = ctx
         .engine

@@ -110,13 +110,15 @@ pub(super) fn gaps(items: &[Item], walk: &Walk, max_depth: u32) -> Vec<usize> {
 }
 
 /// Walks `items` in pre-order from the item at `root`, children in index order, down to
-/// `max_depth` levels below the root and at most `max_nodes` items. `None` when the root is
-/// not among the items. Items reachable twice (a broken tree) are visited once.
+/// `max_depth` levels below the root and at most `max_nodes` items, leaving out the root's
+/// first `skip` children (a paged read's continuation). `None` when the root is not among the
+/// items. Items reachable twice (a broken tree) are visited once.
 pub(super) fn preorder(
     items: &[Item],
     root: &str,
     max_depth: u32,
     max_nodes: usize,
+    skip: usize,
 ) -> Option<Walk> {
     let at: HashMap<&str, usize> = items
         .iter()
@@ -150,7 +152,8 @@ pub(super) fn preorder(
         if depth < max_depth
             && let Some(list) = kids.get(items[i].path.as_str())
         {
-            for &c in list.iter().rev() {
+            let skipped = if parent.is_none() { skip } else { 0 };
+            for &c in list.iter().skip(skipped).rev() {
                 stack.push((c, Some(me), depth + 1));
             }
         }
@@ -196,7 +199,7 @@ mod tests {
     #[test]
     fn preorder_follows_indices() {
         let items = tree();
-        let walk = preorder(&items, "/root", 10, 100).unwrap();
+        let walk = preorder(&items, "/root", 10, 100, 0).unwrap();
         assert_eq!(
             paths(&items, &walk),
             ["/root", "/w", "/b1", "/x", "/b2", "/w2"]
@@ -210,24 +213,24 @@ mod tests {
     #[test]
     fn depth_and_budget_bound_the_walk() {
         let items = tree();
-        let walk = preorder(&items, "/root", 1, 100).unwrap();
+        let walk = preorder(&items, "/root", 1, 100, 0).unwrap();
         assert_eq!(paths(&items, &walk), ["/root", "/w", "/w2"]);
         assert!(!walk.truncated, "depth is not truncation");
-        let walk = preorder(&items, "/root", 10, 3).unwrap();
+        let walk = preorder(&items, "/root", 10, 3, 0).unwrap();
         assert_eq!(paths(&items, &walk), ["/root", "/w", "/b1"]);
         assert!(walk.truncated);
-        let sub = preorder(&items, "/w", 10, 100).unwrap();
+        let sub = preorder(&items, "/w", 10, 100, 0).unwrap();
         assert_eq!(paths(&items, &sub), ["/w", "/b1", "/x", "/b2"]);
-        assert!(preorder(&items, "/nope", 1, 1).is_none());
+        assert!(preorder(&items, "/nope", 1, 1, 0).is_none());
     }
 
     #[test]
     fn gaps_are_found() {
         let mut items = tree();
-        let walk = preorder(&items, "/root", 10, 100).unwrap();
+        let walk = preorder(&items, "/root", 10, 100, 0).unwrap();
         assert!(gaps(&items, &walk, 10).is_empty());
         items.retain(|i| i.path != "/x");
-        let walk = preorder(&items, "/root", 10, 100).unwrap();
+        let walk = preorder(&items, "/root", 10, 100, 0).unwrap();
         let found: Vec<&str> = gaps(&items, &walk, 10)
             .into_iter()
             .map(|v| items[walk.visits[v].item].path.as_str())
@@ -242,7 +245,7 @@ mod tests {
     #[test]
     fn cycles_do_not_loop() {
         let items = vec![item("/a", Some("/b"), 0, 1), item("/b", Some("/a"), 0, 1)];
-        let walk = preorder(&items, "/a", 10, 100).unwrap();
+        let walk = preorder(&items, "/a", 10, 100, 0).unwrap();
         assert_eq!(paths(&items, &walk), ["/a", "/b"]);
     }
 

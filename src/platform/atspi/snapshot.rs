@@ -49,12 +49,13 @@ pub(super) async fn snapshot(
     request: &SnapshotRequest,
 ) -> Result<Snapshot, AxError> {
     let max_nodes = request.max_nodes.max(1);
+    let skip = request.skip_children;
     let (items, walk) = if request.max_depth <= 1 {
-        direct(calls, app, root, request.max_depth, max_nodes).await?
+        direct(calls, app, root, request.max_depth, max_nodes, skip).await?
     } else {
-        match cached(calls, app, root, request.max_depth, max_nodes).await? {
+        match cached(calls, app, root, request.max_depth, max_nodes, skip).await? {
             Some(found) => found,
-            None => direct(calls, app, root, request.max_depth, max_nodes).await?,
+            None => direct(calls, app, root, request.max_depth, max_nodes, skip).await?,
         }
     };
     let chosen: Vec<&Item> = walk.visits.iter().map(|v| &items[v.item]).collect();
@@ -89,6 +90,7 @@ async fn cached(
     root: &ObjRef,
     max_depth: u32,
     max_nodes: usize,
+    skip: usize,
 ) -> Result<Option<(Vec<Item>, Walk)>, AxError> {
     let mut items = match read::cache_items(calls, &app.bus).await {
         Ok(items) => items,
@@ -108,7 +110,7 @@ async fn cached(
     let mut fixed: HashSet<String> = HashSet::new();
     let mut budget = MANAGED_TOTAL.max(max_nodes);
     for _ in 0..FILL_ROUNDS {
-        let Some(walk) = preorder(&items, &root.path, max_depth, max_nodes) else {
+        let Some(walk) = preorder(&items, &root.path, max_depth, max_nodes, skip) else {
             return Ok(None);
         };
         let holes: Vec<(String, i32, bool, u32)> = gaps(&items, &walk, max_depth)
@@ -182,7 +184,8 @@ async fn cached(
         let subtrees: Vec<Vec<Item>> = futures::stream::iter(missing)
             .map(|(child, parent, index, below)| async move {
                 let obj = ObjRef::new(&app.bus, &child);
-                let Ok((mut sub, _)) = direct_items(calls, app, &obj, below, MANAGED_TOTAL).await
+                let Ok((mut sub, _)) =
+                    direct_items(calls, app, &obj, below, MANAGED_TOTAL, 0).await
                 else {
                     return Vec::new();
                 };
@@ -201,32 +204,35 @@ async fn cached(
             items.push(item);
         }
     }
-    let walk = preorder(&items, &root.path, max_depth, max_nodes);
+    let walk = preorder(&items, &root.path, max_depth, max_nodes, skip);
     Ok(walk.map(|w| (items, w)))
 }
 
-/// A subtree by direct calls, level by level.
+/// A subtree by direct calls, level by level, without the root's first `skip` children.
 async fn direct(
     calls: &Calls<'_>,
     app: &AppEntry,
     root: &ObjRef,
     max_depth: u32,
     max_nodes: usize,
+    skip: usize,
 ) -> Result<(Vec<Item>, Walk), AxError> {
-    let (items, truncated) = direct_items(calls, app, root, max_depth, max_nodes).await?;
-    let mut walk = preorder(&items, &root.path, max_depth, max_nodes).unwrap_or_default();
+    let (items, truncated) = direct_items(calls, app, root, max_depth, max_nodes, skip).await?;
+    // The skipped children were never read: the walk takes every item there is.
+    let mut walk = preorder(&items, &root.path, max_depth, max_nodes, 0).unwrap_or_default();
     walk.truncated |= truncated;
     Ok((items, walk))
 }
 
-/// The items of a subtree by direct calls, level by level (the root first); whether the node
-/// budget cut it.
+/// The items of a subtree by direct calls, level by level (the root first, without its
+/// first `skip` children); whether the node budget cut it.
 async fn direct_items(
     calls: &Calls<'_>,
     app: &AppEntry,
     root: &ObjRef,
     max_depth: u32,
     max_nodes: usize,
+    skip: usize,
 ) -> Result<(Vec<Item>, bool), AxError> {
     let first = read::direct_item(calls, root, None, 0)
         .await
@@ -234,7 +240,8 @@ async fn direct_items(
     let mut items = vec![first];
     let mut level = vec![0usize];
     let mut truncated = false;
-    for _ in 0..max_depth {
+    for round in 0..max_depth {
+        let skipped = if round == 0 { skip } else { 0 };
         // Every child list of the level at once, then cut to the node budget in order.
         let parents: Vec<usize> = level
             .iter()
@@ -256,12 +263,13 @@ async fn direct_items(
         let mut wanted = Vec::new();
         for (&at, kids) in parents.iter().zip(lists) {
             let left = max_nodes.saturating_sub(items.len() + wanted.len());
-            truncated |= kids.len() > left;
+            truncated |= kids.len().saturating_sub(skipped) > left;
             wanted.extend(
                 kids.into_iter()
+                    .skip(skipped)
                     .take(left)
                     .enumerate()
-                    .map(|(i, p)| (p, Some(items[at].path.clone()), i as i32)),
+                    .map(|(i, p)| (p, Some(items[at].path.clone()), (i + skipped) as i32)),
             );
         }
         if wanted.is_empty() {

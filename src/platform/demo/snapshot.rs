@@ -8,7 +8,8 @@ use super::tree::AppTree;
 /// Copies a bounded subtree in pre-order. Each node copied counts as one round trip: it
 /// models the one batched attribute fetch per element a real backend makes. The walk stops,
 /// marking the snapshot truncated, at the node budget or the deadline; descending stops at
-/// `max_depth` (not a truncation: `child_count` still says what lies below). Everything in a
+/// `max_depth` (not a truncation: `child_count` still says what lies below). The root's first
+/// `skip_children` children are left out (a paged read's continuation). Everything in a
 /// minimized window, or under any invisible ancestor (a hidden panel, a closed menu), reports
 /// itself invisible.
 pub(super) fn snapshot(
@@ -42,7 +43,12 @@ pub(super) fn snapshot(
         snap.nodes.push(raw);
         let hide = hidden || node.extra.minimized || !node.states.visible;
         if depth < request.max_depth {
-            for child in node.children.iter().rev() {
+            let skipped = if parent.is_none() {
+                request.skip_children
+            } else {
+                0
+            };
+            for child in node.children.iter().skip(skipped).rev() {
                 stack.push((*child, depth + 1, Some(index), hide));
             }
         }

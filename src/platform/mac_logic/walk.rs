@@ -67,6 +67,8 @@ pub(crate) struct Limits {
     pub(crate) max_depth: u32,
     /// The most nodes to return (the root counts; at least 1).
     pub(crate) max_nodes: usize,
+    /// The root's first this-many children are left out (a paged read's continuation).
+    pub(crate) skip_children: usize,
 }
 
 /// The walked nodes in pre-order, with the element each was read from (same index). Ids
@@ -128,12 +130,18 @@ pub(crate) fn walk<S: AxSource>(
         if item.depth < limits.max_depth {
             let nodes_left = max_nodes - index - 1;
             let cap = budget::child_cap(nodes_left);
-            if read.children.len() > cap {
+            let skipped = if item.parent.is_none() {
+                limits.skip_children
+            } else {
+                0
+            };
+            if read.children.len().saturating_sub(skipped) > cap {
                 walked.truncated = true;
             }
             let fresh: Vec<S::Element> = read
                 .children
                 .into_iter()
+                .skip(skipped)
                 .take(cap)
                 // The cycle guard: an element met before (an ancestor listed as a child, or a
                 // child listed by two parents) is read once.
@@ -250,6 +258,7 @@ mod tests {
         Limits {
             max_depth,
             max_nodes,
+            skip_children: 0,
         }
     }
 

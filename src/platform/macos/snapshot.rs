@@ -70,6 +70,7 @@ pub(super) fn snapshot(
     let limits = Limits {
         max_depth: request.max_depth,
         max_nodes: request.max_nodes,
+        skip_children: request.skip_children,
     };
     let walked = walk::walk(&MacSource::new(), root, limits, ctx)
         .map_err(|f| to_ax_error(f, pid, request.root, started))?;

@@ -199,10 +199,15 @@ fn the_homebrew_formula_names_both_macos_archives_with_their_checksums() {
         "version \"0.4.1\"".to_owned(),
         format!("license \"{}\"", cargo_license()),
         format!("url \"{base}/axgate-v0.4.1-aarch64-apple-darwin.tar.gz\"\n      sha256 \"{arm}\""),
-        format!("url \"{base}/axgate-v0.4.1-x86_64-apple-darwin.tar.gz\"\n      sha256 \"{intel}\""),
+        format!(
+            "url \"{base}/axgate-v0.4.1-x86_64-apple-darwin.tar.gz\"\n      sha256 \"{intel}\""
+        ),
         "generate_completions_from_executable(bin/\"axgate\", \"completions\")".to_owned(),
     ] {
-        assert!(text.contains(&wanted), "the formula lacks {wanted:?}:\n{text}");
+        assert!(
+            text.contains(&wanted),
+            "the formula lacks {wanted:?}:\n{text}"
+        );
     }
     assert!(!text.contains("linux"), "only the macOS archives: {text}");
 
@@ -244,5 +249,8 @@ fn the_license_file_is_the_one_cargo_toml_names() {
         license.contains("Apache License") && license.contains("Version 2.0, January 2004"),
         "LICENSE is not the Apache License 2.0"
     );
-    assert!(license.contains("END OF TERMS AND CONDITIONS"), "the whole text");
+    assert!(
+        license.contains("END OF TERMS AND CONDITIONS"),
+        "the whole text"
+    );
 }

@@ -76,6 +76,7 @@ fn snapshots_are_preorder_with_parent_indices_and_child_counts() {
         root: None,
         max_depth: 10,
         max_nodes: 1000,
+        skip_children: 0,
     };
     let snap = b.snapshot(pid(&b, "Form"), &request, &mut ctx).unwrap();
     assert_eq!(ctx.round_trips(), snap.nodes.len() as u64);
@@ -113,6 +114,7 @@ fn a_snapshot_from_a_node_starts_there_and_a_dead_node_is_stale() {
         root: Some(window),
         max_depth: 0,
         max_nodes: 10,
+        skip_children: 0,
     };
     let snap = b.snapshot(pid(&b, "Form"), &request, &mut ctx()).unwrap();
     assert_eq!(snap.nodes.len(), 1);
@@ -134,6 +136,7 @@ fn a_snapshot_past_its_deadline_stops_truncated() {
         root: None,
         max_depth: u32::MAX,
         max_nodes: usize::MAX,
+        skip_children: 0,
     };
     let mut late = CallCtx::new(Instant::now());
     let snap = b.snapshot(pid(&b, "Huge"), &request, &mut late).unwrap();

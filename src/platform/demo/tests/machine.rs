@@ -22,6 +22,7 @@ fn the_hung_app_blocks_past_its_deadline_then_times_out() {
         root: None,
         max_depth: 3,
         max_nodes: 10,
+        skip_children: 0,
     };
     type Call<'a> = Box<dyn Fn(&mut CallCtx) -> Result<(), AxError> + 'a>;
     let calls: [(&str, Call); 3] = [

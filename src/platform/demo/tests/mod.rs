@@ -77,6 +77,7 @@ fn snapshot(b: &DemoBackend, app: &str, max_depth: u32, max_nodes: usize) -> Sna
         root: None,
         max_depth,
         max_nodes,
+        skip_children: 0,
     };
     b.snapshot(pid(b, app), &request, &mut ctx())
         .expect("snapshot")
