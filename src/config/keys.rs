@@ -175,6 +175,11 @@ pub const KEYS: &[Key] = &[
         default: "250",
     },
     Key {
+        name: "backend.enhanced_ui_apps",
+        doc: "macOS: bundle ids that also get AXEnhancedUserInterface (Chrome fills its tree only with it; it changes window animations, so it is opt-in).",
+        default: "[]",
+    },
+    Key {
         name: "log.format",
         doc: "human or json.",
         default: "\"human\"",

@@ -114,6 +114,8 @@ pub struct BackendConfig {
     /// the call's deadline is closer (macOS; each call may otherwise take a share of what is
     /// left of its deadline).
     pub min_call_slice: Duration,
+    /// macOS: bundle ids that also get `AXEnhancedUserInterface` (Chrome).
+    pub enhanced_ui_apps: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -403,6 +405,7 @@ impl Layers {
                 max_queued_calls: v.count("backend.max_queued_calls", 1, 100_000),
                 handle_cap: v.count("backend.handle_cap", 16, 10_000_000),
                 min_call_slice: v.millis("backend.min_call_slice_ms", 1, 60_000),
+                enhanced_ui_apps: v.list("backend.enhanced_ui_apps"),
             },
             log: LogConfig {
                 format: v.parse("log.format", |s| match s {

@@ -92,12 +92,15 @@ fn macos_backend(config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
     Ok(Arc::new(mac(config)))
 }
 
-/// The macOS backend with the configured call timing.
+/// The macOS backend with the configured call timing and Chrome opt-ins.
 #[cfg(target_os = "macos")]
 fn mac(config: &BackendConfig) -> macos::MacBackend {
-    macos::MacBackend::with_slicing(mac_logic::budget::Slicing {
-        floor: config.min_call_slice,
-    })
+    macos::MacBackend::with_options(
+        mac_logic::budget::Slicing {
+            floor: config.min_call_slice,
+        },
+        config.enhanced_ui_apps.clone(),
+    )
 }
 
 #[cfg(not(target_os = "macos"))]

@@ -2,7 +2,9 @@
 //! frontmost and under the pointer, not to the app a call names, so before posting the
 //! macOS adapter activates the app (checking the error), raises its window, waits until the
 //! app is frontmost, and for pointer events hit-tests the point with the system-wide
-//! element. This file decides from what it observed; the adapter only gathers the facts.
+//! element; for key events it asks whether another process holds Secure Input (macOS then
+//! delivers typed keys to that process only). This file decides from what it observed; the
+//! adapter only gathers the facts.
 //! Plain Rust, no Apple types: tested here with recorded observations.
 
 use std::time::Duration;
@@ -52,6 +54,9 @@ pub(crate) struct Observed {
     pub(crate) frontmost: Option<AppRef>,
     /// Who owns the event's point; `None` for key events.
     pub(crate) at_point: Option<PointOwner>,
+    /// The process holding Secure Input, for key events; `None` when it is off (or not
+    /// asked: pointer events).
+    pub(crate) secure_input: Option<AppRef>,
 }
 
 /// How long to wait for an activation to take effect, poll by poll: activation on macOS
@@ -88,7 +93,15 @@ pub(crate) fn may_post(target: &AppRef, event: Event, observed: &Observed) -> Re
         ));
     }
     let Event::Pointer { at: (x, y) } = event else {
-        return Ok(());
+        return match &observed.secure_input {
+            Some(holder) if holder.pid != target.pid => Err(format!(
+                "Secure Input is on, held by {}, so macOS delivers typed keys only to it, not to \
+                 {}. Close that app's password field or its secure keyboard entry, or set the \
+                 value semantically (set_value) instead",
+                holder.label, target.label
+            )),
+            _ => Ok(()),
+        };
     };
     match &observed.at_point {
         Some(PointOwner::App(owner)) if owner.pid == target.pid => Ok(()),
@@ -125,6 +138,7 @@ mod tests {
             activation: Activation::Done,
             frontmost,
             at_point,
+            secure_input: None,
         }
     }
 
@@ -155,6 +169,7 @@ mod tests {
             activation: Activation::Failed("kAXErrorCannotComplete".into()),
             frontmost: Some(mail.clone()),
             at_point: Some(PointOwner::App(mail)),
+            secure_input: None,
         };
         for event in [CLICK, Event::Keys] {
             let err = may_post(&notes, event, &seen).unwrap_err();
@@ -174,6 +189,7 @@ mod tests {
             activation: Activation::Failed("unsupported".into()),
             frontmost: Some(notes.clone()),
             at_point: Some(PointOwner::App(notes.clone())),
+            secure_input: None,
         };
         assert_eq!(may_post(&notes, CLICK, &seen), Ok(()));
     }
@@ -210,6 +226,20 @@ mod tests {
         let err = may_post(&notes, CLICK, &seen).unwrap_err();
         assert!(err.contains("cannot tell what is at (100, 200)"), "{err}");
         assert!(err.contains("kAXErrorCannotComplete"), "{err}");
+        assert_eq!(may_post(&notes, Event::Keys, &seen), Ok(()));
+    }
+
+    #[test]
+    fn secure_input_held_by_another_process_refuses_keys_but_not_clicks() {
+        let notes = app(42, "Notes");
+        let mut seen = observed(Some(notes.clone()), Some(PointOwner::App(notes.clone())));
+        seen.secure_input = Some(app(412, "Terminal"));
+        let err = may_post(&notes, Event::Keys, &seen).unwrap_err();
+        assert!(err.contains("held by Terminal (pid 412)"), "{err}");
+        assert!(err.contains("not to Notes (pid 42)"), "{err}");
+        assert_eq!(may_post(&notes, CLICK, &seen), Ok(()));
+        // The target's own password field turns Secure Input on for itself: keys reach it.
+        seen.secure_input = Some(notes.clone());
         assert_eq!(may_post(&notes, Event::Keys, &seen), Ok(()));
     }
 

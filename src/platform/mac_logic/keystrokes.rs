@@ -1,11 +1,14 @@
 //! Text and key combos as keyboard strokes, as plain data. Typed text becomes one key press
 //! per grapheme cluster carrying its UTF-16 text (at most 20 units per event, surrogate pairs
 //! kept whole), except line breaks and tabs, which need real key codes. A combo's character
-//! key maps to its ANSI-layout virtual key code (shifted characters add shift).
+//! maps to the key that types it on the current layout (`key_layout`), adding the shift or
+//! option that key needs.
 
 use std::time::Duration;
 
 use crate::ax::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
+
+use super::key_layout::{KeyLayout, combo_events};
 
 /// The most UTF-16 units one keyboard event may carry.
 pub(crate) const MAX_UNITS: usize = 20;
@@ -17,6 +20,16 @@ pub(crate) const KEY_GAP: Duration = Duration::from_millis(12);
 /// by [`KEY_GAP`]); checked against the deadline before the first is posted.
 pub(crate) fn strokes_duration(strokes: usize) -> Duration {
     KEY_GAP * 2 * u32::try_from(strokes).unwrap_or(u32::MAX)
+}
+
+/// How long posting one stroke takes: two events for text, a combo's whole sequence
+/// (modifier downs and ups included) for a key.
+pub(crate) fn stroke_duration(stroke: &Stroke) -> Duration {
+    let events = match stroke {
+        Stroke::Text(_) => 2,
+        Stroke::Code { code, modifiers } => combo_events(*code, *modifiers).len(),
+    };
+    KEY_GAP * u32::try_from(events).unwrap_or(u32::MAX)
 }
 
 /// One key press.
@@ -106,116 +119,29 @@ fn flush(cluster: &mut String, strokes: &mut Vec<Stroke>) {
     cluster.clear();
 }
 
-/// ANSI-layout virtual key codes (`kVK_ANSI_*`, `kVK_Space`) of unshifted characters.
-const ANSI: &[(char, u16)] = &[
-    ('a', 0x00),
-    ('s', 0x01),
-    ('d', 0x02),
-    ('f', 0x03),
-    ('h', 0x04),
-    ('g', 0x05),
-    ('z', 0x06),
-    ('x', 0x07),
-    ('c', 0x08),
-    ('v', 0x09),
-    ('b', 0x0B),
-    ('q', 0x0C),
-    ('w', 0x0D),
-    ('e', 0x0E),
-    ('r', 0x0F),
-    ('y', 0x10),
-    ('t', 0x11),
-    ('1', 0x12),
-    ('2', 0x13),
-    ('3', 0x14),
-    ('4', 0x15),
-    ('6', 0x16),
-    ('5', 0x17),
-    ('=', 0x18),
-    ('9', 0x19),
-    ('7', 0x1A),
-    ('-', 0x1B),
-    ('8', 0x1C),
-    ('0', 0x1D),
-    (']', 0x1E),
-    ('o', 0x1F),
-    ('u', 0x20),
-    ('[', 0x21),
-    ('i', 0x22),
-    ('p', 0x23),
-    ('l', 0x25),
-    ('j', 0x26),
-    ('\'', 0x27),
-    ('k', 0x28),
-    (';', 0x29),
-    ('\\', 0x2A),
-    (',', 0x2B),
-    ('/', 0x2C),
-    ('n', 0x2D),
-    ('m', 0x2E),
-    ('.', 0x2F),
-    (' ', 0x31),
-    ('`', 0x32),
-];
-
-/// Shifted characters of the ANSI layout and the unshifted key they share.
-const SHIFTED: &[(char, char)] = &[
-    ('!', '1'),
-    ('@', '2'),
-    ('#', '3'),
-    ('$', '4'),
-    ('%', '5'),
-    ('^', '6'),
-    ('&', '7'),
-    ('*', '8'),
-    ('(', '9'),
-    (')', '0'),
-    ('_', '-'),
-    ('+', '='),
-    ('{', '['),
-    ('}', ']'),
-    ('|', '\\'),
-    (':', ';'),
-    ('"', '\''),
-    ('<', ','),
-    ('>', '.'),
-    ('?', '/'),
-    ('~', '`'),
-];
-
-/// The key code of a character and whether it needs shift; `None` off the ANSI layout.
-fn ansi_key(c: char) -> Option<(u16, bool)> {
-    let code = |c: char| ANSI.iter().find(|(k, _)| *k == c).map(|&(_, code)| code);
-    if let Some(code) = code(c) {
-        return Some((code, false));
-    }
-    if c.is_ascii_uppercase() {
-        return code(c.to_ascii_lowercase()).map(|code| (code, true));
-    }
-    let (_, base) = SHIFTED.iter().find(|(s, _)| *s == c)?;
-    code(*base).map(|code| (code, true))
-}
-
-/// The stroke for a key combo. A character without a key on the ANSI layout can still be
-/// typed when no modifier other than shift is held; with modifiers it is an error.
-pub(crate) fn combo_stroke(combo: &KeyCombo) -> Result<Stroke, String> {
+/// The stroke for a key combo on `layout`: its character pressed on the key that types it
+/// there, with the modifiers that key needs added. A character without a key on the layout
+/// can still be typed when no modifier other than shift is held; with modifiers it is an
+/// error.
+pub(crate) fn combo_stroke(combo: &KeyCombo, layout: &KeyLayout) -> Result<Stroke, String> {
     let mut modifiers = combo.modifiers;
     match combo.key {
         Key::Named(key) => Ok(Stroke::Code {
             code: mac_keycode(key),
             modifiers,
         }),
-        Key::Char(c) => match ansi_key(c) {
-            Some((code, shift)) => {
-                modifiers.shift |= shift;
+        Key::Char(c) => match layout.key(c) {
+            Some((code, needs)) => {
+                modifiers.shift |= needs.shift;
+                modifiers.opt |= needs.opt;
                 Ok(Stroke::Code { code, modifiers })
             }
             None if !modifiers.cmd && !modifiers.ctrl && !modifiers.opt => {
                 Ok(Stroke::Text(c.encode_utf16(&mut [0u16; 2]).to_vec()))
             }
             None => Err(format!(
-                "{combo} has no key on the US (ANSI) layout; press a combo with a letter, \
-                 digit or ASCII punctuation key"
+                "{combo} has no key on this Mac's keyboard layout; press a combo with a \
+                 character the layout has a key for"
             )),
         },
     }
@@ -269,6 +195,14 @@ mod tests {
     }
 
     #[test]
+    fn a_combo_takes_a_gap_per_event_modifiers_included() {
+        let cmd_shift_s = combo("cmd+shift+s").unwrap();
+        assert_eq!(stroke_duration(&cmd_shift_s), KEY_GAP * 6);
+        assert_eq!(stroke_duration(&combo("return").unwrap()), KEY_GAP * 2);
+        assert_eq!(stroke_duration(&Stroke::Text(vec![0x61])), KEY_GAP * 2);
+    }
+
+    #[test]
     fn surrogate_pairs_are_two_units() {
         let strokes = type_strokes("\u{1F600}");
         assert_eq!(strokes, [Stroke::Text(vec![0xD83D, 0xDE00])]);
@@ -295,11 +229,11 @@ mod tests {
     }
 
     fn combo(text: &str) -> Result<Stroke, String> {
-        combo_stroke(&KeyCombo::parse(text, &[]).unwrap())
+        combo_stroke(&KeyCombo::parse(text, &[]).unwrap(), &KeyLayout::ansi())
     }
 
     #[test]
-    fn combos_use_ansi_codes() {
+    fn combos_on_the_us_layout_use_ansi_codes() {
         let cmd = Modifiers {
             cmd: true,
             ..Modifiers::default()
@@ -339,20 +273,5 @@ mod tests {
     fn characters_off_the_layout() {
         assert_eq!(combo("é"), Ok(Stroke::Text(vec![0xE9])));
         assert!(combo("cmd+é").is_err());
-    }
-
-    #[test]
-    fn ansi_table_has_no_duplicate_keys() {
-        for (i, (c, code)) in ANSI.iter().enumerate() {
-            assert!(
-                ANSI[i + 1..]
-                    .iter()
-                    .all(|(d, other)| d != c && other != code),
-                "{c:?}"
-            );
-        }
-        for (shifted, base) in SHIFTED {
-            assert!(ANSI.iter().any(|(c, _)| c == base), "{shifted:?}");
-        }
     }
 }

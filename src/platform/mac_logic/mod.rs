@@ -9,9 +9,11 @@
 //! bounded, cycle-guarded tree walk over an [`walk::AxSource`], one round trip per node),
 //! `budget` (timeouts sliced from the deadline, child and text caps) and `handle_table`
 //! (`NodeId` ↔ element per process). Input: `input_guard` (may a synthetic event be
-//! posted?), `gestures`, `keystrokes`. (The click point, activation point or frame centre,
+//! posted?), `gestures`, `keystrokes`, `key_layout` (which key types a character on
+//! the current layout; the modifier events of a combo). (The click point, activation point or frame centre,
 //! is engine-generic: `RawNode::click_point`; so is a screenshot's scale: `ax::Capture`.)
-//! Processes: `capture` (screencapture arguments and covered area), `launch_spec`, `child`
+//! Chromium/Electron: `tree_fill` (when a tree switched on by `AXManualAccessibility` has
+//! filled; the `AXEnhancedUserInterface` opt-in). Processes: `capture` (screencapture arguments and covered area), `launch_spec`, `child`
 //! (helper programs with a deadline).
 //!
 //! Must not know: Apple types (Core Foundation, AX, CoreGraphics), HTTP, MCP or sessions.
@@ -27,10 +29,13 @@ pub(crate) mod failures;
 pub(crate) mod gestures;
 pub(crate) mod handle_table;
 pub(crate) mod input_guard;
+pub(crate) mod key_layout;
 pub(crate) mod keystrokes;
 pub(crate) mod launch_spec;
 pub(crate) mod notifications;
+pub(crate) mod pixels;
 pub(crate) mod readiness;
 pub(crate) mod roles;
+pub(crate) mod tree_fill;
 pub(crate) mod walk;
 pub(crate) mod writes;

@@ -11,7 +11,6 @@ use core_foundation::string::CFString;
 
 use crate::ax::{AxError, AxValue, CallCtx, NodeId, Pid, Role};
 
-use super::apps;
 use super::attrs;
 use super::element::AxElement;
 use super::errors::AxResult;
@@ -209,15 +208,6 @@ pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<Activation>
         Ok(()) => Ok(Activation::Done),
         Err(f) if f.is_timeout() => Err(f),
         Err(f) => Ok(Activation::Failed(f.describe())),
-    }
-}
-
-/// Turns on Chromium/Electron accessibility (`AXManualAccessibility` ← true on the app
-/// element); their trees stay empty until asked. Harmless elsewhere: other apps answer
-/// "unsupported", which is ignored.
-pub(super) fn enable_manual_accessibility(pid: Pid, ctx: &mut CallCtx) {
-    if let Ok(app) = apps::app_element(pid) {
-        let _ = attrs::write(&app, "AXManualAccessibility", &true_cf(), ctx);
     }
 }
 

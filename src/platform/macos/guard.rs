@@ -1,8 +1,9 @@
 //! The adapter half of the input guard: gathers what `mac_logic::input_guard` decides from
 //! before a synthetic event is posted. Activates the app (`AXFrontmost`, error kept), raises
 //! its focused or main window (`AXRaise`), polls the system-wide `AXFocusedApplication`
-//! until the app is frontmost, and for pointer events hit-tests the point on the system-wide
-//! element, so another app's window over the point is seen.
+//! until the app is frontmost, for pointer events hit-tests the point on the system-wide
+//! element, so another app's window over the point is seen, and for key events asks which
+//! process holds Secure Input.
 
 use std::thread;
 use std::time::Instant;
@@ -16,7 +17,7 @@ use super::actions;
 use super::attrs;
 use super::element::AxElement;
 use super::errors::{AxFailure, to_ax_error};
-use super::process;
+use super::{permissions, process};
 
 /// Prepares `pid` for a synthetic `event` and refuses when the event would land elsewhere.
 pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result<(), AxError> {
@@ -31,6 +32,7 @@ pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result
         activation,
         frontmost: None,
         at_point: None,
+        secure_input: None,
     };
     for pause in FRONTMOST_POLLS {
         if ctx.remaining() <= *pause {
@@ -47,6 +49,9 @@ pub(super) fn ensure_target(pid: Pid, event: Event, ctx: &mut CallCtx) -> Result
         if input_guard::is_frontmost(pid, &observed) {
             break;
         }
+    }
+    if event == Event::Keys {
+        observed.secure_input = permissions::secure_input_holder().map(app_ref);
     }
     if let Event::Pointer { at: (x, y) } = event {
         // The AX API takes single-precision points; screen coordinates fit easily.

@@ -40,8 +40,7 @@ pub(super) fn prepare(
     ctx: &mut CallCtx,
 ) -> Result<CGEventSource, AxError> {
     let started = Instant::now();
-    // SAFETY: no arguments or preconditions; only reads the TCC state.
-    if !unsafe { CGPreflightPostEventAccess() } {
+    if !may_post_events() {
         return Err(AxError::Permission(format!(
             "posting input events is not allowed. {}",
             accessibility_fix()
@@ -56,6 +55,12 @@ pub(super) fn prepare(
     }
     CGEventSource::new(CGEventSourceStateID::HIDSystemState)
         .map_err(|()| AxError::Backend("cannot create a CoreGraphics event source".to_owned()))
+}
+
+/// Whether this process may post input events (the `post_events` readiness check too).
+pub(super) fn may_post_events() -> bool {
+    // SAFETY: no arguments or preconditions; only reads the TCC state.
+    unsafe { CGPreflightPostEventAccess() }
 }
 
 /// Posts one event at the HID tap with no modifier flags.

@@ -10,16 +10,22 @@
 //! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
 //! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target`
 //! and `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events)
-//! behind `guard` (the input guard's facts), `hit_test`, `apps` + `launch`, `clipboard`,
-//! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot`,
+//! with `key_layout` (the current keyboard layout), behind `guard` (the input guard's
+//! facts), `hit_test`, `apps` + `launch`, `chromium`
+//! (first contact with Chromium/Electron apps), `clipboard`,
+//! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot` with
+//! `capture_sck` (ScreenCaptureKit),
 //! `runloop`, `errors` (code classes), `process`. Everything that needs no Apple API
 //! (tables, decoding, write plans, budgets, the tree walk, the handle table, the input
-//! guard, error and readiness texts, gestures, keystrokes, capture arguments) lives in
+//! guard, error and readiness texts, gestures, keystrokes and key layouts, capture
+//! arguments) lives in
 //! `platform/mac_logic`.
 
 mod actions;
 mod apps;
 mod attrs;
+mod capture_sck;
+mod chromium;
 mod clipboard;
 mod element;
 mod errors;
@@ -28,6 +34,7 @@ mod guard;
 mod handles;
 mod hit_test;
 mod input;
+mod key_layout;
 mod launch;
 mod observer;
 mod permissions;
@@ -59,17 +66,20 @@ use observer::Observers;
 pub struct MacBackend {
     handles: Arc<Handles>,
     observers: Observers,
+    /// Bundle ids that also get `AXEnhancedUserInterface` (`backend.enhanced_ui_apps`).
+    enhanced_ui_apps: Vec<String>,
 }
 
 impl MacBackend {
     /// Sets the process-wide AX messaging timeout and starts with empty handle tables.
     /// Cheap and infallible; readiness reports missing grants.
     pub fn new() -> Self {
-        MacBackend::with_slicing(Slicing::default())
+        MacBackend::with_options(Slicing::default(), Vec::new())
     }
 
-    /// [`MacBackend::new`] with AX calls timed by `slicing` (the floor of the per-call slice).
-    pub(crate) fn with_slicing(slicing: Slicing) -> Self {
+    /// [`MacBackend::new`] with AX calls timed by `slicing` (the floor of the per-call slice)
+    /// and the bundle ids that get `AXEnhancedUserInterface`.
+    pub(crate) fn with_options(slicing: Slicing, enhanced_ui_apps: Vec<String>) -> Self {
         attrs::set_slicing(slicing);
         if let Some(system) = AxElement::system_wide() {
             system.set_timeout(budget::GLOBAL_TIMEOUT);
@@ -78,14 +88,15 @@ impl MacBackend {
         MacBackend {
             observers: Observers::new(Arc::clone(&handles)),
             handles,
+            enhanced_ui_apps,
         }
     }
 
-    /// Prepares an app the first time a call reaches it (Chromium/Electron accessibility on),
-    /// and keeps it observed.
+    /// Prepares an app the first time a call reaches it (Chromium/Electron accessibility on,
+    /// and a bounded wait for such a tree to fill), and keeps it observed.
     fn touch(&self, pid: Pid, ctx: &mut CallCtx) {
         if self.handles.first_contact(pid) {
-            actions::enable_manual_accessibility(pid, ctx);
+            chromium::prepare(pid, &self.enhanced_ui_apps, ctx);
         }
         self.observers.ensure(pid, ctx);
     }

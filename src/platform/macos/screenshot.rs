@@ -1,4 +1,5 @@
-//! Screenshots through `/usr/sbin/screencapture` (`CGWindowListCreateImage` is gone from the
+//! Screenshots through ScreenCaptureKit (`capture_sck.rs`, macOS 14+) or, where it is
+//! missing or fails, `/usr/sbin/screencapture` (`CGWindowListCreateImage` is gone from the
 //! macOS 15 SDK): the app's focused window by window id (from the private
 //! `_AXUIElementGetWindow`, resolved with `dlsym` at run time so the binary still loads if it
 //! disappears; the window frame is the fallback), or a screen region. The PNG goes to a
@@ -23,6 +24,7 @@ use crate::ax::{AxError, CallCtx, Capture, Pid, Rect};
 
 use super::apps;
 use super::attrs;
+use super::capture_sck;
 use super::element::AxElement;
 use super::errors::{AxFailure, AxResult, check, to_ax_error};
 use super::permissions::screen_recording_fix;
@@ -47,7 +49,16 @@ pub(super) fn screenshot(
         Some(rect) => (Target::Region(rect), capture::covered_region(&rect)),
         None => window_target(pid, ctx, started)?,
     };
-    let png = run_screencapture(target, ctx.deadline(), started)?;
+    let png = match capture_sck::capture(target, frame, ctx.deadline()) {
+        Ok(png) => png,
+        Err(capture_sck::Failure::Unavailable) => {
+            run_screencapture(target, ctx.deadline(), started)?
+        }
+        Err(capture_sck::Failure::Failed(why)) => {
+            tracing::debug!(%why, "ScreenCaptureKit failed; capturing with screencapture");
+            run_screencapture(target, ctx.deadline(), started)?
+        }
+    };
     Ok(Capture::new(png, frame))
 }
 
