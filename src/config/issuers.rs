@@ -81,25 +81,22 @@ impl Validator<'_> {
         };
         let mut out: Vec<IssuerConfig> = Vec::new();
         let mut overrides = Vec::new();
+        // Each `iss` once: (the issuer, where it was first named).
+        let mut seen: Vec<(String, String)> = before
+            .iter()
+            .map(|t| (t.jwt.issuer.clone(), format!("{}.issuer", t.path)))
+            .collect();
         for (i, item) in items.iter().enumerate() {
             let path = format!("{name}[{i}]");
             let mut problems = Problems::default();
             let entry = issuer_entry(&path, item, defaults, &mut problems);
-            if let Some((issuer, _)) = &entry {
-                let trusted = before.iter().chain(out.iter());
-                if let Some(first) = trusted.into_iter().find(|t| t.jwt.issuer == issuer.jwt.issuer)
-                {
-                    let first = match first.path.as_str() {
-                        "auth" => "auth.issuer".to_owned(),
-                        other => format!("{other}.issuer"),
-                    };
-                    problems.add(
+            if let Some(issuer) = item.get("issuer").and_then(toml::Value::as_str) {
+                match seen.iter().find(|(iss, _)| iss == issuer) {
+                    Some((_, first)) => problems.add(
                         format!("{path}.issuer"),
-                        format!(
-                            "{:?} is already trusted by {first}; each issuer is listed once",
-                            issuer.jwt.issuer
-                        ),
-                    );
+                        format!("{issuer:?} is already trusted by {first}; each issuer is listed once"),
+                    ),
+                    None => seen.push((issuer.to_owned(), format!("{path}.issuer"))),
                 }
             }
             for (at, why) in &problems.0 {

@@ -49,7 +49,10 @@ fn github_beside_the_legacy_issuer() {
     assert_eq!(github.rules.len(), 2);
     assert_eq!(github.rules[0].path, "auth.issuers[0].rules[0]");
     assert_eq!(github.rules[0].claims["event_name"], "{push,workflow_dispatch}");
-    assert_eq!(github.rules[1].scopes, [Scope::Read].into_iter().collect());
+    assert_eq!(
+        github.rules[1].scopes,
+        [Scope::Read].into_iter().collect::<std::collections::BTreeSet<_>>()
+    );
 
     // The rule's own policy comes first, with what it leaves unset from its issuer's.
     let own = &config.policy.principals;

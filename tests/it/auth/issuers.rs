@@ -250,7 +250,7 @@ async fn github_tokens_get_the_scopes_of_the_first_rule_their_claims_match() {
     assert!(c.contains("error=\"insufficient_scope\""), "{c}");
     assert!(
         c.contains("no claim rule of auth.issuers[0]")
-            && c.contains("event_name, ref, repository, repository_owner"),
+            && c.contains("the claims ref, repository, event_name, repository_owner"),
         "{c}"
     );
     let body: Value = response.json().await.expect("json body");
