@@ -94,7 +94,9 @@ impl Validator<'_> {
                 match seen.iter().find(|(iss, _)| iss == issuer) {
                     Some((_, first)) => problems.add(
                         format!("{path}.issuer"),
-                        format!("{issuer:?} is already trusted by {first}; each issuer is listed once"),
+                        format!(
+                            "{issuer:?} is already trusted by {first}; each issuer is listed once"
+                        ),
                     ),
                     None => seen.push((issuer.to_owned(), format!("{path}.issuer"))),
                 }
@@ -136,8 +138,8 @@ fn issuer_entry(
         return None;
     };
     unknown_fields(path, table, &ISSUER_FIELDS, problems);
-    let url = |field: &str, loopback_http_only: bool, problems: &mut Problems| {
-        match table.get(field) {
+    let url =
+        |field: &str, loopback_http_only: bool, problems: &mut Problems| match table.get(field) {
             None => None,
             Some(toml::Value::String(s)) => match check_url(s, loopback_http_only) {
                 Ok(()) => Some(s.clone()),
@@ -153,8 +155,7 @@ fn issuer_entry(
                 );
                 None
             }
-        }
-    };
+        };
     let issuer = url("issuer", true, problems);
     let jwks_uri = url("jwks_uri", true, problems);
     let audience = url("audience", false, problems).or_else(|| defaults.audience.clone());

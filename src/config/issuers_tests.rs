@@ -43,15 +43,26 @@ fn github_beside_the_legacy_issuer() {
     assert!(auth.issuers[0].rules.is_empty());
     let github = &auth.issuers[1];
     assert_eq!(github.path, "auth.issuers[0]");
-    assert_eq!(github.jwt.issuer, "https://token.actions.githubusercontent.com");
-    assert_eq!(github.jwt.audience, "https://mac-17.ci.example:8741/mcp", "auth.audience");
+    assert_eq!(
+        github.jwt.issuer,
+        "https://token.actions.githubusercontent.com"
+    );
+    assert_eq!(
+        github.jwt.audience, "https://mac-17.ci.example:8741/mcp",
+        "auth.audience"
+    );
     assert_eq!(github.jwt.accepted_typ, ["JWT"]);
     assert_eq!(github.rules.len(), 2);
     assert_eq!(github.rules[0].path, "auth.issuers[0].rules[0]");
-    assert_eq!(github.rules[0].claims["event_name"], "{push,workflow_dispatch}");
+    assert_eq!(
+        github.rules[0].claims["event_name"],
+        "{push,workflow_dispatch}"
+    );
     assert_eq!(
         github.rules[1].scopes,
-        [Scope::Read].into_iter().collect::<std::collections::BTreeSet<_>>()
+        [Scope::Read]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
     );
 
     // The rule's own policy comes first, with what it leaves unset from its issuer's.
@@ -63,9 +74,18 @@ fn github_beside_the_legacy_issuer() {
     assert_eq!(own[1].who, Who::Issuer(github.jwt.issuer.clone()));
     let policy = crate::policy::Policy::new(&config.policy);
     let key = "jwt:https://token.actions.githubusercontent.com#repo:acme/app:ref:refs/heads/main";
-    let by_rule = |rule| Subject { key, rule: Some(rule) };
-    assert_eq!(policy.unconfirmed_for(by_rule("auth.issuers[0].rules[0]")), Unconfirmed::Allow);
-    assert_eq!(policy.unconfirmed_for(by_rule("auth.issuers[0].rules[1]")), Unconfirmed::Refuse);
+    let by_rule = |rule| Subject {
+        key,
+        rule: Some(rule),
+    };
+    assert_eq!(
+        policy.unconfirmed_for(by_rule("auth.issuers[0].rules[0]")),
+        Unconfirmed::Allow
+    );
+    assert_eq!(
+        policy.unconfirmed_for(by_rule("auth.issuers[0].rules[1]")),
+        Unconfirmed::Refuse
+    );
 }
 
 #[test]
@@ -81,7 +101,10 @@ fn issuers_come_from_the_environment_too() {
     )]);
     let config = layers.build().expect("valid");
     assert!(config.auth.enabled());
-    assert_eq!(config.auth.issuers[0].rules[0].claims["repository"], "acme/*");
+    assert_eq!(
+        config.auth.issuers[0].rules[0].claims["repository"],
+        "acme/*"
+    );
 }
 
 #[test]
@@ -144,12 +167,18 @@ scopes = ["axgate:read"]
          audience = \"https://mac.example/mcp\"\n",
     )
     .expect_err("invalid");
-    assert!(err.contains("auth.issuers[0].audience (from f.toml): is required"), "{err}");
+    assert!(
+        err.contains("auth.issuers[0].audience (from f.toml): is required"),
+        "{err}"
+    );
     // Loopback JWKS over http is fine (tests, a local issuer).
     let config = build(
         "[[auth.issuers]]\nissuer = \"http://127.0.0.1:9\"\njwks_uri = \"http://127.0.0.1:9/jwks\"\n\
          audience = \"https://mac.example/mcp\"\n",
     )
     .expect("valid");
-    assert!(config.auth.issuers[0].rules.is_empty(), "scopes from the scope claim");
+    assert!(
+        config.auth.issuers[0].rules.is_empty(),
+        "scopes from the scope claim"
+    );
 }

@@ -445,8 +445,11 @@ impl ServerHandler for AxServer {
             peer: context.peer.clone(),
             cancel,
             progress: context.meta.get_progress_token(),
-            unconfirmed: policy
-                .unconfirmed_for(principal.as_ref().map_or(Subject::from(gate::LOCAL), Subject::of)),
+            unconfirmed: policy.unconfirmed_for(
+                principal
+                    .as_ref()
+                    .map_or(Subject::from(gate::LOCAL), Subject::of),
+            ),
             policy,
             confirmation: Mutex::new(None),
             denied_by: Mutex::new(None),

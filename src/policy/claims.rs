@@ -106,9 +106,9 @@ impl Rules {
             .iter()
             .find(|(_, matchers)| {
                 !matchers.is_empty()
-                    && matchers.iter().all(|(name, m)| {
-                        claims.get(name).is_some_and(|value| m.is_match(value))
-                    })
+                    && matchers
+                        .iter()
+                        .all(|(name, m)| claims.get(name).is_some_and(|value| m.is_match(value)))
             })
             .map(|(rule, _)| rule)
     }
@@ -187,7 +187,10 @@ mod tests {
                 (github("ACME/app", "refs/heads/main", "push"), None),
             ],
         );
-        assert_eq!(rules.claim_names(), ["ref", "repository", "repository_owner"]);
+        assert_eq!(
+            rules.claim_names(),
+            ["ref", "repository", "repository_owner"]
+        );
     }
 
     #[test]
@@ -203,14 +206,20 @@ mod tests {
         check(
             &rules,
             &[
-                (github("acme/app", "refs/heads/release-1.2", "push"), Some("heads")),
-                // `*` does not cross `/`: a branch named release-x/y is not release-*.
                 (
-                    github("acme/app", "refs/heads/release-x/y", "push"),
-                    None,
+                    github("acme/app", "refs/heads/release-1.2", "push"),
+                    Some("heads"),
                 ),
-                (github("acme/app", "refs/heads/main", "push"), Some("workflows")),
-                (github("acme/app", "refs/heads/dev", "push"), Some("workflows")),
+                // `*` does not cross `/`: a branch named release-x/y is not release-*.
+                (github("acme/app", "refs/heads/release-x/y", "push"), None),
+                (
+                    github("acme/app", "refs/heads/main", "push"),
+                    Some("workflows"),
+                ),
+                (
+                    github("acme/app", "refs/heads/dev", "push"),
+                    Some("workflows"),
+                ),
                 (github("acme/app", "refs/heads/other", "push"), None),
             ],
         );
@@ -219,7 +228,11 @@ mod tests {
     #[test]
     fn claims_compare_as_text_and_missing_ones_never_match() {
         let rules = Rules::new(&[
-            rule("id", &[("repository_id", "4242"), ("ref_protected", "true")], &[Scope::Read]),
+            rule(
+                "id",
+                &[("repository_id", "4242"), ("ref_protected", "true")],
+                &[Scope::Read],
+            ),
             rule("absent", &[("environment", "*")], &[Scope::Act]),
             rule("list", &[("aud", "*")], &[Scope::Act]),
         ]);

@@ -109,7 +109,10 @@ mod tests {
             rule: Some("auth.issuers[0].rules[1]"),
         };
         assert!(rule.matches(admitted));
-        assert!(issuer.matches(admitted), "the issuer's own policy still applies");
+        assert!(
+            issuer.matches(admitted),
+            "the issuer's own policy still applies"
+        );
         assert!(!rule.matches("jwt:https://idp#alice"));
         let other = Subject {
             rule: Some("auth.issuers[0].rules[0]"),

@@ -35,7 +35,10 @@ pub struct Admitted {
 
 impl TrustedIssuer {
     /// Keeps `previous`'s verifier (and its JWKS cache) when the JWT settings are the same.
-    fn new(config: &IssuerConfig, previous: Option<&TrustedIssuer>) -> Result<TrustedIssuer, String> {
+    fn new(
+        config: &IssuerConfig,
+        previous: Option<&TrustedIssuer>,
+    ) -> Result<TrustedIssuer, String> {
         let verifier = match previous {
             Some(prev) if prev.config.jwt == config.jwt => prev.verifier.clone(),
             _ => Arc::new(JwtVerifier::new(&config.jwt)?),

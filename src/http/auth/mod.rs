@@ -155,7 +155,12 @@ impl Auth {
     /// (`AppState::reload`).
     pub fn still_accepted(&self, key: &str) -> bool {
         let current = self.current.load();
-        if current.config.tokens.iter().any(|t| token_key(&t.name) == key) {
+        if current
+            .config
+            .tokens
+            .iter()
+            .any(|t| token_key(&t.name) == key)
+        {
             return true;
         }
         let Some(issuer) = current.issuers.for_key(key) else {

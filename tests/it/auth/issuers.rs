@@ -80,8 +80,12 @@ impl GitHub {
                             axum::extract::Query(query): axum::extract::Query<
             std::collections::HashMap<String, String>,
         >| {
-            let (iss, signing, claims, kid) =
-                (iss.clone(), signing.clone(), claims.clone(), kid_owned.clone());
+            let (iss, signing, claims, kid) = (
+                iss.clone(),
+                signing.clone(),
+                claims.clone(),
+                kid_owned.clone(),
+            );
             async move {
                 let bearer = headers.get("authorization").and_then(|v| v.to_str().ok());
                 if bearer != Some(&format!("Bearer {REQUEST_TOKEN}")) {
@@ -145,7 +149,11 @@ impl GitHub {
 
     /// Its principal key for `sub`.
     fn principal(&self, claims: &Value) -> String {
-        format!("jwt:{}#{}", self.issuer, claims["sub"].as_str().expect("sub"))
+        format!(
+            "jwt:{}#{}",
+            self.issuer,
+            claims["sub"].as_str().expect("sub")
+        )
     }
 }
 
@@ -279,7 +287,11 @@ async fn a_token_signed_with_another_issuers_key_of_the_same_kid_is_refused() {
     )))
     .await;
     // Each issuer's own tokens: gh's by its rules, other's (no rules) by its scope claim.
-    works(&server, &gh.token(job("acme/app", "refs/heads/main", "push"))).await;
+    works(
+        &server,
+        &gh.token(job("acme/app", "refs/heads/main", "push")),
+    )
+    .await;
     let mut scoped = job("someone/else", "refs/heads/main", "push");
     scoped["scope"] = json!("axgate:read");
     works(&server, &other.token(scoped.clone())).await;
@@ -299,7 +311,10 @@ async fn a_token_signed_with_another_issuers_key_of_the_same_kid_is_refused() {
         .json()
         .await
         .expect("json");
-    assert_eq!(doc["authorization_servers"], json!([gh.issuer, other.issuer]));
+    assert_eq!(
+        doc["authorization_servers"],
+        json!([gh.issuer, other.issuer])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -314,7 +329,11 @@ async fn the_legacy_issuer_keeps_working_beside_github() {
         .call("click", json!({"app": "Form", "target": SUBMIT}))
         .await;
     assert_eq!(clicked["isError"], false, "{clicked}");
-    works(&server, &gh.token(job("acme/app", "refs/heads/main", "push"))).await;
+    works(
+        &server,
+        &gh.token(job("acme/app", "refs/heads/main", "push")),
+    )
+    .await;
     // The legacy issuer still wants at+jwt; GitHub's entry accepts its JWT.
     let id_token = legacy.token("alice", "axgate:act", Some("JWT"), None);
     refused(&server, &id_token, "malformed").await;
@@ -361,7 +380,10 @@ async fn a_reload_ends_the_sessions_of_workflows_the_new_rules_no_longer_admit()
     let response = post_initialize(&server, Some(&format!("Bearer {main}"))).await;
     assert_eq!(response.status(), 403, "no rule admits acme/app now");
     let listed = kept.request("tools/list", json!({})).await;
-    assert!(listed.get("result").is_some(), "acme/other keeps its session: {listed}");
+    assert!(
+        listed.get("result").is_some(),
+        "acme/other keeps its session: {listed}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -248,7 +248,10 @@ mod tests {
         let none = Failure::not_admitted("no claim rule admits this token");
         assert_eq!(none.status(), 403);
         let c = none.challenge(META).expect("challenge");
-        assert!(c.contains("error=\"insufficient_scope\", scope=\"axgate:read\""), "{c}");
+        assert!(
+            c.contains("error=\"insufficient_scope\", scope=\"axgate:read\""),
+            "{c}"
+        );
         assert!(c.contains("no claim rule admits"), "{c}");
         assert_eq!(none.reason.label(), "no_rule");
         assert_eq!(

@@ -142,7 +142,8 @@ pub fn header(token: &str) -> Result<(Option<String>, Algorithm), Failure> {
 /// again). `Ok(None)` when the payload has no string `iss`.
 pub fn issuer_of(token: &str) -> Result<Option<String>, Failure> {
     use base64::Engine as _;
-    let malformed = || Failure::invalid_token(Reason::Malformed, "the token is not a well-formed JWT");
+    let malformed =
+        || Failure::invalid_token(Reason::Malformed, "the token is not a well-formed JWT");
     let payload = token.split('.').nth(1).ok_or_else(malformed)?;
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(payload)
