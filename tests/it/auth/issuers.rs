@@ -239,7 +239,10 @@ async fn github_tokens_get_the_scopes_of_the_first_rule_their_claims_match() {
     );
     tools.initialize().await;
     let clicked = tools
-        .call("click", json!({"app": "Form", "target": SUBMIT}))
+        .call(
+            "click",
+            json!({"app": "Form", "target": "window[0]/check_box[0]"}),
+        )
         .await;
     assert_eq!(clicked["isError"], false, "{clicked}");
     let mut fork = client_with(
