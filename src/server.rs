@@ -166,7 +166,7 @@ impl AppState {
         match (&self.auth, next.auth.enabled()) {
             (Some(auth), _) => {
                 if auth.reload(&next.auth)? {
-                    self.revoke_removed(&next.auth);
+                    self.revoke_removed(auth);
                     changed.push("auth");
                 }
             }
@@ -216,10 +216,11 @@ impl AppState {
 }
 
 impl AppState {
-    /// Ends what principals without a credential under `next` still hold: their sessions
-    /// (with their GET streams) and their running `subscriptions/listen`s.
-    fn revoke_removed(&self, next: &crate::config::AuthConfig) {
-        let gone = |key: &str| !auth::still_accepted(next, key);
+    /// Ends what principals without a credential under the reloaded `auth` still hold (a
+    /// removed token or issuer; a JWT its issuer's changed claim rules no longer admit):
+    /// their sessions (with their GET streams) and their running `subscriptions/listen`s.
+    fn revoke_removed(&self, auth: &auth::Auth) {
+        let gone = |key: &str| !auth.still_accepted(key);
         for key in self.listens.principals() {
             if gone(&key) {
                 tracing::info!(principal = %key, "credential removed: its listens end");

@@ -260,6 +260,11 @@ pub const KEYS: &[Key] = &[
         default: "0",
     },
     Key {
+        name: "auth.issuers",
+        doc: "More trusted JWT issuers ([[auth.issuers]] tables): issuer (exact iss), jwks_uri, audience (default auth.audience), accepted_typ (default [\"at+jwt\"]; GitHub Actions sends JWT), their own unconfirmed, calls_per_second and writes_per_second, and [[auth.issuers.rules]]: { claims = { claim = \"value or glob\" }, scopes = [...] } plus a rule's own policy; the first rule whose claims all match admits a token, none matching is 403. In the environment an inline TOML or JSON array.",
+        default: "[]",
+    },
+    Key {
         name: "auth.jwks_refresh_min_secs",
         doc: "Least time between two JWKS fetches; a token with an unknown kid asks for one.",
         default: "30",

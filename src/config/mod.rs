@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::policy::PolicyConfig;
+use crate::policy::claims::ClaimRule;
 
+mod issuers;
 mod keys;
 #[cfg(test)]
 mod tests;
@@ -172,11 +174,25 @@ pub struct JwtConfig {
     pub accepted_typ: Vec<String>,
 }
 
+/// One trusted JWT issuer: `auth.issuer` with the `auth.*` keys beside it, or an entry of
+/// `[[auth.issuers]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IssuerConfig {
+    /// Where it is configured: `auth` (`auth.issuer`) or `auth.issuers[1]`; messages name it.
+    pub path: String,
+    pub jwt: JwtConfig,
+    /// Its claim rules in file order (`crate::policy::claims`); empty: the token's scopes
+    /// come from its `scope`/`scp` claim.
+    pub rules: Vec<ClaimRule>,
+}
+
 /// Authentication (`crate::http::auth`): off when there are no tokens and no issuer.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct AuthConfig {
     pub tokens: Vec<StaticTokenConfig>,
-    pub jwt: Option<JwtConfig>,
+    /// The trusted issuers, each `iss` once: `auth.issuer` first (when set), then
+    /// `[[auth.issuers]]` in file order.
+    pub issuers: Vec<IssuerConfig>,
     /// `auth.audience` when set (also without an issuer): the `resource` of the metadata.
     pub resource: Option<String>,
     /// The listener serves TLS (`server.tls_cert`): a resource URI derived from the Host
@@ -186,7 +202,7 @@ pub struct AuthConfig {
 
 impl AuthConfig {
     pub fn enabled(&self) -> bool {
-        !self.tokens.is_empty() || self.jwt.is_some()
+        !self.tokens.is_empty() || !self.issuers.is_empty()
     }
 }
 

@@ -94,7 +94,8 @@ fn auth_section() {
     assert_eq!(auth.tokens[0].name, "ci");
     assert_eq!(auth.tokens[0].sha256, [0xab; 32]);
     assert_eq!(auth.tokens[0].scopes.len(), 2);
-    let jwt = auth.jwt.expect("jwt");
+    let jwt = &auth.issuers[0].jwt;
+    assert_eq!(auth.issuers[0].path, "auth");
     assert_eq!(jwt.leeway, Duration::from_secs(30));
     assert_eq!(jwt.jwks_refresh_min, Duration::from_secs(30));
     assert!(!Layers::default().build().expect("defaults").auth.enabled());

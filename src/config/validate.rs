@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use super::TlsFiles;
-use super::{AuthConfig, JwtConfig, PolicyConfig, Raw, Source, key};
+use super::{AuthConfig, IssuerConfig, JwtConfig, PolicyConfig, Raw, Source, key};
 use crate::policy::apps::AppRules;
 use crate::policy::confirm::Unconfirmed;
 use crate::policy::principal::Override;
@@ -252,8 +252,24 @@ impl Validator<'_> {
             (None, None, _) => None,
         };
         let own = self.issuer_policy(jwt.as_ref().map_or("", |j| j.issuer.as_str()));
+        let mut issuers: Vec<IssuerConfig> = jwt
+            .map(|jwt| IssuerConfig {
+                path: "auth".into(),
+                jwt,
+                rules: Vec::new(),
+            })
+            .into_iter()
+            .collect();
+        let defaults = super::issuers::Defaults {
+            audience: audience.clone(),
+            leeway,
+            jwks_refresh_min,
+        };
+        let (more, mut own_more) = self.issuers("auth.issuers", &defaults, &issuers);
+        issuers.extend(more);
+        overrides.append(&mut own_more);
         if !own.is_empty() {
-            if jwt.is_some() {
+            if issuers.first().is_some_and(|i| i.path == "auth") {
                 overrides.push(own);
             } else if urls_valid {
                 self.errors.push(
@@ -265,7 +281,7 @@ impl Validator<'_> {
         }
         let auth = AuthConfig {
             tokens,
-            jwt,
+            issuers,
             resource: audience,
             https: false,
         };
@@ -275,7 +291,7 @@ impl Validator<'_> {
 
 /// An absolute http(s) URL without a fragment; with `loopback_http_only`, plain http only
 /// for a loopback host.
-fn check_url(text: &str, loopback_http_only: bool) -> Result<(), String> {
+pub(super) fn check_url(text: &str, loopback_http_only: bool) -> Result<(), String> {
     if text.contains('#') {
         return Err("a URL here must not have a #fragment".into());
     }

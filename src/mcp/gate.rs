@@ -16,6 +16,7 @@ use super::tools::{Effect, ToolDef};
 use crate::identity::{Principal, Scope};
 use crate::policy::Policy;
 use crate::policy::limits::Limited;
+use crate::policy::principal::Subject;
 
 /// The rate-limit key and audit name of calls without authentication.
 pub const LOCAL: &str = "local";
@@ -99,10 +100,10 @@ fn permitted(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
 /// Every check, in order; takes from the caller's rate allowance when it passes the others.
 pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> Result<(), Refusal> {
     permitted(policy, principal, def)?;
-    let key = principal.map_or(LOCAL, Principal::key);
+    let who = principal.map_or(Subject::from(LOCAL), Subject::of);
     policy
         .limits
-        .check(key, !def.effect.reads_only())
+        .check(who, !def.effect.reads_only())
         .map_err(Refusal::Limited)
 }
 
@@ -115,8 +116,8 @@ pub fn admit_request(
     principal: Option<&Principal>,
     method: &str,
 ) -> Result<(), rmcp::ErrorData> {
-    let key = principal.map_or(LOCAL, Principal::key);
-    policy.limits.check(key, false).map_err(|limited| {
+    let who = principal.map_or(Subject::from(LOCAL), Subject::of);
+    policy.limits.check(who, false).map_err(|limited| {
         rmcp::ErrorData::new(
             rmcp::model::ErrorCode(-32000),
             format!("{method} refused: {limited}"),

@@ -39,6 +39,7 @@ use crate::ax::{CallStats, Engine};
 use crate::identity::Principal;
 use crate::metrics::Metrics;
 use crate::policy::SharedPolicy;
+use crate::policy::principal::Subject;
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -444,8 +445,11 @@ impl ServerHandler for AxServer {
             peer: context.peer.clone(),
             cancel,
             progress: context.meta.get_progress_token(),
-            unconfirmed: policy
-                .unconfirmed_for(principal.as_ref().map_or(gate::LOCAL, |p| p.key())),
+            unconfirmed: policy.unconfirmed_for(
+                principal
+                    .as_ref()
+                    .map_or(Subject::from(gate::LOCAL), Subject::of),
+            ),
             policy,
             confirmation: Mutex::new(None),
             denied_by: Mutex::new(None),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use governor::clock::Clock;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
-use super::principal::{Override, Who};
+use super::principal::{Override, Subject, Who};
 
 /// Which limit refused a call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,20 +107,22 @@ impl RateLimits {
         }
     }
 
-    fn pair_of(&self, principal: &str) -> &Pair {
+    fn pair_of(&self, principal: Subject<'_>) -> &Pair {
         self.own
             .iter()
             .find(|(who, _)| who.matches(principal))
             .map_or(&self.default, |(_, pair)| pair)
     }
 
-    /// Takes one call (and one write when `write`) from `principal`'s allowance. A write
+    /// Takes one call (and one write when `write`) from `principal`'s allowance (keyed by
+    /// its identity key; its rates are those of its rule, issuer or token, if any). A write
     /// refused by the write limit still counts as a call.
-    pub fn check(&self, principal: &str, write: bool) -> Result<(), Limited> {
+    pub fn check<'a>(&self, principal: impl Into<Subject<'a>>, write: bool) -> Result<(), Limited> {
         // The limiter's own clock: building a clock calibrates it (CPUID), which profiled at
         // 8 % of a loaded server's CPU when it was done on every call.
+        let principal = principal.into();
         let pair = self.pair_of(principal);
-        let key = principal.to_owned();
+        let key = principal.key.to_owned();
         pair.calls.check_key(&key).map_err(|nu| Limited {
             limit: Limit::Calls,
             per_second: pair.calls_per_second,

@@ -3,14 +3,17 @@
 //! - [`apps`]: app allow/deny-lists, enforced by the engine wherever an app is named;
 //! - [`limits`]: per-principal rate limits on calls and on writes;
 //! - [`confirm`]: which presses are destructive and how they are confirmed;
-//! - [`principal`]: what a token or an issuer sets for itself (its own `unconfirmed` and
-//!   rate limits);
+//! - [`principal`]: what a token, an issuer or a claim rule sets for itself (its own
+//!   `unconfirmed` and rate limits);
+//! - [`claims`]: the claim rules of a JWT issuer (`[[auth.issuers.rules]]`): which rule
+//!   admits a token's claims, and so its scopes and its policy;
 //! - read-only mode ([`Policy::read_only`]): write tools are hidden and refused.
 //!
 //! A [`Policy`] is immutable; a reload (SIGHUP) builds a new one and swaps it in whole
 //! ([`SharedPolicy`]), so a call sees one consistent policy from start to end.
 
 pub mod apps;
+pub mod claims;
 pub mod confirm;
 pub mod limits;
 pub mod principal;
@@ -36,7 +39,8 @@ pub struct PolicyConfig {
     pub writes_per_second: u32,
     /// Most `subscriptions/listen` requests one principal runs at once.
     pub max_listens_per_principal: usize,
-    /// Per-token and per-issuer overrides (`[auth] tokens` fields, `auth.jwt_*`).
+    /// Per-token, per-issuer and per-rule overrides (`[auth] tokens` fields, `auth.jwt_*`,
+    /// `[[auth.issuers]]` and their rules), rules before their issuer.
     pub principals: Vec<Override>,
 }
 
@@ -85,10 +89,10 @@ impl Policy {
         }
     }
 
-    /// What a destructive act does when the principal whose identity key is `key` cannot be
-    /// asked: its own override, else `policy.unconfirmed`.
-    pub fn unconfirmed_for(&self, key: &str) -> Unconfirmed {
-        principal::find(&self.config.principals, key)
+    /// What a destructive act does when `who` cannot be asked: its own override (its
+    /// rule's, its issuer's or its token's), else `policy.unconfirmed`.
+    pub fn unconfirmed_for<'a>(&self, who: impl Into<principal::Subject<'a>>) -> Unconfirmed {
+        principal::find(&self.config.principals, who.into())
             .and_then(|o| o.unconfirmed)
             .unwrap_or(self.unconfirmed)
     }

@@ -5,9 +5,38 @@
 //! a configuration without overrides is exactly as strict as one that predates them.
 //!
 //! A principal is matched by its identity key (`axgate_parse::identity::Principal::key`):
-//! `token:<name>` exactly for a static token, the prefix `jwt:<issuer>#` for an issuer.
+//! `token:<name>` exactly for a static token, the prefix `jwt:<issuer>#` for an issuer; and
+//! a JWT admitted by a claim rule (`crate::policy::claims`) by that rule's key path
+//! (`Principal::rule`). A rule's override comes before its issuer's in the list (config puts
+//! it there, with what the rule leaves unset taken from the issuer's), so the first match is
+//! the most specific.
 
 use super::confirm::Unconfirmed;
+use crate::identity::Principal;
+
+/// Whom a policy decision is about: a principal's identity key, and the claim rule that
+/// admitted it, if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subject<'a> {
+    pub key: &'a str,
+    pub rule: Option<&'a str>,
+}
+
+impl<'a> Subject<'a> {
+    pub fn of(principal: &'a Principal) -> Subject<'a> {
+        Subject {
+            key: principal.key(),
+            rule: principal.rule.as_deref(),
+        }
+    }
+}
+
+/// A principal known by its key alone (no claim rule).
+impl<'a> From<&'a str> for Subject<'a> {
+    fn from(key: &'a str) -> Subject<'a> {
+        Subject { key, rule: None }
+    }
+}
 
 /// Whom an override applies to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,14 +45,20 @@ pub enum Who {
     Token(String),
     /// Every JWT subject of this issuer (its exact `iss`).
     Issuer(String),
+    /// Every JWT the claim rule at this key path admitted (`auth.issuers[0].rules[1]`).
+    Rule(String),
 }
 
 impl Who {
-    /// Whether the principal whose identity key is `key` is this one.
-    pub fn matches(&self, key: &str) -> bool {
+    /// Whether `subject` is this one.
+    pub fn matches<'a>(&self, subject: impl Into<Subject<'a>>) -> bool {
+        let subject = subject.into();
         match self {
-            Who::Token(name) => key == crate::identity::token_key(name),
-            Who::Issuer(issuer) => key.starts_with(&crate::identity::jwt_key_prefix(issuer)),
+            Who::Token(name) => subject.key == crate::identity::token_key(name),
+            Who::Issuer(issuer) => subject
+                .key
+                .starts_with(&crate::identity::jwt_key_prefix(issuer)),
+            Who::Rule(path) => subject.rule == Some(path.as_str()),
         }
     }
 }
@@ -46,9 +81,9 @@ impl Override {
     }
 }
 
-/// The first override that applies to `key`.
-pub fn find<'a>(overrides: &'a [Override], key: &str) -> Option<&'a Override> {
-    overrides.iter().find(|o| o.who.matches(key))
+/// The first override that applies to `subject`.
+pub fn find<'a>(overrides: &'a [Override], subject: Subject<'_>) -> Option<&'a Override> {
+    overrides.iter().find(|o| o.who.matches(subject))
 }
 
 #[cfg(test)]
@@ -68,5 +103,21 @@ mod tests {
         assert!(issuer.matches("jwt:https://idp#alice"));
         assert!(!issuer.matches("jwt:https://idp2#alice"));
         assert!(!issuer.matches("token:alice"));
+        let rule = Who::Rule("auth.issuers[0].rules[1]".into());
+        let admitted = Subject {
+            key: "jwt:https://idp#alice",
+            rule: Some("auth.issuers[0].rules[1]"),
+        };
+        assert!(rule.matches(admitted));
+        assert!(
+            issuer.matches(admitted),
+            "the issuer's own policy still applies"
+        );
+        assert!(!rule.matches("jwt:https://idp#alice"));
+        let other = Subject {
+            rule: Some("auth.issuers[0].rules[0]"),
+            ..admitted
+        };
+        assert!(!rule.matches(other));
     }
 }

@@ -4,6 +4,8 @@
 //! HTTP and call an in-process axgate with them. Its signing keys are test-only RSA keys
 //! generated per run (tests/auth/oidc/keys.mjs) and kept stable across provider restarts.
 //!
+//! `auth/issuers.rs`: several issuers and claim rules, against a local GitHub-shaped issuer.
+//!
 //! Also: static bearer tokens and `axgate token new`, the route sweep (what answers without
 //! credentials), tokens in the query string, and the network posture at start-up.
 
@@ -288,5 +290,6 @@ fn with_payload(token: &str, edit: impl FnOnce(&mut Value)) -> String {
 
 mod bearer;
 mod issuer;
+mod issuers;
 mod jwt;
 mod own_policy;

@@ -120,6 +120,9 @@ pub struct Principal {
     /// The axgate scopes granted (other scopes in a JWT are ignored).
     pub scopes: BTreeSet<Scope>,
     pub kind: PrincipalKind,
+    /// The claim rule that admitted this JWT (its key path, `auth.issuers[0].rules[1]`),
+    /// whose own policy applies; `None` for static tokens and for issuers without rules.
+    pub rule: Option<String>,
     key: String,
 }
 
@@ -130,6 +133,7 @@ impl Principal {
             name: name.to_owned(),
             scopes,
             kind: PrincipalKind::Static,
+            rule: None,
             key: token_key(name),
         }
     }
@@ -142,7 +146,14 @@ impl Principal {
             name,
             scopes,
             kind: PrincipalKind::Jwt,
+            rule: None,
         }
+    }
+
+    /// This principal as admitted by the claim rule at `rule` (its key path).
+    pub fn admitted_by(mut self, rule: &str) -> Principal {
+        self.rule = Some(rule.to_owned());
+        self
     }
 
     /// The canonical identity: what rate limits, audit lines, session owners, leases and

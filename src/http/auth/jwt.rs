@@ -1,18 +1,17 @@
-//! JWT access tokens of the configured issuer, verified in the steps of
+//! JWT access tokens of one trusted issuer, verified in the steps of
 //! `axgate_parse::credentials::jwt` (which holds the rules: RS256/ES256, `iss`, `aud`, `exp`,
 //! `nbf`, scopes) around the one step that is not pure: finding the issuer's keys in the
 //! fetched, cached JWK set ([`Jwks`]).
 
 use std::sync::Arc;
 
-use axgate_parse::credentials::jwt::{self, JwtRules};
+use axgate_parse::credentials::jwt::{self, ClaimSet, JwtRules};
 
 pub use axgate_parse::credentials::jwt::{ALGORITHMS, looks_like_jwt};
 
 use super::failure::Failure;
 use super::jwks::{Jwks, Lookup};
 use crate::config::JwtConfig;
-use crate::identity::Principal;
 
 /// Checks JWT access tokens of one issuer.
 pub struct JwtVerifier {
@@ -43,9 +42,9 @@ impl JwtVerifier {
         &self.rules.issuer
     }
 
-    /// The principal of a valid token, or why it is refused: the header's algorithm and
-    /// `kid`, then the keys from the cache (fetched when needed), then signature and claims.
-    pub async fn verify(&self, token: &str) -> Result<Principal, Failure> {
+    /// The claims of a valid token, or why it is refused: the header's algorithm, `kid` and
+    /// `typ`, then the keys from the cache (fetched when needed), then signature and claims.
+    pub async fn verify(&self, token: &str) -> Result<ClaimSet, Failure> {
         let (kid, alg) = self.rules.header(token)?;
         let keys = match self.jwks.keys_for(kid.as_deref(), alg).await {
             Lookup::Found(keys) => keys,
@@ -57,7 +56,7 @@ impl JwtVerifier {
                 ));
             }
         };
-        self.rules.verify(token, alg, &keys)
+        self.rules.verify_claims(token, alg, &keys)
     }
 
     /// Whether the issuer still publishes a key `kid` for `alg` (from the cached key set).

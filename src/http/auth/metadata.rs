@@ -1,7 +1,8 @@
 //! RFC 9728 Protected Resource Metadata, served without authentication at
 //! `/.well-known/oauth-protected-resource` and the path-inserted
 //! `/.well-known/oauth-protected-resource/mcp`: the resource URI (`auth.audience`), the
-//! authorization server (`auth.issuer`), the scopes, and `bearer_methods_supported: ["header"]`.
+//! authorization servers (`auth.issuer`, then every `[[auth.issuers]]` issuer), the scopes,
+//! and `bearer_methods_supported: ["header"]`.
 //!
 //! Without `auth.audience` (static tokens only) the resource URI is derived from the request's
 //! `Host` (already checked by the Host guard): `http://<host>/mcp`.
@@ -45,7 +46,7 @@ pub fn routes(auth: Arc<Auth>) -> Router {
 async fn document(State(auth): State<Arc<Auth>>, headers: HeaderMap) -> Response {
     let body = Document {
         resource: auth.resource(&headers),
-        authorization_servers: auth.issuer().into_iter().collect(),
+        authorization_servers: auth.issuers(),
         scopes_supported: ALL_SCOPES.iter().map(|s| s.as_str()).collect(),
         bearer_methods_supported: ["header"],
         resource_name: "axgate",

@@ -10,6 +10,8 @@
 //! - [`tokens`]: static tokens, stored as SHA-256, compared in constant time, minted by
 //!   `axgate token new`;
 //! - [`jwt`] and [`jwks`]: JWT access tokens checked against the issuer's cached JWKS;
+//! - [`issuers`]: the trusted issuers (`auth.issuer`, `[[auth.issuers]]`), selected by the
+//!   token's `iss`, each with its own keys, audience, `typ` and claim rules;
 //! - [`verified`]: JWTs already verified, by token digest (bounded, short-lived, re-checked
 //!   against the published key ids);
 //! - [`middleware`]: the layer on every route but `/healthz`, `/readyz` and the metadata
@@ -18,11 +20,12 @@
 //! - [`failure`]: refusals as HTTP responses (challenges, bounded metric reasons);
 //! - [`posture`]: refusing to listen beyond loopback without authentication.
 //!
-//! Auth is on when `[auth]` configures at least one static token or an issuer. A token is
+//! Auth is on when `[auth]` configures at least one static token or issuer. A token is
 //! never logged, never stored (only hashes), and never passed on: the `Authorization` header
 //! is removed once checked, so nothing behind the layer (rmcp, tools) sees it.
 
 pub mod failure;
+pub mod issuers;
 pub mod jwks;
 pub mod jwt;
 pub mod metadata;
@@ -42,8 +45,10 @@ pub use axgate_parse::credentials::{MAX_TOKEN_BYTES, bearer, unknown_token};
 pub use failure::{Failure, FailureResponse, Reason};
 
 use crate::config::AuthConfig;
+use crate::identity::token_key;
 use crate::metrics::Metrics;
-use jwt::{JwtVerifier, looks_like_jwt};
+use issuers::{Admissions, Issuers};
+use jwt::looks_like_jwt;
 use tokens::StaticTokens;
 use verified::VerifiedTokens;
 
@@ -51,7 +56,9 @@ use verified::VerifiedTokens;
 struct Credentials {
     config: AuthConfig,
     statics: StaticTokens,
-    jwt: Option<Arc<JwtVerifier>>,
+    issuers: Issuers,
+    /// The issuers whose claim rules the last reload changed.
+    rules_changed: Vec<String>,
 }
 
 /// The credentials axgate accepts and where refusals are counted.
@@ -60,6 +67,8 @@ pub struct Auth {
     failures: IntCounterVec,
     /// JWTs already verified (emptied when the JWT settings change).
     verified: VerifiedTokens,
+    /// The claims rule-admitted principals showed last (for reloads that change rules).
+    admissions: Admissions,
 }
 
 impl Auth {
@@ -68,22 +77,12 @@ impl Auth {
         if !config.enabled() {
             return Ok(None);
         }
-        let jwt = config.jwt.as_ref().map(JwtVerifier::new).transpose()?;
-        Ok(Some(Auth::with_verifier(config, jwt, metrics)))
-    }
-
-    /// Auth with the static tokens of `config` and a given JWT verifier (one over a fixed key
-    /// set when fuzzing); `config.jwt` is not read.
-    pub fn with_verifier(config: &AuthConfig, jwt: Option<JwtVerifier>, metrics: &Metrics) -> Auth {
-        Auth {
-            current: ArcSwap::from_pointee(Credentials {
-                config: config.clone(),
-                statics: StaticTokens::new(&config.tokens),
-                jwt: jwt.map(Arc::new),
-            }),
+        Ok(Some(Auth {
+            current: ArcSwap::from_pointee(Credentials::new(config, None)?),
             failures: metrics.auth_failures.clone(),
             verified: VerifiedTokens::new(metrics.jwt_cache_bytes.clone()),
-        }
+            admissions: Admissions::default(),
+        }))
     }
 
     /// Replaces the accepted credentials (SIGHUP): a removed token stops working for the
@@ -103,20 +102,16 @@ impl Auth {
             return Ok(false);
         }
         let next = Credentials::new(config, Some(&current))?;
-        if current.config.jwt != config.jwt {
+        if current.config.issuers != config.issuers {
             self.verified.clear();
         }
         self.current.store(Arc::new(next));
         Ok(true)
     }
 
-    /// The issuer whose JWTs are accepted, if any.
-    pub fn issuer(&self) -> Option<String> {
-        self.current
-            .load()
-            .jwt
-            .as_ref()
-            .map(|jwt| jwt.issuer().to_owned())
+    /// The issuers whose JWTs are accepted, in configuration order.
+    pub fn issuers(&self) -> Vec<String> {
+        self.current.load().issuers.names()
     }
 
     /// This server's resource URI: `auth.audience`, else derived from the request's Host
@@ -142,10 +137,41 @@ impl Auth {
         if let Some(principal) = current.statics.find(token) {
             return Ok(principal);
         }
-        match &current.jwt {
-            Some(jwt) if looks_like_jwt(token) => self.verified.verify(jwt, token).await,
-            _ => Err(unknown_token()),
+        if current.issuers.is_empty() || !looks_like_jwt(token) {
+            return Err(unknown_token());
         }
+        let issuer = current.issuers.select(token)?;
+        let (principal, claims) = self.verified.verify(issuer, token).await?;
+        if let Some(claims) = claims {
+            self.admissions.record(principal.key(), claims);
+        }
+        Ok(principal)
+    }
+
+    /// Whether the principal whose [`Principal::key`] is `key` still has a credential (after
+    /// a reload): a static token of that name; a JWT of a trusted issuer — and, when the
+    /// reload changed that issuer's claim rules, one whose last claims a rule still admits.
+    /// A reload that removes a principal's credential ends what it holds
+    /// (`AppState::reload`).
+    pub fn still_accepted(&self, key: &str) -> bool {
+        let current = self.current.load();
+        if current
+            .config
+            .tokens
+            .iter()
+            .any(|t| token_key(&t.name) == key)
+        {
+            return true;
+        }
+        let Some(issuer) = current.issuers.for_key(key) else {
+            return false;
+        };
+        if !current.rules_changed.iter().any(|i| i == issuer.issuer()) {
+            return true;
+        }
+        self.admissions
+            .get(key)
+            .is_some_and(|claims| issuer.admits(&claims))
     }
 
     /// Counts a refusal.
@@ -154,33 +180,17 @@ impl Auth {
     }
 }
 
-/// Whether a principal whose [`Principal::key`] is `key` still has a credential under
-/// `config`: a static token of that name, or a JWT of that issuer. A reload that removes a
-/// principal's credential ends what it holds (`AppState::reload`).
-pub fn still_accepted(config: &AuthConfig, key: &str) -> bool {
-    config
-        .tokens
-        .iter()
-        .any(|t| crate::identity::token_key(&t.name) == key)
-        || config
-            .jwt
-            .as_ref()
-            .is_some_and(|j| key.starts_with(&crate::identity::jwt_key_prefix(&j.issuer)))
-}
-
 impl Credentials {
-    /// Builds from `config`, keeping `previous`'s JWT verifier (and its JWKS cache) when the
-    /// issuer settings are the same.
+    /// Builds from `config`, keeping `previous`'s verifiers (and their JWKS caches) for
+    /// issuers whose settings are the same.
     fn new(config: &AuthConfig, previous: Option<&Credentials>) -> Result<Credentials, String> {
-        let jwt = match (&config.jwt, previous) {
-            (Some(jwt), Some(prev)) if prev.config.jwt.as_ref() == Some(jwt) => prev.jwt.clone(),
-            (Some(jwt), _) => Some(Arc::new(JwtVerifier::new(jwt)?)),
-            (None, _) => None,
-        };
+        let issuers = Issuers::new(&config.issuers, previous.map(|p| &p.issuers))?;
+        let rules_changed = previous.map_or_else(Vec::new, |p| issuers.rules_changed(&p.issuers));
         Ok(Credentials {
             config: config.clone(),
             statics: StaticTokens::new(&config.tokens),
-            jwt,
+            issuers,
+            rules_changed,
         })
     }
 }

@@ -8,6 +8,7 @@
 //! | malformed `Authorization`, query_token | 400 | `invalid_request` |
 //! | unknown_token, bad_signature, expired, wrong_issuer, wrong_audience, unknown_key, malformed token | 401 | `invalid_token` |
 //! | insufficient_scope | 403 | `insufficient_scope` |
+//! | no_rule (a valid JWT of an issuer with claim rules that no rule admits) | 403 | `insufficient_scope` (for `axgate:read`) |
 //! | jwks_unavailable | 503 + `Retry-After` | — |
 //!
 //! [`Failure::answer`] is the whole answer as status, headers and body; the product turns it
@@ -33,6 +34,8 @@ pub enum Reason {
     WrongAudience,
     UnknownKey,
     InsufficientScope,
+    /// A valid JWT of an issuer with claim rules, none of which admits it.
+    NoRule,
     QueryToken,
     JwksUnavailable,
 }
@@ -49,6 +52,7 @@ impl Reason {
             Reason::WrongAudience => "wrong_audience",
             Reason::UnknownKey => "unknown_key",
             Reason::InsufficientScope => "insufficient_scope",
+            Reason::NoRule => "no_rule",
             Reason::QueryToken => "query_token",
             Reason::JwksUnavailable => "jwks_unavailable",
         }
@@ -119,6 +123,16 @@ impl Failure {
             reason: Reason::InsufficientScope,
             detail: format!("this endpoint needs the {needed} scope"),
             answer: Answer::Insufficient(needed),
+        }
+    }
+
+    /// A valid token that no claim rule of its issuer admits: 403 `insufficient_scope` for
+    /// `axgate:read` (it holds no scope at all), `detail` naming the rules' claims.
+    pub fn not_admitted(detail: impl Into<String>) -> Failure {
+        Failure {
+            reason: Reason::NoRule,
+            detail: detail.into(),
+            answer: Answer::Insufficient(Scope::Read),
         }
     }
 
@@ -231,6 +245,15 @@ mod tests {
             "{c}"
         );
         assert!(Failure::unavailable("down").challenge(META).is_none());
+        let none = Failure::not_admitted("no claim rule admits this token");
+        assert_eq!(none.status(), 403);
+        let c = none.challenge(META).expect("challenge");
+        assert!(
+            c.contains("error=\"insufficient_scope\", scope=\"axgate:read\""),
+            "{c}"
+        );
+        assert!(c.contains("no claim rule admits"), "{c}");
+        assert_eq!(none.reason.label(), "no_rule");
         assert_eq!(
             Failure::bad_request(Reason::QueryToken, "x").status(),
             StatusCode::BAD_REQUEST

@@ -10,7 +10,10 @@
 //! than the issuer's accepted ones (`at+jwt` by default, RFC 9068 §2.1; `application/at+jwt`
 //! is the same type) before a key is looked up; the caller finds the candidate
 //! keys (the product's JWKS cache, or a fixed set and [`super::jwks::select`]); then
-//! [`JwtRules::verify`] checks the signature and claims and makes the [`Principal`].
+//! [`JwtRules::verify`] checks the signature and claims and makes the [`Principal`]
+//! ([`JwtRules::verify_claims`] gives the verified claims instead, for an issuer whose claim
+//! rules decide the scopes). With several trusted issuers, [`issuer_of`] reads the unverified
+//! `iss` that selects whose rules and keys apply.
 
 use std::collections::BTreeSet;
 
@@ -51,6 +54,9 @@ fn media_type(typ: &str) -> String {
         None => lower,
     }
 }
+
+/// A verified token's claims, as `jsonwebtoken` decoded them.
+pub type ClaimSet = serde_json::Map<String, serde_json::Value>;
 
 /// The claims axgate reads beyond those `jsonwebtoken` validates.
 #[derive(Deserialize)]
@@ -131,6 +137,37 @@ pub fn header(token: &str) -> Result<(Option<String>, Algorithm), Failure> {
     Ok((header.kid, header.alg))
 }
 
+/// The token's `iss` claim, read without verifying anything: it selects which trusted
+/// issuer's keys and rules verify the token (the selected issuer's rules then check `iss`
+/// again). `Ok(None)` when the payload has no string `iss`.
+pub fn issuer_of(token: &str) -> Result<Option<String>, Failure> {
+    use base64::Engine as _;
+    let malformed =
+        || Failure::invalid_token(Reason::Malformed, "the token is not a well-formed JWT");
+    let payload = token.split('.').nth(1).ok_or_else(malformed)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| malformed())?;
+    let claims: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| malformed())?;
+    Ok(claims
+        .get("iss")
+        .and_then(serde_json::Value::as_str)
+        .map(str::to_owned))
+}
+
+/// The refusal of a token whose `iss` names no trusted issuer (`trusted`: what to call the
+/// trusted ones, e.g. `https://idp.example` or "a trusted issuer (auth.issuers)").
+pub fn untrusted_issuer(trusted: &str, has_iss: bool) -> Failure {
+    if has_iss {
+        Failure::invalid_token(
+            Reason::WrongIssuer,
+            format!("the token was not issued by {trusted}"),
+        )
+    } else {
+        Failure::invalid_token(Reason::WrongIssuer, "the token has no iss claim")
+    }
+}
+
 /// The refusal when no key of the issuer matches the token's header.
 pub fn unknown_key() -> Failure {
     Failure::invalid_token(
@@ -168,6 +205,17 @@ impl JwtRules {
     /// checked against the candidate `keys` (those of another algorithm are skipped), or why
     /// it is refused.
     pub fn verify(&self, token: &str, alg: Algorithm, keys: &[Key]) -> Result<Principal, Failure> {
+        let claims = self.verify_claims(token, alg, keys)?;
+        scope_principal(&self.issuer, &claims)
+    }
+
+    /// [`JwtRules::verify`] without making the principal: the verified claims.
+    pub fn verify_claims(
+        &self,
+        token: &str,
+        alg: Algorithm,
+        keys: &[Key],
+    ) -> Result<ClaimSet, Failure> {
         let mut validation = Validation::new(alg);
         validation.set_issuer(&[&self.issuer]);
         validation.set_audience(&[&self.audience]);
@@ -176,8 +224,8 @@ impl JwtRules {
         validation.validate_nbf = true;
         let mut last = ErrorKind::InvalidSignature;
         for key in keys.iter().filter(|k| k.alg == alg) {
-            match decode::<Claims>(token, &key.key, &validation) {
-                Ok(data) => return Ok(principal(&self.issuer, data.claims)),
+            match decode::<ClaimSet>(token, &key.key, &validation) {
+                Ok(data) => return Ok(data.claims),
                 // Without a kid several keys may be candidates: try the next one.
                 Err(e) if matches!(e.kind(), ErrorKind::InvalidSignature) => {}
                 Err(e) => {
@@ -230,8 +278,26 @@ impl JwtRules {
     }
 }
 
-/// The principal of verified claims from `issuer`: namespaced by the issuer, so a subject
-/// named like a static token is not that token ([`Principal::jwt`]).
+/// The principal of verified claims from `issuer` with the scopes of its `scope`/`scp`
+/// claims: namespaced by the issuer, so a subject named like a static token is not that
+/// token ([`Principal::jwt`]). A `sub`, `client_id`, `scope` or `scp` of the wrong type
+/// makes the claims malformed.
+pub fn scope_principal(issuer: &str, claims: &ClaimSet) -> Result<Principal, Failure> {
+    let claims = serde_json::from_value::<Claims>(serde_json::Value::Object(claims.clone()))
+        .map_err(|_| {
+            Failure::invalid_token(Reason::Malformed, "the token's claims are malformed")
+        })?;
+    Ok(principal(issuer, claims))
+}
+
+/// Who a verified token names: `sub`, else `client_id`, else `unnamed`.
+pub fn subject(claims: &ClaimSet) -> &str {
+    ["sub", "client_id"]
+        .iter()
+        .find_map(|name| claims.get(*name).and_then(serde_json::Value::as_str))
+        .unwrap_or("unnamed")
+}
+
 fn principal(issuer: &str, claims: Claims) -> Principal {
     let scopes: BTreeSet<Scope> = claims
         .scope

@@ -1,0 +1,427 @@
+//! Several trusted issuers and claim rules (`[[auth.issuers]]`): a local GitHub-shaped issuer
+//! — an ES256 key generated per test, its JWK set and the runner's ID-token endpoint served on
+//! a port-0 loopback listener — signs tokens with GitHub Actions' claims (`repository`,
+//! `repository_owner`, `ref`, `event_name`, `job_workflow_ref`, `runner_environment`, typ
+//! `JWT`, no `scope`), and the rules alone decide their scopes: an allowed repository on main
+//! acts, an owner-only match reads, a refused repository gets 403, a glob matches; a token
+//! naming one issuer but signed with another's key of the same `kid` is refused; the legacy
+//! `auth.issuer` works beside; a reload applies changed rules; and `axgate call
+//! --github-oidc` is admitted end to end.
+
+use std::sync::{Arc, Mutex};
+
+use super::issuer::LocalIssuer;
+use super::*;
+use crate::support::{audit_lines, config};
+
+/// The runner's request token (what `ACTIONS_ID_TOKEN_REQUEST_TOKEN` holds in a job).
+const REQUEST_TOKEN: &str = "runner-request-token-7f3a";
+
+/// The claims of a GitHub Actions job's ID token (without iss, aud and times).
+fn job(repository: &str, git_ref: &str, event: &str) -> Value {
+    json!({
+        "sub": format!("repo:{repository}:ref:{git_ref}"),
+        "repository": repository,
+        "repository_owner": repository.split('/').next().unwrap_or(""),
+        "repository_id": "4242",
+        "ref": git_ref,
+        "ref_type": "branch",
+        "event_name": event,
+        "workflow": "ui-tests",
+        "job_workflow_ref": format!("{repository}/.github/workflows/ui.yml@{git_ref}"),
+        "runner_environment": "github-hosted",
+        "actor": "octocat",
+    })
+}
+
+/// A GitHub-shaped issuer on loopback: `/jwks` (one ES256 key with the given kid) and
+/// `/idtoken` (the runner's endpoint: wants [`REQUEST_TOKEN`], signs [`GitHub::job`]'s
+/// claims for the asked audience).
+pub(super) struct GitHub {
+    pub(super) issuer: String,
+    kid: String,
+    key: jsonwebtoken::EncodingKey,
+    /// What `/idtoken` hands out next.
+    job: Arc<Mutex<Value>>,
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs()
+}
+
+fn sign(key: &jsonwebtoken::EncodingKey, kid: &str, claims: &Value) -> String {
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.kid = Some(kid.to_owned());
+    header.typ = Some("JWT".into());
+    jsonwebtoken::encode(&header, claims, key).expect("sign")
+}
+
+impl GitHub {
+    pub(super) async fn start(kid: &str) -> GitHub {
+        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
+        let point = pair.public_key_raw();
+        let jwks = json!({"keys": [{
+            "kty": "EC", "crv": "P-256", "kid": kid, "use": "sig", "alg": "ES256",
+            "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..]),
+        }]})
+        .to_string();
+        let key = jsonwebtoken::EncodingKey::from_ec_der(&pair.serialize_der());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let issuer = format!("http://{}", listener.local_addr().expect("addr"));
+        let job = Arc::new(Mutex::new(job("acme/app", "refs/heads/main", "push")));
+        let (iss, signing, claims, kid_owned) =
+            (issuer.clone(), key.clone(), job.clone(), kid.to_owned());
+        let idtoken = move |headers: axum::http::HeaderMap,
+                            axum::extract::Query(query): axum::extract::Query<
+            std::collections::HashMap<String, String>,
+        >| {
+            let (iss, signing, claims, kid) = (
+                iss.clone(),
+                signing.clone(),
+                claims.clone(),
+                kid_owned.clone(),
+            );
+            async move {
+                let bearer = headers.get("authorization").and_then(|v| v.to_str().ok());
+                if bearer != Some(&format!("Bearer {REQUEST_TOKEN}")) {
+                    return (axum::http::StatusCode::UNAUTHORIZED, String::new());
+                }
+                let mut claims = claims.lock().expect("job").clone();
+                claims["iss"] = json!(iss);
+                claims["aud"] = json!(query.get("audience"));
+                claims["iat"] = json!(now());
+                claims["nbf"] = json!(now());
+                claims["exp"] = json!(now() + 300);
+                let jwt = sign(&signing, &kid, &claims);
+                (
+                    axum::http::StatusCode::OK,
+                    json!({"count": 1, "value": jwt}).to_string(),
+                )
+            }
+        };
+        let app = axum::Router::new()
+            .route(
+                "/jwks",
+                axum::routing::get(move || {
+                    let jwks = jwks.clone();
+                    async move { ([("content-type", "application/json")], jwks) }
+                }),
+            )
+            .route("/idtoken", axum::routing::get(idtoken));
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        GitHub {
+            issuer,
+            kid: kid.to_owned(),
+            key,
+            job,
+        }
+    }
+
+    /// A job token of this issuer for [`AUD`] with `claims` (from [`job`]).
+    pub(super) fn token(&self, claims: Value) -> String {
+        self.token_signed_by(self, claims)
+    }
+
+    /// A token that names this issuer (`iss`) but is signed by `signer`'s key, under
+    /// `signer`'s kid.
+    fn token_signed_by(&self, signer: &GitHub, mut claims: Value) -> String {
+        claims["iss"] = json!(self.issuer);
+        claims["aud"] = json!(AUD);
+        claims["iat"] = json!(now());
+        claims["exp"] = json!(now() + 600);
+        sign(&signer.key, &signer.kid, &claims)
+    }
+
+    /// The `[[auth.issuers]]` entry of this issuer with `rules` (TOML) after it.
+    pub(super) fn entry(&self, rules: &str) -> String {
+        format!(
+            "[[auth.issuers]]\nissuer = \"{0}\"\njwks_uri = \"{0}/jwks\"\naccepted_typ = [\"JWT\"]\n{rules}",
+            self.issuer
+        )
+    }
+
+    /// Its principal key for `sub`.
+    fn principal(&self, claims: &Value) -> String {
+        format!(
+            "jwt:{}#{}",
+            self.issuer,
+            claims["sub"].as_str().expect("sub")
+        )
+    }
+}
+
+/// The example's rules: acme/app on main acts; acme/tools-* on push or dispatch acts (glob);
+/// anything else of acme reads.
+const RULES: &str = r#"
+[[auth.issuers.rules]]
+claims = { repository = "acme/app", ref = "refs/heads/main" }
+scopes = ["axgate:read", "axgate:act"]
+
+[[auth.issuers.rules]]
+claims = { repository = "acme/tools-*", event_name = "{push,workflow_dispatch}" }
+scopes = ["axgate:act"]
+
+[[auth.issuers.rules]]
+claims = { repository_owner = "acme" }
+scopes = ["axgate:read"]
+"#;
+
+fn admin_entry(token: &str) -> String {
+    format!(
+        "tokens = [{{ name = \"ops\", sha256 = \"{}\", scopes = [\"axgate:admin\"] }}]\n",
+        tokens::hex(&tokens::sha256(token))
+    )
+}
+
+const SUBMIT: &str = r#"window[0]/button["Submit"]"#;
+
+/// A tools/call of `click` on the Form's Submit button, as a raw response.
+async fn click(client: &crate::support::Client) -> reqwest::Response {
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": "click", "arguments": {"app": "Form", "target": SUBMIT}}});
+    client.post(&body).send().await.expect("send")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn github_tokens_get_the_scopes_of_the_first_rule_their_claims_match() {
+    let gh = GitHub::start("gh").await;
+    let admin = tokens::generate().expect("token");
+    let dir = tempfile::tempdir().expect("dir");
+    let audit = dir.path().join("audit.jsonl");
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\naudience = \"{AUD}\"\n{}{}\n[audit]\npath = {audit:?}\n",
+        admin_entry(&admin),
+        gh.entry(RULES)
+    )))
+    .await;
+
+    // acme/app on main: read and act; the audit line names the workflow's principal.
+    let main = job("acme/app", "refs/heads/main", "push");
+    let mut actor = client_with(&server, &gh.token(main.clone()));
+    actor.initialize().await;
+    let clicked = actor
+        .call("click", json!({"app": "Form", "target": SUBMIT}))
+        .await;
+    assert_eq!(clicked["isError"], false, "{clicked}");
+    let lines = audit_lines(&audit);
+    let last = lines.last().expect("an audit line");
+    assert_eq!(last["tool"], "click", "{last}");
+    assert_eq!(last["principal"], gh.principal(&main), "{last}");
+    assert_eq!(
+        gh.principal(&main),
+        format!("jwt:{}#repo:acme/app:ref:refs/heads/main", gh.issuer)
+    );
+
+    // Another repository of acme: the owner rule, read only; a write is 403 for act.
+    let mut reader = client_with(
+        &server,
+        &gh.token(job("acme/other", "refs/heads/main", "push")),
+    );
+    reader.initialize().await;
+    assert_eq!(reader.call("list_apps", json!({})).await["isError"], false);
+    let refused = click(&reader).await;
+    assert_eq!(refused.status(), 403);
+    let c = challenge(&refused);
+    assert!(c.contains("error=\"insufficient_scope\""), "{c}");
+    assert!(c.contains("scope=\"axgate:act\""), "{c}");
+
+    // A glob: acme/tools-* pushed acts; the same repository from a pull request only reads.
+    let mut tools = client_with(
+        &server,
+        &gh.token(job("acme/tools-cli", "refs/heads/dev", "push")),
+    );
+    tools.initialize().await;
+    let clicked = tools
+        .call(
+            "click",
+            json!({"app": "Form", "target": "window[0]/check_box[0]"}),
+        )
+        .await;
+    assert_eq!(clicked["isError"], false, "{clicked}");
+    let mut fork = client_with(
+        &server,
+        &gh.token(job("acme/tools-cli", "refs/pull/7/merge", "pull_request")),
+    );
+    fork.initialize().await;
+    assert_eq!(click(&fork).await.status(), 403);
+
+    // Another owner: no rule admits it, 403 naming the claims the rules check (no token).
+    let before = failures(&server, "no_rule");
+    let evil = gh.token(job("evil/app", "refs/heads/main", "push"));
+    let response = post_initialize(&server, Some(&format!("Bearer {evil}"))).await;
+    assert_eq!(response.status(), 403);
+    let c = challenge(&response);
+    assert!(c.contains("error=\"insufficient_scope\""), "{c}");
+    assert!(
+        c.contains("no claim rule of auth.issuers[0]")
+            && c.contains("the claims ref, repository, event_name, repository_owner"),
+        "{c}"
+    );
+    let body: Value = response.json().await.expect("json body");
+    assert_eq!(body["error"], "insufficient_scope", "{body}");
+    assert!(!body.to_string().contains(&evil) && !c.contains(&evil));
+    assert_eq!(failures(&server, "no_rule"), before + 1);
+
+    // list_sessions names the workflows.
+    let mut ops = client_with(&server, &admin);
+    ops.initialize().await;
+    let text = crate::support::text_of(&ops.call("list_sessions", json!({})).await);
+    assert!(
+        text.contains(&format!("principal={}", gh.principal(&main))),
+        "{text}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_signed_with_another_issuers_key_of_the_same_kid_is_refused() {
+    let gh = GitHub::start("shared").await;
+    let other = GitHub::start("shared").await;
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\naudience = \"{AUD}\"\n{}\n{}",
+        gh.entry(RULES),
+        other.entry("")
+    )))
+    .await;
+    // Each issuer's own tokens: gh's by its rules, other's (no rules) by its scope claim.
+    works(
+        &server,
+        &gh.token(job("acme/app", "refs/heads/main", "push")),
+    )
+    .await;
+    let mut scoped = job("someone/else", "refs/heads/main", "push");
+    scoped["scope"] = json!("axgate:read");
+    works(&server, &other.token(scoped.clone())).await;
+    // gh's iss, other's key under the same kid: the lookup is gh's keys only.
+    let forged = gh.token_signed_by(&other, job("acme/app", "refs/heads/main", "push"));
+    refused(&server, &forged, "bad_signature").await;
+    let forged = other.token_signed_by(&gh, scoped);
+    refused(&server, &forged, "bad_signature").await;
+    // An iss that no entry trusts.
+    let stranger = GitHub::start("shared").await;
+    let foreign = stranger.token(job("acme/app", "refs/heads/main", "push"));
+    refused(&server, &foreign, "wrong_issuer").await;
+    // The metadata names every issuer.
+    let doc: Value = reqwest::get(format!("http://{}{}", server.addr, metadata::MCP_PATH))
+        .await
+        .expect("metadata")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        doc["authorization_servers"],
+        json!([gh.issuer, other.issuer])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_legacy_issuer_keeps_working_beside_github() {
+    let legacy = LocalIssuer::start().await;
+    let gh = GitHub::start("local").await;
+    let server = TestServer::with_config(config(&legacy.section(&gh.entry(RULES)))).await;
+    let scoped = legacy.token("alice", "axgate:act", Some("at+jwt"), None);
+    let mut alice = client_with(&server, &scoped);
+    alice.initialize().await;
+    let clicked = alice
+        .call("click", json!({"app": "Form", "target": SUBMIT}))
+        .await;
+    assert_eq!(clicked["isError"], false, "{clicked}");
+    works(
+        &server,
+        &gh.token(job("acme/app", "refs/heads/main", "push")),
+    )
+    .await;
+    // The legacy issuer still wants at+jwt; GitHub's entry accepts its JWT.
+    let id_token = legacy.token("alice", "axgate:act", Some("JWT"), None);
+    refused(&server, &id_token, "malformed").await;
+    let doc: Value = reqwest::get(format!("http://{}{}", server.addr, metadata::MCP_PATH))
+        .await
+        .expect("metadata")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(
+        doc["authorization_servers"],
+        json!([legacy.issuer, gh.issuer])
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_ends_the_sessions_of_workflows_the_new_rules_no_longer_admit() {
+    let gh = GitHub::start("gh").await;
+    let section = |rules: &str| format!("[auth]\naudience = \"{AUD}\"\n{}", gh.entry(rules));
+    let server = TestServer::with_config(config(&section(RULES))).await;
+    let main = gh.token(job("acme/app", "refs/heads/main", "push"));
+    let mut dropped = client_with(&server, &main);
+    dropped.initialize().await;
+    let mut kept = client_with(
+        &server,
+        &gh.token(job("acme/other", "refs/heads/main", "push")),
+    );
+    kept.initialize().await;
+
+    // The new rules admit acme/other only.
+    let only_other = "[[auth.issuers.rules]]\nclaims = { repository = \"acme/other\" }\n\
+                      scopes = [\"axgate:read\"]\n";
+    let changed = server
+        .state
+        .reload(&config(&section(only_other)))
+        .expect("reload");
+    assert!(changed.contains(&"auth"), "{changed:?}");
+    let id = dropped.session.clone().expect("a session");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while server.state.sessions.registry().contains(&id) {
+        assert!(std::time::Instant::now() < deadline, "the session ended");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let response = post_initialize(&server, Some(&format!("Bearer {main}"))).await;
+    assert_eq!(response.status(), 403, "no rule admits acme/app now");
+    let listed = kept.request("tools/list", json!({})).await;
+    assert!(
+        listed.get("result").is_some(),
+        "acme/other keeps its session: {listed}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn axgate_call_with_github_oidc_is_admitted_by_the_claim_rules() {
+    let gh = GitHub::start("gh").await;
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\naudience = \"{AUD}\"\n{}",
+        gh.entry(RULES)
+    )))
+    .await;
+    let url = format!("{}/idtoken?api-version=2.0", gh.issuer);
+    let env = [
+        ("ACTIONS_ID_TOKEN_REQUEST_URL", url.as_str()),
+        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", REQUEST_TOKEN),
+    ];
+    let argv = [
+        "call",
+        "--url",
+        &server.url,
+        "--github-oidc",
+        "--audience",
+        AUD,
+        "click",
+        "app=Form",
+        "target=window[0]/button[0]",
+    ];
+    let ran = crate::cli::run(&argv, &env).await;
+    ran.expect_code(0);
+    assert_eq!(ran.json()["element"]["title"], "Submit", "{ran:?}");
+    assert!(!ran.stdout.contains(REQUEST_TOKEN) && !ran.stderr.contains(REQUEST_TOKEN));
+
+    // A job of another owner: refused by the rules, exit 4 with the server's reason.
+    *gh.job.lock().expect("job") = job("evil/app", "refs/heads/main", "push");
+    let ran = crate::cli::run(&argv, &env).await;
+    ran.expect_code(4);
+    assert!(ran.stderr.contains("no claim rule"), "{ran:?}");
+    assert!(!ran.stdout.contains(REQUEST_TOKEN) && !ran.stderr.contains(REQUEST_TOKEN));
+}
