@@ -44,7 +44,8 @@ pub struct OwnAuditOut {
 impl OwnAudit {
     /// Keeps the line of `event` (after the trail accepted it).
     pub fn push(&self, event: AuditEvent) {
-        let Ok(Value::Object(mut line)) = serde_json::to_value(AuditLine::new(event, String::new()))
+        let Ok(Value::Object(mut line)) =
+            serde_json::to_value(AuditLine::new(event, String::new()))
         else {
             return;
         };

@@ -60,7 +60,10 @@ pub async fn capture(
 ) -> Result<(), ClientError> {
     let _ = std::fs::remove_dir_all(dir);
     if let Err(error) = std::fs::create_dir_all(dir) {
-        eprintln!("axgate: cannot create {} ({error}); no artifacts for this case", dir.display());
+        eprintln!(
+            "axgate: cannot create {} ({error}); no artifacts for this case",
+            dir.display()
+        );
         return Ok(());
     }
     let mut missing: Vec<String> = Vec::new();
@@ -79,7 +82,11 @@ pub async fn capture(
     if apps.is_empty() {
         about.push_str("no app was named, so there is no screenshot, tree or diff\n");
     }
-    write("failure.txt", redactor.text(&about).as_bytes(), &mut missing);
+    write(
+        "failure.txt",
+        redactor.text(&about).as_bytes(),
+        &mut missing,
+    );
     for app in apps {
         let name = slug(app);
         let target = match app.parse::<u64>() {
@@ -108,7 +115,11 @@ pub async fn capture(
                     "changes in {app} since the case first named it:\n{}\n",
                     text_of(&result)
                 );
-                write(&format!("diff-{name}.txt"), redactor.text(&text).as_bytes(), &mut missing)
+                write(
+                    &format!("diff-{name}.txt"),
+                    redactor.text(&text).as_bytes(),
+                    &mut missing,
+                )
             }
             Err(why) => missing.push(format!("diff of {app}: {why}")),
         }
@@ -153,9 +164,7 @@ fn png_of(result: &Value) -> Option<Vec<u8>> {
         .as_array()?
         .iter()
         .find(|b| b.get("type").and_then(Value::as_str) == Some("image"))?;
-    STANDARD
-        .decode(block.get("data")?.as_str()?)
-        .ok()
+    STANDARD.decode(block.get("data")?.as_str()?).ok()
 }
 
 /// The session's audit lines from `axgate://session/audit`.

@@ -81,16 +81,12 @@ pub fn variables(scenario: &Scenario) -> Vec<Problem> {
 /// Every secret the file names, with the first line naming it.
 pub fn secrets(scenario: &Scenario) -> BTreeMap<String, usize> {
     let mut out = BTreeMap::new();
-    let steps = scenario
-        .setup
-        .iter()
-        .chain(&scenario.teardown)
-        .chain(
-            scenario
-                .cases
-                .iter()
-                .flat_map(|c| c.setup.iter().chain(&c.steps).chain(&c.teardown)),
-        );
+    let steps = scenario.setup.iter().chain(&scenario.teardown).chain(
+        scenario
+            .cases
+            .iter()
+            .flat_map(|c| c.setup.iter().chain(&c.steps).chain(&c.teardown)),
+    );
     for step in steps {
         for reference in referenced(step) {
             if let Ref::Secret(name) = reference {

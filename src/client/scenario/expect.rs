@@ -47,7 +47,9 @@ impl FieldPath {
                     .chars()
                     .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
                 {
-                    return bad(&format!("the key {key:?} has characters other than letters, digits, _ and -"));
+                    return bad(&format!(
+                        "the key {key:?} has characters other than letters, digits, _ and -"
+                    ));
                 }
                 segments.push(Segment::Key(key.to_owned()));
             }
@@ -173,7 +175,9 @@ fn holds(
     match check {
         Check::Exists(want) => match (actual.is_some(), want) {
             (true, true) | (false, false) => Ok(()),
-            (false, true) => Err(format!("expected {what} to exist; the result has no such field")),
+            (false, true) => Err(format!(
+                "expected {what} to exist; the result has no such field"
+            )),
             (true, false) => Err(format!("expected no {what}, got {}", shown(actual))),
         },
         Check::Equals(expected) => {
@@ -209,8 +213,12 @@ fn holds(
                 Value::String(s) => s,
                 other => other.to_string(),
             };
-            let regex = Regex::new(&pattern)
-                .map_err(|e| format!("the pattern {} is not a regular expression: {e}", quote(&pattern)))?;
+            let regex = Regex::new(&pattern).map_err(|e| {
+                format!(
+                    "the pattern {} is not a regular expression: {e}",
+                    quote(&pattern)
+                )
+            })?;
             match actual {
                 Some(a) if regex.is_match(&as_text(a)) => Ok(()),
                 _ => Err(format!(
@@ -280,13 +288,15 @@ mod tests {
         let result = json!({"content": [{"type": "text", "text": "ok"}],
                             "structuredContent": {"element": {"value": "25", "title": "Volume"}}});
         let path = |p: &str| FieldPath::parse(p).expect("valid");
-        let mut expect = Expect::default();
-        expect.fields = vec![
-            (path("element.value"), Check::Equals(json!(25))),
-            (path("element.title"), Check::Contains(json!("olu"))),
-            (path("element.title"), Check::Matches("^Vol".into())),
-            (path("element.gone"), Check::Exists(false)),
-        ];
+        let mut expect = Expect {
+            fields: vec![
+                (path("element.value"), Check::Equals(json!(25))),
+                (path("element.title"), Check::Contains(json!("olu"))),
+                (path("element.title"), Check::Matches("^Vol".into())),
+                (path("element.gone"), Check::Exists(false)),
+            ],
+            ..Expect::default()
+        };
         verify(&result, &expect, &scope).expect("holds");
         expect.fields = vec![(path("element.title"), Check::Equals(json!("Mute")))];
         let why = verify(&result, &expect, &scope).expect_err("fails");

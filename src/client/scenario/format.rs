@@ -229,7 +229,11 @@ impl Reader {
         match node {
             Node::Scalar(s) if !s.as_str().is_empty() => Some(s.as_str().to_owned()),
             _ => {
-                self.problem(line_of(node), place, format!("{what} must be non-empty text"));
+                self.problem(
+                    line_of(node),
+                    place,
+                    format!("{what} must be non-empty text"),
+                );
                 None
             }
         }
@@ -366,23 +370,28 @@ impl Reader {
             format!("{case}, {label}")
         };
         let Some(map) = node.as_mapping() else {
-            self.problem(step.line, &place, "a step is a mapping with `tool:` and `args:`");
+            self.problem(
+                step.line,
+                &place,
+                "a step is a mapping with `tool:` and `args:`",
+            );
             return None;
         };
         for (key, line, value) in self.entries(map, STEP_KEYS, &place) {
             match key {
                 "name" => step.name = self.text(value, &place, "name"),
                 "tool" => step.tool = self.text(value, &place, "tool").unwrap_or_default(),
-                "args" => match value {
-                    Node::Mapping(m) => {
-                        let Value::Object(args) = json_of(&Node::Mapping(m.clone())) else {
-                            unreachable!("a mapping")
-                        };
+                "args" => match json_of(value) {
+                    Value::Object(args) => {
                         self.references(&Value::Object(args.clone()), line, &place);
                         step.args = args;
                     }
-                    Node::Scalar(s) if s.as_str().is_empty() => {}
-                    _ => self.problem(line, &place, "`args` is a mapping of argument names to values"),
+                    Value::Null => {}
+                    _ => self.problem(
+                        line,
+                        &place,
+                        "`args` is a mapping of argument names to values",
+                    ),
                 },
                 "expect" => step.expect = self.expect(value, &place),
                 "save" => step.save = self.save(value, &place),
@@ -436,7 +445,11 @@ impl Reader {
                 "text" => expect.text = self.checks(value, line, place),
                 _ => {
                     let Some(fields) = value.as_mapping() else {
-                        self.problem(line, place, "`fields` maps paths (element.value) to expected values");
+                        self.problem(
+                            line,
+                            place,
+                            "`fields` maps paths (element.value) to expected values",
+                        );
                         continue;
                     };
                     for (path, check) in fields.iter() {
@@ -476,7 +489,11 @@ impl Reader {
                         if !pattern.contains("${")
                             && let Err(e) = regex::Regex::new(pattern)
                         {
-                            self.problem(at, place, format!("`matches` is not a regular expression: {e}"));
+                            self.problem(
+                                at,
+                                place,
+                                format!("`matches` is not a regular expression: {e}"),
+                            );
                         }
                         out.push(Check::Matches(pattern.to_owned()));
                     }
@@ -489,14 +506,22 @@ impl Reader {
             }
         }
         if out.is_empty() && map.is_empty() {
-            self.problem(line, place, "an empty check: give equals, contains, matches or exists");
+            self.problem(
+                line,
+                place,
+                "an empty check: give equals, contains, matches or exists",
+            );
         }
         out
     }
 
     fn save(&mut self, node: &Node, place: &str) -> Vec<(String, FieldPath)> {
         let Some(map) = node.as_mapping() else {
-            self.problem(line_of(node), place, "`save` maps variable names to paths (status: element.value)");
+            self.problem(
+                line_of(node),
+                place,
+                "`save` maps variable names to paths (status: element.value)",
+            );
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -506,7 +531,10 @@ impl Reader {
                 self.problem(
                     at,
                     place,
-                    format!("'{}' cannot name a variable (letters, digits, _; not `secret`)", name.as_str()),
+                    format!(
+                        "'{}' cannot name a variable (letters, digits, _; not `secret`)",
+                        name.as_str()
+                    ),
                 );
                 continue;
             }
@@ -551,9 +579,7 @@ fn scalar(s: &MarkedScalarNode) -> Value {
     let numeric = text
         .chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
-    if numeric
-        && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64)
-    {
+    if numeric && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64) {
         return Value::Number(n);
     }
     Value::String(text.to_owned())

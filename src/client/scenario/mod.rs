@@ -69,7 +69,7 @@ pub async fn run(args: TestArgs) -> u8 {
         redactor: template::Redactor::new(&secrets),
         secrets,
         artifacts: args.artifacts.clone(),
-        progress: Runner::new_progress(),
+        progress: Runner::stderr_is_terminal(),
     };
     let mut results: Vec<FileResult> = Vec::new();
     let mut stopped = None;
@@ -108,7 +108,10 @@ pub async fn run(args: TestArgs) -> u8 {
             exit::INTERRUPTED
         }
         Some(Stop::Client(error)) => {
-            eprintln!("axgate: the run stopped: {}", runner.redactor.text(&error.to_string()));
+            eprintln!(
+                "axgate: the run stopped: {}",
+                runner.redactor.text(&error.to_string())
+            );
             error.exit_code()
         }
     }

@@ -96,7 +96,7 @@ struct CaseState {
 }
 
 impl Runner {
-    pub fn new_progress() -> bool {
+    pub fn stderr_is_terminal() -> bool {
         std::io::stderr().is_terminal()
     }
 
@@ -110,7 +110,8 @@ impl Runner {
     }
 
     async fn case(&self, scenario: &Scenario, case: &Case) -> Result<CaseResult, Stop> {
-        let client = Client::new(&self.url, self.token.clone(), self.retry).map_err(Stop::Client)?;
+        let client =
+            Client::new(&self.url, self.token.clone(), self.retry).map_err(Stop::Client)?;
         let started = Instant::now();
         let mut state = CaseState {
             vars: HashMap::new(),
@@ -160,7 +161,9 @@ impl Runner {
                 continue;
             }
             if teardown && failure.is_some() && captured.is_none() {
-                captured = self.capture(client, scenario, case, state, &failure).await?;
+                captured = self
+                    .capture(client, scenario, case, state, &failure)
+                    .await?;
             }
             if let Err(failed) = self.step(client, scenario, case, step, app, state).await? {
                 if failure.is_none() {
@@ -171,7 +174,9 @@ impl Runner {
             }
         }
         if failure.is_some() && captured.is_none() {
-            captured = self.capture(client, scenario, case, state, &failure).await?;
+            captured = self
+                .capture(client, scenario, case, state, &failure)
+                .await?;
         }
         Ok((failure, later, captured))
     }
@@ -232,7 +237,8 @@ impl Runner {
         if let Some(named) = args.get("app").and_then(app_name) {
             baseline(client, state, &named).await?;
         }
-        let answer = tokio::time::timeout(step.timeout, client.call(&step.tool, Value::Object(args)));
+        let answer =
+            tokio::time::timeout(step.timeout, client.call(&step.tool, Value::Object(args)));
         let outcome = match answer.await {
             Err(_) => Err(failure(
                 "timeout",
@@ -269,11 +275,7 @@ impl Runner {
                         state.vars.extend(saved);
                         Ok(())
                     }
-                    Err(why) => Err(failure(
-                        "expectation",
-                        why,
-                        Some(expect::text_of(&result)),
-                    )),
+                    Err(why) => Err(failure("expectation", why, Some(expect::text_of(&result)))),
                 }
             }
         };

@@ -188,11 +188,18 @@ pub struct Redactor {
 }
 
 impl Redactor {
+    /// Hides each value as it is, and as it reads inside a quoted string of Rust's `{:?}` or
+    /// of JSON (a secret with `"` or `\` in it is escaped there).
     pub fn new(secrets: &BTreeMap<String, String>) -> Redactor {
+        let inner = |quoted: String| quoted[1..quoted.len() - 1].to_owned();
         let mut values: Vec<String> = secrets
             .values()
             .filter(|v| !v.is_empty())
-            .cloned()
+            .flat_map(|v| {
+                let json = serde_json::to_string(v).map(inner).unwrap_or_default();
+                [v.clone(), inner(format!("{v:?}")), json]
+            })
+            .filter(|v| !v.is_empty())
             .collect();
         values.sort_by_key(|v| std::cmp::Reverse(v.len()));
         values.dedup();
@@ -268,6 +275,9 @@ mod tests {
         );
         let redactor = Redactor::new(&secrets);
         assert_eq!(redactor.text("typed hunter2!"), "typed •••!");
+        let odd = Redactor::new(&BTreeMap::from([("Q".to_owned(), "a\"b\\c".to_owned())]));
+        let shown = format!("{:?} {}", "a\"b\\c", json!("a\"b\\c"));
+        assert_eq!(odd.text(&shown), "\"•••\" \"•••\"", "escaped forms too");
         assert_eq!(
             redactor.json(&json!({"hunter2": ["x hunter2"]})),
             json!({"•••": ["x •••"]})

@@ -164,15 +164,23 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
     );
     assert!(ran.stdout.contains(&reason), "{reason} in {ran:?}");
     assert!(
-        ran.stdout.contains("expected element.value to equal \"nothing\", got \"•••\""),
+        ran.stdout
+            .contains("expected element.value to equal \"nothing\", got \"•••\""),
         "the secret is hidden in the failure: {ran:?}"
     );
 
     // The JUnit report, as junitparser reads it.
     let report = junitparser(&junit);
-    assert_eq!((report["tests"].clone(), report["failures"].clone()), (json!(5), json!(2)), "{report}");
+    assert_eq!(
+        (report["tests"].clone(), report["failures"].clone()),
+        (json!(5), json!(2)),
+        "{report}"
+    );
     let suites = report["suites"].as_array().expect("suites");
-    let names: Vec<&str> = suites.iter().map(|s| s["name"].as_str().unwrap_or("")).collect();
+    let names: Vec<&str> = suites
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or(""))
+        .collect();
     assert_eq!(names, ["form", "editor", "form-fails", "leak"]);
     assert_eq!(suites[0]["tests"], 2);
     assert_eq!(suites[0]["failures"], 0);
@@ -188,12 +196,18 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
             let time = case["time"].as_f64().expect("a time");
             assert!(time > 0.0 && time < 30.0, "{case}");
         }
-        assert!(suite["time"].as_f64().expect("a suite time") > 0.0, "{suite}");
+        assert!(
+            suite["time"].as_f64().expect("a suite time") > 0.0,
+            "{suite}"
+        );
     }
     let passed = &suites[0]["cases"][0];
     assert_eq!(passed["results"], json!([]), "{passed}");
     assert!(
-        passed["system_out"].as_str().unwrap_or("").contains("ok   step 3 \"type the password\" type_text"),
+        passed["system_out"]
+            .as_str()
+            .unwrap_or("")
+            .contains("ok   step 3 \"type the password\" type_text"),
         "{passed}"
     );
 
@@ -218,8 +232,15 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    let tools: Vec<&str> = lines.iter().map(|l| l["tool"].as_str().unwrap_or("")).collect();
-    assert_eq!(tools, ["set_value", "click"], "the case's own audited calls: {audit}");
+    let tools: Vec<&str> = lines
+        .iter()
+        .map(|l| l["tool"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        tools,
+        ["set_value", "click"],
+        "the case's own audited calls: {audit}"
+    );
     assert_eq!(lines[0]["session"], lines[1]["session"]);
     assert_eq!(lines[0]["principal"], "token:ci");
     // Each is a line of the trail (less its chain link), and no other session's.
@@ -241,7 +262,11 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
         .count();
     assert_eq!(of_session, 3, "set_value, click and the teardown's click");
     // The leak case left artifacts too; the secret is hidden there as everywhere.
-    assert!(artifacts.join("leak/a-secret-typed-where-it-shows/tree-Form.txt").exists());
+    assert!(
+        artifacts
+            .join("leak/a-secret-typed-where-it-shows/tree-Form.txt")
+            .exists()
+    );
     assert!(
         !artifacts.join("form").exists(),
         "no artifacts for passing cases"
@@ -261,7 +286,10 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
         );
     }
     let log = server.log();
-    assert!(log.contains("tool call"), "the server logged at debug: {log}");
+    assert!(
+        log.contains("tool call"),
+        "the server logged at debug: {log}"
+    );
     assert!(!log.contains(SECRET), "the secret is in the server's log");
 }
 
@@ -295,7 +323,9 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
     ran.expect_code(2);
     let file = bad.display().to_string();
     for want in [
-        format!("{file}:7: case \"fill the form\", step 1: unknown key 'expcet' (did you mean 'expect'?)"),
+        format!(
+            "{file}:7: case \"fill the form\", step 1: unknown key 'expcet' (did you mean 'expect'?)"
+        ),
         format!("{file}:8: case \"fill the form\", step 2: the step names no `tool:`"),
         format!("{file}:11: case \"fill the form\", step 3: `timeout` is a duration"),
         format!("{file}:12: case \"empty\": the case has no `steps:`"),
@@ -308,10 +338,15 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
         "cases:\n  - name: order\n    steps:\n      - tool: find\n        args: {text: '${status}'}\n",
     )
     .expect("write");
-    let ran = run(&["test", "--dry-run", undefined.to_str().expect("utf-8")], &[]).await;
+    let ran = run(
+        &["test", "--dry-run", undefined.to_str().expect("utf-8")],
+        &[],
+    )
+    .await;
     ran.expect_code(2);
     assert!(
-        ran.stderr.contains(":4: case \"order\", step 1: ${status} is not saved by any earlier step"),
+        ran.stderr
+            .contains(":4: case \"order\", step 1: ${status} is not saved by any earlier step"),
         "{ran:?}"
     );
 
@@ -322,7 +357,10 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
         tokens::hex(&tokens::sha256(&token))
     )))
     .await;
-    let with_token = [("AXGATE_CLIENT_TOKEN", token.as_str()), ("LOGIN_PASSWORD", SECRET)];
+    let with_token = [
+        ("AXGATE_CLIENT_TOKEN", token.as_str()),
+        ("LOGIN_PASSWORD", SECRET),
+    ];
     let form = example("form.yaml");
     let editor = example("editor.yaml");
     let passing = ["test", "--url", &server.url, &form, &editor];
@@ -338,16 +376,28 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
     );
     // A tool the server does not have, at run time.
     let typo = dir.path().join("typo.yaml");
-    std::fs::write(&typo, "cases:\n  - name: one\n    steps:\n      - tool: clik\n").expect("write");
+    std::fs::write(
+        &typo,
+        "cases:\n  - name: one\n    steps:\n      - tool: clik\n",
+    )
+    .expect("write");
     let ran = run(
         &["test", "--url", &server.url, typo.to_str().expect("utf-8")],
         &with_token,
     )
     .await;
     ran.expect_code(2);
-    assert!(ran.stderr.contains(":4: case \"one\", step 1: unknown tool 'clik' (did you mean 'click'?)"), "{ran:?}");
+    assert!(
+        ran.stderr
+            .contains(":4: case \"one\", step 1: unknown tool 'clik' (did you mean 'click'?)"),
+        "{ran:?}"
+    );
     // A refused token: 4; no server: 3.
-    let ran = run(&passing, &[("AXGATE_CLIENT_TOKEN", "wrong"), ("LOGIN_PASSWORD", SECRET)]).await;
+    let ran = run(
+        &passing,
+        &[("AXGATE_CLIENT_TOKEN", "wrong"), ("LOGIN_PASSWORD", SECRET)],
+    )
+    .await;
     ran.expect_code(4);
     never_shown(&ran, SECRET);
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -409,25 +459,51 @@ async fn the_session_audit_resource_shows_a_session_its_own_lines_only() {
         json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": "typed-secret-77"}),
     )
     .await;
-    mine.call("get_tree", json!({"app": "Form", "depth": 1})).await;
+    mine.call("get_tree", json!({"app": "Form", "depth": 1}))
+        .await;
     let read = |text: &Value| -> Value {
-        serde_json::from_str(text["result"]["contents"][0]["text"].as_str().expect("text"))
-            .expect("JSON")
+        serde_json::from_str(
+            text["result"]["contents"][0]["text"]
+                .as_str()
+                .expect("text"),
+        )
+        .expect("JSON")
     };
-    let own = read(&mine.request("resources/read", json!({"uri": "axgate://session/audit"})).await);
+    let own = read(
+        &mine
+            .request("resources/read", json!({"uri": "axgate://session/audit"}))
+            .await,
+    );
     let lines = own["lines"].as_array().expect("lines");
     assert_eq!(lines.len(), 1, "the write only, not the read: {own}");
     assert_eq!(lines[0]["tool"], "type_text");
     assert_eq!(lines[0]["session"], own["session"]);
-    assert!(!own.to_string().contains("typed-secret-77"), "typed text is redacted: {own}");
+    assert!(
+        !own.to_string().contains("typed-secret-77"),
+        "typed text is redacted: {own}"
+    );
     assert_eq!(own["trail"], false, "no audit.path here");
-    let theirs = read(&other.request("resources/read", json!({"uri": "axgate://session/audit"})).await);
-    assert_eq!(theirs["lines"], json!([]), "another session sees none of them: {theirs}");
+    let theirs = read(
+        &other
+            .request("resources/read", json!({"uri": "axgate://session/audit"}))
+            .await,
+    );
+    assert_eq!(
+        theirs["lines"],
+        json!([]),
+        "another session sees none of them: {theirs}"
+    );
     let sub = mine
-        .request("resources/subscribe", json!({"uri": "axgate://session/audit"}))
+        .request(
+            "resources/subscribe",
+            json!({"uri": "axgate://session/audit"}),
+        )
         .await;
     assert!(
-        sub["error"]["message"].as_str().unwrap_or("").contains("is read, not subscribed"),
+        sub["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("is read, not subscribed"),
         "{sub}"
     );
 }
