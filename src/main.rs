@@ -1,6 +1,6 @@
 //! The `axgate` command line: `serve` runs the MCP server, `check` prints the backend's
 //! readiness, `audit verify` checks an audit trail, `token new` mints a static bearer token;
-//! `call`, `apps`, `tree`, `find`, `click`, `type` and `screenshot` are the MCP client
+//! `call`, `test`, `apps`, `tree`, `find`, `click`, `type` and `screenshot` are the MCP client
 //! (`axgate::client`), `completions` prints a shell's completion script.
 //! The only place that uses `anyhow`.
 

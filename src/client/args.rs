@@ -39,6 +39,16 @@ pub enum ClientCommand {
     Type(TypeArgs),
     /// Save a screenshot of an app's window as a PNG file.
     Screenshot(ScreenshotArgs),
+    /// Run UI test scenarios (YAML files; docs/SCENARIOS.md) and report them.
+    ///
+    /// Each case runs in an MCP session of its own. A failed case leaves a folder under
+    /// --artifacts (screenshot, the app's tree, the diff since the case started, the case's
+    /// audit lines). Secrets (${secret:NAME}) come from the environment and are never shown.
+    ///
+    /// Exit status: 0 every case passed, 1 a case failed, 2 invalid files or usage (every
+    /// problem named with file:line), 3 the server cannot be reached, 4 no token or a refused
+    /// one, 130 interrupted (the case's session is ended first).
+    Test(TestArgs),
 }
 
 /// Where the server is, and the token to present.
@@ -228,6 +238,24 @@ pub struct ScreenshotArgs {
     pub connect: Connect,
     #[command(flatten)]
     pub output_options: Output,
+}
+
+#[derive(Args)]
+pub struct TestArgs {
+    /// The scenario files (YAML).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Check the files (keys, tools named, references, saved variables) without a server.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write a JUnit XML report (a testsuite per file, a testcase per case) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Put a folder per failed case here: screenshot, tree, diff and audit lines.
+    #[arg(long, value_name = "DIR")]
+    pub artifacts: Option<PathBuf>,
+    #[command(flatten)]
+    pub connect: Connect,
 }
 
 /// Tool arguments from the words after the tool's name: at most one JSON object, and any

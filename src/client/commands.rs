@@ -37,7 +37,10 @@ pub fn run(command: ClientCommand) -> u8 {
             return exit::CONNECTION;
         }
     };
-    runtime.block_on(run_async(command))
+    match command {
+        ClientCommand::Test(args) => runtime.block_on(super::scenario::run(args)),
+        command => runtime.block_on(run_async(command)),
+    }
 }
 
 async fn run_async(command: ClientCommand) -> u8 {
@@ -92,11 +95,12 @@ fn connect_of(command: &ClientCommand) -> &Connect {
         ClientCommand::Click(a) => &a.connect,
         ClientCommand::Type(a) => &a.connect,
         ClientCommand::Screenshot(a) => &a.connect,
+        ClientCommand::Test(a) => &a.connect,
     }
 }
 
 /// A misspelt `AXGATE_CLIENT_*` variable is an error rather than silently ignored.
-fn check_env() -> Result<(), ClientError> {
+pub(super) fn check_env() -> Result<(), ClientError> {
     for (name, _) in std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v))) {
         if let Some(rest) = name.strip_prefix(ENV_PREFIX)
             && !KNOWN_ENV.contains(&rest)
@@ -110,7 +114,7 @@ fn check_env() -> Result<(), ClientError> {
     Ok(())
 }
 
-fn token_source(connect: &Connect) -> Result<TokenSource, ClientError> {
+pub(super) fn token_source(connect: &Connect) -> Result<TokenSource, ClientError> {
     if let Some(token) = &connect.token {
         if token.trim().is_empty() {
             return Err(ClientError::Usage(
@@ -166,7 +170,7 @@ fn token_source(connect: &Connect) -> Result<TokenSource, ClientError> {
 }
 
 /// SIGINT or SIGTERM.
-async fn interrupted() {
+pub(super) async fn interrupted() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
@@ -201,6 +205,10 @@ fn folder<'a>(output: &'a Output, stem: &'a str) -> Images<'a> {
 /// The command's calls and printing; its exit code.
 async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientError> {
     match command {
+        // `run` hands `test` to the scenario runner, which opens a session per case.
+        ClientCommand::Test(_) => Err(ClientError::Usage(
+            "`axgate test` runs scenario files; it is not one call".into(),
+        )),
         ClientCommand::Call(a) => {
             let format = format_of(&a.output, Format::Json);
             let Some(tool) = a.tool.as_deref().filter(|_| !a.list) else {

@@ -10,12 +10,14 @@
 //!   Actions OIDC), cached until shortly before it expires;
 //! - `args`: `key=value` arguments, the command-line flags and environment variables;
 //! - `output`: printing results (JSON, text, quiet) and writing images to files;
-//! - `commands`: the subcommands, their exit codes and Ctrl-C.
+//! - `commands`: the subcommands, their exit codes and Ctrl-C;
+//! - `scenario`: `axgate test`, the scenario runner (docs/SCENARIOS.md).
 
 pub mod args;
 pub mod commands;
 pub mod output;
 pub mod retry;
+pub mod scenario;
 pub mod session;
 pub mod token;
 
@@ -140,6 +142,13 @@ impl Client {
         Err(ClientError::Connection(format!(
             "tools/list gave more than {MAX_TOOL_PAGES} pages; the server keeps paginating"
         )))
+    }
+
+    /// `resources/read` of `uri`: the result, `{contents: [...]}`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, ClientError> {
+        self.session
+            .request("resources/read", json!({ "uri": uri }))
+            .await
     }
 
     /// Ends the session (`DELETE`), if one was opened; at most once. A failure is reported

@@ -5,6 +5,7 @@
 //! and used until shortly before it expires (half its life, at most 60 s early), then
 //! fetched again. No token or secret is ever printed: errors name the flag or the endpoint.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -70,23 +71,25 @@ struct Cached {
     fresh_until: Option<Instant>,
 }
 
-/// The source of the `Authorization: Bearer` token of every request.
+/// The source of the `Authorization: Bearer` token of every request. Clones share the
+/// settings and the cached token (the scenario runner opens one session per case).
+#[derive(Clone)]
 pub struct TokenSource {
-    kind: Kind,
+    kind: Arc<Kind>,
     http: reqwest::Client,
-    cached: Mutex<Option<Cached>>,
+    cached: Arc<Mutex<Option<Cached>>>,
 }
 
 impl TokenSource {
     fn of(kind: Kind) -> TokenSource {
         TokenSource {
-            kind,
+            kind: Arc::new(kind),
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(Duration::from_secs(30))
                 .build()
                 .unwrap_or_default(),
-            cached: Mutex::new(None),
+            cached: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -110,12 +113,12 @@ impl TokenSource {
 
     /// Whether a refused token could be replaced by fetching another.
     pub fn fetches(&self) -> bool {
-        matches!(self.kind, Kind::ClientCredentials(_) | Kind::GithubOidc(_))
+        matches!(*self.kind, Kind::ClientCredentials(_) | Kind::GithubOidc(_))
     }
 
     /// The token for the next request: the cached one while fresh, else a new one.
     pub async fn bearer(&self) -> Result<Option<String>, ClientError> {
-        match &self.kind {
+        match &*self.kind {
             Kind::None => return Ok(None),
             Kind::Given(token) => return Ok(Some(token.clone())),
             _ => {}
@@ -126,7 +129,7 @@ impl TokenSource {
         {
             return Ok(Some(c.token.clone()));
         }
-        let (token, lifetime) = match &self.kind {
+        let (token, lifetime) = match &*self.kind {
             Kind::ClientCredentials(settings) => self.client_credentials_token(settings).await?,
             Kind::GithubOidc(settings) => self.github_token(settings).await?,
             Kind::None | Kind::Given(_) => unreachable!("returned above"),

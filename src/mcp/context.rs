@@ -14,6 +14,7 @@ use rmcp::{RoleServer, model::LoggingLevel};
 use serde_json::Value;
 
 use super::admin::Admin;
+use super::own_audit::OwnAudit;
 use super::subscriptions::Subscriptions;
 use crate::ax::{CallStats, Connections, Engine};
 use crate::policy::Policy;
@@ -45,6 +46,8 @@ pub struct SessionState {
     log_level: Mutex<u8>,
     /// Resource subscriptions; dropping them stops the session's notification pump.
     pub subscriptions: Subscriptions,
+    /// This session's audit lines, for `axgate://session/audit`.
+    pub own_audit: OwnAudit,
 }
 
 impl SessionState {
@@ -59,6 +62,7 @@ impl SessionState {
             owner,
             log_level: Mutex::new(severity(LoggingLevel::Info)),
             subscriptions: Subscriptions::default(),
+            own_audit: OwnAudit::default(),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod context;
 pub mod errors;
 pub mod gate;
 pub mod listens;
+pub mod own_audit;
 pub mod prompts;
 pub mod resources;
 pub mod server;

@@ -1,4 +1,5 @@
-//! MCP resources: `axgate://apps` (the running apps) and, per app, `axgate://app/{app}/tree`
+//! MCP resources: `axgate://apps` (the running apps), `axgate://session/audit` (the calling
+//! session's own audit lines, `own_audit.rs`) and, per app, `axgate://app/{app}/tree`
 //! (the compact text tree, bounded like `get_tree`'s defaults), `.../state` (windows, focus)
 //! and `.../events` (recent change events). `{app}` is a name, bundle id or pid,
 //! percent-decoded. Reads go through the session's app connections, so handles in a result
@@ -14,7 +15,8 @@ use rmcp::model::{
 use serde::Serialize;
 
 use super::context::SessionState;
-use super::uri::{APPS_URI, ResourceUri, View, app_error};
+use super::own_audit::OwnAuditOut;
+use super::uri::{APPS_URI, ResourceUri, SESSION_AUDIT_URI, View, app_error};
 use super::wire::{AppOut, FrameOut, ListAppsOut, NodeOut, WindowOut};
 use crate::ax::tree::{self, IndexedNode};
 use crate::ax::{
@@ -70,6 +72,13 @@ pub async fn list(engine: &Engine) -> Result<ListResourcesResult, McpError> {
             .with_title("Running apps")
             .with_description("JSON: running apps with name, pid, bundle id and frontmost.")
             .with_mime_type(JSON),
+        Resource::new(SESSION_AUDIT_URI, "session audit")
+            .with_title("This session's audit lines")
+            .with_description(
+                "JSON: {session, trail, dropped, lines}: the audit lines of this session's \
+                 mutating and denied calls, as the trail records them (redacted), oldest first.",
+            )
+            .with_mime_type(JSON),
     ];
     for app in &apps {
         // A name shared by several running apps would be ambiguous: name those by pid.
@@ -114,6 +123,13 @@ pub async fn read(
             return Ok(contents(uri, JSON, to_json(&out)));
         }
         ResourceUri::App { app, view } => (app, view),
+        // Answered by the server, which knows the session's id.
+        ResourceUri::SessionAudit => {
+            return Err(McpError::invalid_request(
+                format!("{uri} is only served inside a session"),
+                None,
+            ));
+        }
     };
     let conn = session
         .connections
@@ -129,6 +145,11 @@ pub async fn read(
     }
     .map_err(|e| app_error(uri, e))?;
     Ok(contents(uri, about(view).0, text))
+}
+
+/// `axgate://session/audit`.
+pub fn own_audit(out: &OwnAuditOut) -> ReadResourceResult {
+    contents(SESSION_AUDIT_URI, JSON, to_json(out))
 }
 
 fn contents(uri: &str, mime: &str, text: String) -> ReadResourceResult {

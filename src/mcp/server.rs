@@ -114,12 +114,15 @@ impl AxServer {
         gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
     }
 
-    /// Writes an audit line; the caller returns its result only after.
+    /// Writes an audit line; the caller returns its result only after. The session keeps
+    /// its own copy for `axgate://session/audit` (`mcp/own_audit.rs`).
     async fn record(&self, event: AuditEvent) -> Result<(), String> {
-        match &self.shared.audit {
-            Some(audit) => audit.record(event).await.map_err(|e| e.to_string()),
-            None => Ok(()),
+        let kept = event.clone();
+        if let Some(audit) = &self.shared.audit {
+            audit.record(event).await.map_err(|e| e.to_string())?;
         }
+        self.session.own_audit.push(kept);
+        Ok(())
     }
 
     /// Answers a call refused before it ran: counted, logged, audited.
@@ -225,6 +228,19 @@ impl ServerHandler for AxServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         self.admit(&context, "resources/read")?;
+        if request.uri == uri::SESSION_AUDIT_URI {
+            let tag = context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|p| p.headers.get("mcp-session-id"))
+                .and_then(|v| v.to_str().ok())
+                .map(session_tag);
+            let out = self
+                .session
+                .own_audit
+                .snapshot(tag, self.shared.audit.is_some());
+            return Ok(resources::own_audit(&out).into());
+        }
         resources::read(&self.engine, &self.session, &request.uri)
             .await
             .map(Into::into)
@@ -259,7 +275,7 @@ impl ServerHandler for AxServer {
             .filter(|uri| match uri::ResourceUri::parse(uri) {
                 Ok(uri::ResourceUri::Apps) => true,
                 Ok(uri::ResourceUri::App { app, .. }) => self.engine.check_app_name(&app).is_ok(),
-                Err(_) => false,
+                Ok(uri::ResourceUri::SessionAudit) | Err(_) => false,
             })
             .cloned()
             .collect();

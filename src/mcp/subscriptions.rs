@@ -126,6 +126,12 @@ impl Subscriptions {
                 lock(&self.registry).known = apps.iter().map(|a| a.pid).collect();
                 Scope::Apps
             }
+            ResourceUri::SessionAudit => {
+                return Err(McpError::invalid_params(
+                    format!("{uri} is read, not subscribed: read it again when you need it"),
+                    None,
+                ));
+            }
             ResourceUri::App { app, .. } => {
                 let app = engine
                     .resolve_app(&app, &stats)

@@ -1,4 +1,5 @@
-//! The `axgate://` resource URIs: `axgate://apps` and `axgate://app/{app}/{view}` with a
+//! The `axgate://` resource URIs: `axgate://apps`, `axgate://session/audit` and
+//! `axgate://app/{app}/{view}` with a
 //! percent-encoded app name, bundle id or pid; parsing (errors name the valid URIs), the
 //! concrete URI of an app's view, and the JSON-RPC error of an engine failure on one. Shared
 //! by resource reads (`resources`) and subscriptions (`subscriptions`).
@@ -9,6 +10,8 @@ use serde_json::json;
 use crate::ax::AxError;
 
 pub const APPS_URI: &str = "axgate://apps";
+/// The calling session's own audit lines (`mcp/own_audit.rs`); read, never subscribed.
+pub const SESSION_AUDIT_URI: &str = "axgate://session/audit";
 pub(super) const APP_PREFIX: &str = "axgate://app/";
 
 /// One of the three per-app resources.
@@ -40,6 +43,8 @@ impl View {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResourceUri {
     Apps,
+    /// The calling session's own audit lines.
+    SessionAudit,
     /// `app` is percent-decoded: a name, bundle id or pid.
     App {
         app: String,
@@ -52,6 +57,9 @@ impl ResourceUri {
         if uri == APPS_URI {
             return Ok(ResourceUri::Apps);
         }
+        if uri == SESSION_AUDIT_URI {
+            return Ok(ResourceUri::SessionAudit);
+        }
         let parsed = uri.strip_prefix(APP_PREFIX).and_then(|rest| {
             let (app, view) = rest.split_once('/')?;
             let view = View::ALL.into_iter().find(|v| v.as_str() == view)?;
@@ -60,8 +68,8 @@ impl ResourceUri {
         let Some((app, view)) = parsed.filter(|(app, _)| !app.is_empty()) else {
             return Err(McpError::resource_not_found(
                 format!(
-                    "unknown resource {uri:?}; resources are {APPS_URI} and {}, where {{app}} is \
-                     an app name, bundle id or pid from {APPS_URI}",
+                    "unknown resource {uri:?}; resources are {APPS_URI}, {SESSION_AUDIT_URI} and \
+                     {}, where {{app}} is an app name, bundle id or pid from {APPS_URI}",
                     View::ALL.map(View::template).join(", ")
                 ),
                 Some(json!({ "uri": uri })),

@@ -4,9 +4,12 @@
 //! session's end (also on Ctrl-C), retries and resume; `cli/tokens.rs`: client credentials
 //! against the real oidc-provider, the GitHub Actions OIDC token from a loopback runner
 //! endpoint, and the client's variables beside `axgate serve`; `cli/terminal.rs`: `apps`,
-//! `tree`, `find`, `click`, `type`, `screenshot` and `completions`.
+//! `tree`, `find`, `click`, `type`, `screenshot` and `completions`; `cli/scenarios.rs`:
+//! `axgate test` on the example scenarios (JUnit read by junitparser, artifacts, secrets in no
+//! output, `--dry-run`, exit codes) and `axgate://session/audit`.
 
 mod call;
+mod scenarios;
 mod terminal;
 mod tokens;
 
