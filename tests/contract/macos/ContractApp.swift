@@ -52,6 +52,7 @@ final class Contract: NSObject, NSApplicationDelegate, NSTextFieldDelegate,
         volume.target = self
         volume.action = #selector(slid)
         status.setAccessibilityIdentifier("status")
+        status.setAccessibilityTitle("Ready")
 
         let greet = button("Greet", #selector(greetPressed))
         let clear = button("Clear", #selector(clearPressed))
@@ -89,9 +90,30 @@ final class Contract: NSObject, NSApplicationDelegate, NSTextFieldDelegate,
         menuBar.addItem(editItem)
         NSApp.mainMenu = menuBar
 
+        listen()
         window.makeKeyAndOrderFront(nil)
         NSApp.activate(ignoringOtherApps: true)
         say("ready")
+    }
+
+    /// Commands on stdin, one a line, as the GTK apps take them: `freeze SECONDS` blocks the
+    /// main thread (the app stops answering accessibility calls), `quit` ends the app.
+    func listen() {
+        Thread.detachNewThread {
+            while let line = readLine() {
+                let words = line.split(separator: " ")
+                if words.first == "freeze" {
+                    let seconds = words.count > 1 ? Double(words[1]) ?? 5 : 5
+                    DispatchQueue.main.async {
+                        say("freeze-start")
+                        Thread.sleep(forTimeInterval: seconds)
+                        say("freeze-end")
+                    }
+                } else if words.first == "quit" {
+                    DispatchQueue.main.async { NSApp.terminate(nil) }
+                }
+            }
+        }
     }
 
     func button(_ title: String, _ action: Selector) -> NSButton {
@@ -100,8 +122,10 @@ final class Contract: NSObject, NSApplicationDelegate, NSTextFieldDelegate,
         return b
     }
 
+    /// The label's text is also its accessibility title, as a GTK label's name is its text.
     func setStatus(_ text: String) {
         status.stringValue = text
+        status.setAccessibilityTitle(text)
         say("status=" + text)
     }
 

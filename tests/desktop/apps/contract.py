@@ -28,6 +28,7 @@ win.set_default_size(460, 440)
 outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
 win.add(outer)
 
+# A GTK label's accessible name is its text: the status's title is what it says.
 status = Gtk.Label(label="Ready")
 status.connect("notify::label", lambda l, _p: say("status=" + l.get_text()))
 
