@@ -22,6 +22,9 @@
 #[cfg(target_os = "linux")]
 #[path = "desktop/harness.rs"]
 mod harness;
+#[cfg(target_os = "macos")]
+#[path = "it/spawned/mod.rs"]
+mod spawned;
 mod support;
 
 #[path = "contract/acting.rs"]

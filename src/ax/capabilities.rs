@@ -154,7 +154,10 @@ mod tests {
         assert!(set.has(Capability::Typing) && !set.has(Capability::Keys));
         assert_eq!(set.present(), [Capability::Typing, Capability::Clipboard]);
         assert_eq!(set.missing().len(), Capability::ALL.len() - 2);
-        assert_eq!(Capabilities::all().without(Capability::Drag).missing(), [Capability::Drag]);
+        assert_eq!(
+            Capabilities::all().without(Capability::Drag).missing(),
+            [Capability::Drag]
+        );
         assert_eq!(Capabilities::default(), Capabilities::NONE);
     }
 

@@ -113,7 +113,9 @@ async fn readiness(observed: &Observed) -> ReadyBody {
 }
 
 fn capability_names(list: Vec<crate::ax::Capability>) -> Vec<&'static str> {
-    list.into_iter().map(crate::ax::Capability::as_str).collect()
+    list.into_iter()
+        .map(crate::ax::Capability::as_str)
+        .collect()
 }
 
 pub async fn readyz(State(observed): State<Arc<Observed>>) -> Response {

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use crate::run::Target;
 
-pub async fn actions_are_verified(target: &impl Target) {
+pub(crate) async fn actions_are_verified(target: &impl Target) {
     let mut run = target.start("").await;
     let name = run.handle("text_field", "Name").await;
     run.ok("set_value", json!({"target": name, "value": "Ada"}))
@@ -21,7 +21,10 @@ pub async fn actions_are_verified(target: &impl Target) {
 
     let clear = run.handle("button", "Clear").await;
     let pressed = run
-        .ok("perform_action", json!({"target": clear, "action": "press"}))
+        .ok(
+            "perform_action",
+            json!({"target": clear, "action": "press"}),
+        )
         .await;
     assert_eq!(pressed["verified"], true, "{pressed}");
     run.status_is("Cleared").await;
@@ -38,7 +41,7 @@ pub async fn actions_are_verified(target: &impl Target) {
     assert_eq!(focused["element"]["focused"], true, "{focused}");
 }
 
-pub async fn values_are_coerced_and_read_back(target: &impl Target) {
+pub(crate) async fn values_are_coerced_and_read_back(target: &impl Target) {
     let mut run = target.start("").await;
     let volume = run.handle("slider", "Volume").await;
     let set = run
@@ -102,7 +105,7 @@ pub async fn values_are_coerced_and_read_back(target: &impl Target) {
     .await;
 }
 
-pub async fn menus(target: &impl Target) {
+pub(crate) async fn menus(target: &impl Target) {
     let mut run = target.start("").await;
     let menus = run.ok("list_menus", json!({})).await;
     let items: Vec<&str> = menus["items"]
@@ -129,7 +132,7 @@ pub async fn menus(target: &impl Target) {
     .await;
 }
 
-pub async fn list_rows_select(target: &impl Target) {
+pub(crate) async fn list_rows_select(target: &impl Target) {
     let mut run = target.start("").await;
     let items = run.handle("list", "Items").await;
     let chosen = run

@@ -13,7 +13,7 @@ use crate::run::{self, AppSide, Run, Target};
 use crate::support;
 
 /// The AT-SPI backend's contract target.
-pub struct Atspi;
+pub(crate) struct Atspi;
 
 const APP: &str = "axgate-contract";
 

@@ -12,7 +12,7 @@ use crate::run::{self, AppSide, Run, Target};
 use crate::support;
 
 /// The demo backend's contract target.
-pub struct Demo;
+pub(crate) struct Demo;
 
 const APP: &str = "Contract";
 

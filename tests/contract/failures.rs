@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::run::{Run, Target};
 use crate::support::text_of;
 
-pub async fn stale_handle(target: &impl Target) {
+pub(crate) async fn stale_handle(target: &impl Target) {
     let mut run = target.start("").await;
     let found = run
         .ok(
@@ -43,7 +43,7 @@ pub async fn stale_handle(target: &impl Target) {
     .await;
 }
 
-pub async fn disabled_element(target: &impl Target) {
+pub(crate) async fn disabled_element(target: &impl Target) {
     let mut run = target.start("").await;
     let disabled = run.handle("button", "Disabled").await;
     assert_eq!(run.element(&disabled).await["enabled"], false);
@@ -69,10 +69,8 @@ pub async fn disabled_element(target: &impl Target) {
     .await;
 }
 
-pub async fn hung_app(target: &impl Target) {
-    let mut run = target
-        .start("[backend]\ncall_timeout_ms = 1500\n")
-        .await;
+pub(crate) async fn hung_app(target: &impl Target) {
+    let mut run = target.start("[backend]\ncall_timeout_ms = 1500\n").await;
     run.ok("get_tree", json!({"depth": 2})).await;
     let hung = run.side.hang();
     let started = Instant::now();
@@ -90,7 +88,7 @@ pub async fn hung_app(target: &impl Target) {
     );
 }
 
-pub async fn app_exited(target: &impl Target) {
+pub(crate) async fn app_exited(target: &impl Target) {
     let mut run = target.start("").await;
     run.ok("get_tree", json!({"depth": 2})).await;
     // A wait on the app is running when the app goes away.

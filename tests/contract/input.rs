@@ -12,7 +12,7 @@ use crate::run::Target;
 /// grapheme.
 const TRICKY: &str = "Zoë 👍🏽 e\u{301}t\u{e9} 日本";
 
-pub async fn typing_reads_back_exactly(target: &impl Target) {
+pub(crate) async fn typing_reads_back_exactly(target: &impl Target) {
     let mut run = target.start("").await;
     let name = run.handle("text_field", "Name").await;
     let typed = run
@@ -40,7 +40,7 @@ pub async fn typing_reads_back_exactly(target: &impl Target) {
     run.expect("password", "s3cr3t");
 }
 
-pub async fn keys(target: &impl Target) {
+pub(crate) async fn keys(target: &impl Target) {
     let mut run = target.start("").await;
     let name = run.handle("text_field", "Name").await;
     run.ok("set_value", json!({"target": name, "value": "abc"}))
@@ -68,6 +68,10 @@ pub async fn keys(target: &impl Target) {
         (Some("secure_text_field"), Some("Password")),
         "Tab moves focus from Name to Password: {focused}"
     );
-    run.err("press_key", json!({"key": "hyper+a"}), &["unknown modifier"])
-        .await;
+    run.err(
+        "press_key",
+        json!({"key": "hyper+a"}),
+        &["unknown modifier"],
+    )
+    .await;
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::run::Target;
 
 /// The controls every contract app has: (role, title).
-pub const CONTROLS: &[(&str, &str)] = &[
+pub(crate) const CONTROLS: &[(&str, &str)] = &[
     ("text_field", "Name"),
     ("secure_text_field", "Password"),
     ("check_box", "Subscribe"),
@@ -26,7 +26,7 @@ fn titled<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-pub async fn tree_shape_and_paths(target: &impl Target) {
+pub(crate) async fn tree_shape_and_paths(target: &impl Target) {
     let mut run = target.start("").await;
     let tree = run
         .ok("get_tree", json!({"depth": 30, "max_nodes": 5000}))
@@ -71,7 +71,7 @@ pub async fn tree_shape_and_paths(target: &impl Target) {
     }
 }
 
-pub async fn find(target: &impl Target) {
+pub(crate) async fn find(target: &impl Target) {
     let mut run = target.start("").await;
     let buttons = run.ok("find", json!({"role": "button"})).await;
     let mut titles: Vec<&str> = buttons["matches"]
@@ -97,12 +97,23 @@ pub async fn find(target: &impl Target) {
             json!({"role": "button", "title": "^(greet|clear)$", "mode": "regex"}),
         )
         .await;
-    assert_eq!(regex["matches"].as_array().map(Vec::len), Some(2), "{regex}");
+    assert_eq!(
+        regex["matches"].as_array().map(Vec::len),
+        Some(2),
+        "{regex}"
+    );
     // `text` matches the status label whether its text is its title or its value.
     let status = run
-        .ok("find", json!({"role": "static_text", "text": "Ready", "mode": "exact"}))
+        .ok(
+            "find",
+            json!({"role": "static_text", "text": "Ready", "mode": "exact"}),
+        )
         .await;
-    assert_eq!(status["matches"].as_array().map(Vec::len), Some(1), "{status}");
+    assert_eq!(
+        status["matches"].as_array().map(Vec::len),
+        Some(1),
+        "{status}"
+    );
     let none = run
         .ok("find", json!({"title": "No Such Control", "mode": "exact"}))
         .await;

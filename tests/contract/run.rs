@@ -18,13 +18,13 @@ use super::support::{self, Client, text_of};
 const BASE: &str = "[policy]\nunconfirmed = \"allow\"\n";
 
 /// The suite's configuration: [`BASE`], then `toml` (over the test harness's defaults).
-pub fn config(toml: &str) -> axgate::config::Config {
+pub(crate) fn config(toml: &str) -> axgate::config::Config {
     support::config(&format!("{BASE}{toml}"))
 }
 
 /// One backend the suite runs on: how to start axgate on it with the contract app.
 #[allow(async_fn_in_trait)]
-pub trait Target {
+pub(crate) trait Target {
     /// Starts axgate on this backend under [`config`]`(toml)`, with the contract app running
     /// and shown, and holds what the backend needs exclusively (the desktop) while it runs.
     async fn start(&self, toml: &str) -> Run;
@@ -35,7 +35,7 @@ pub trait Target {
 
 /// The contract app seen from its own side (not through axgate), and what happens to it from
 /// outside axgate.
-pub trait AppSide: Send {
+pub(crate) trait AppSide: Send {
     /// The app's own latest value of a field (`name`, `password`, `subscribe`, `volume`,
     /// `status`), as text (`true`, `30`); `None` while it has not said.
     fn field(&self, field: &str) -> Option<String>;
@@ -49,22 +49,22 @@ pub trait AppSide: Send {
 }
 
 /// A started contract: dropping it ends the app, then the server, then the desktop turn.
-pub struct Run {
-    pub c: Client,
+pub(crate) struct Run {
+    pub(crate) c: Client,
     /// `http://127.0.0.1:<port>/mcp`.
-    pub url: String,
+    pub(crate) url: String,
     /// The contract app's name as axgate lists it.
-    pub app: String,
-    pub side: Box<dyn AppSide>,
+    pub(crate) app: String,
+    pub(crate) side: Box<dyn AppSide>,
     /// The backend, where the server runs in this process: for a capability that no tool
     /// exposes (`key_receiver`), checked directly.
-    pub direct: Option<Arc<dyn Backend>>,
-    held: Vec<Box<dyn Any + Send>>,
+    pub(crate) direct: Option<Arc<dyn Backend>>,
+    _held: Vec<Box<dyn Any + Send>>,
 }
 
 impl Run {
     /// A started contract: a session is opened on `url`; `held` lives as long as the run.
-    pub async fn new(
+    pub(crate) async fn new(
         url: String,
         app: &str,
         side: Box<dyn AppSide>,
@@ -78,30 +78,25 @@ impl Run {
             app: app.to_owned(),
             side,
             direct,
-            held,
+            _held: held,
         }
     }
 
-    /// Keeps `thing` alive until the run ends.
-    pub fn hold(&mut self, thing: Box<dyn Any + Send>) {
-        self.held.push(thing);
-    }
-
     /// `extra` with this run's `"app"` added.
-    pub fn args(&self, extra: Value) -> Value {
+    pub(crate) fn args(&self, extra: Value) -> Value {
         let mut args = extra;
         args["app"] = json!(self.app);
         args
     }
 
     /// Calls a tool on the contract app (`app` added) and returns the whole result.
-    pub async fn call(&mut self, tool: &str, extra: Value) -> Value {
+    pub(crate) async fn call(&mut self, tool: &str, extra: Value) -> Value {
         let args = self.args(extra);
         self.c.call(tool, args).await
     }
 
     /// Calls a tool on the contract app; fails on a tool error; returns `structuredContent`.
-    pub async fn ok(&mut self, tool: &str, extra: Value) -> Value {
+    pub(crate) async fn ok(&mut self, tool: &str, extra: Value) -> Value {
         let args = self.args(extra);
         let result = self.c.call(tool, args.clone()).await;
         assert_ne!(
@@ -115,10 +110,13 @@ impl Run {
 
     /// Calls a tool on the contract app that must fail with text holding every needle;
     /// returns the text.
-    pub async fn err(&mut self, tool: &str, extra: Value, needles: &[&str]) -> String {
+    pub(crate) async fn err(&mut self, tool: &str, extra: Value, needles: &[&str]) -> String {
         let args = self.args(extra);
         let result = self.c.call(tool, args.clone()).await;
-        assert_eq!(result["isError"], true, "{tool} {args} should fail: {result}");
+        assert_eq!(
+            result["isError"], true,
+            "{tool} {args} should fail: {result}"
+        );
         let text = text_of(&result);
         for needle in needles {
             assert!(
@@ -130,7 +128,7 @@ impl Run {
     }
 
     /// The handle of the one element with this role and exact title.
-    pub async fn handle(&mut self, role: &str, title: &str) -> String {
+    pub(crate) async fn handle(&mut self, role: &str, title: &str) -> String {
         let found = self
             .ok(
                 "find",
@@ -143,12 +141,12 @@ impl Run {
     }
 
     /// `get_element`'s element for a target (a path or a handle).
-    pub async fn element(&mut self, target: &str) -> Value {
+    pub(crate) async fn element(&mut self, target: &str) -> Value {
         self.ok("get_element", json!({"target": target})).await["element"].clone()
     }
 
     /// Waits (5 s) until the app itself says `field` is `want`.
-    pub fn expect(&self, field: &str, want: &str) {
+    pub(crate) fn expect(&self, field: &str, want: &str) {
         let until = Instant::now() + Duration::from_secs(5);
         loop {
             let seen = self.side.field(field);
@@ -165,7 +163,7 @@ impl Run {
 
     /// Waits (5 s) until the status label reads `text` (its title on AT-SPI, its value on
     /// the demo backend and macOS: the query matches either).
-    pub async fn status_is(&mut self, text: &str) {
+    pub(crate) async fn status_is(&mut self, text: &str) {
         let waited = self
             .ok(
                 "wait_for",
@@ -178,7 +176,7 @@ impl Run {
     }
 
     /// Which capabilities the server says its backend has (`/readyz`), and which it lacks.
-    pub async fn capabilities(&self) -> (Vec<Capability>, Vec<Capability>) {
+    pub(crate) async fn capabilities(&self) -> (Vec<Capability>, Vec<Capability>) {
         let url = self.url.replace("/mcp", "/readyz");
         let body: Value = reqwest::get(&url)
             .await
@@ -204,7 +202,7 @@ impl Run {
 }
 
 /// A fresh client with an initialised session on `url`.
-pub async fn session(url: &str) -> Client {
+pub(crate) async fn session(url: &str) -> Client {
     let mut c = Client {
         http: reqwest::Client::new(),
         url: url.to_owned(),

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use crate::run::{Run, Target};
 use crate::support::text_of;
 
-pub async fn windows(target: &impl Target) {
+pub(crate) async fn windows(target: &impl Target) {
     let mut run = target.start("").await;
     let listed = run.ok("list_windows", json!({})).await;
     let windows = listed["windows"].as_array().expect("windows").clone();
@@ -40,7 +40,7 @@ pub async fn windows(target: &impl Target) {
     assert_eq!(front["frontmost"], true, "{front}");
 }
 
-pub async fn lifecycle(target: &impl Target) {
+pub(crate) async fn lifecycle(target: &impl Target) {
     let mut run = target.start("").await;
     let before = run.ok("get_tree", json!({"depth": 1})).await["pid"].clone();
     let quit = run.ok("quit_app", json!({})).await;
@@ -80,7 +80,7 @@ async fn app_listed(run: &mut Run) -> bool {
         .any(|a| a["name"] == run.app.as_str())
 }
 
-pub async fn screenshots(target: &impl Target) {
+pub(crate) async fn screenshots(target: &impl Target) {
     let mut run = target.start("").await;
     let listed = run.ok("list_windows", json!({})).await;
     let frame = listed["windows"][0]["frame"].clone();
@@ -107,7 +107,9 @@ pub async fn screenshots(target: &impl Target) {
 /// The size of a screenshot result's PNG.
 fn png_size(result: &Value) -> (u32, u32) {
     assert_ne!(result["isError"], true, "{}", text_of(result));
-    let data = result["content"][0]["data"].as_str().expect("an image block");
+    let data = result["content"][0]["data"]
+        .as_str()
+        .expect("an image block");
     let bytes = base64::engine::general_purpose::STANDARD
         .decode(data)
         .expect("base64");
@@ -118,7 +120,7 @@ fn png_size(result: &Value) -> (u32, u32) {
     (info.width, info.height)
 }
 
-pub async fn capabilities(target: &impl Target) {
+pub(crate) async fn capabilities(target: &impl Target) {
     let mut run = target.start("").await;
     let (present, lacks) = run.capabilities().await;
     for cap in Capability::ALL {

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::run::{Run, Target};
 use crate::support::{SseReader, text_of};
 
-pub async fn waits(target: &impl Target) {
+pub(crate) async fn waits(target: &impl Target) {
     let mut run = target.start("").await;
     let ready = run
         .ok(
@@ -80,7 +80,7 @@ async fn press_greet_later(url: &str, app: &str) -> Value {
         .await
 }
 
-pub async fn events(target: &impl Target) {
+pub(crate) async fn events(target: &impl Target) {
     let mut run = target.start("").await;
     let state_uri = format!("axgate://app/{}/state", run.app);
     let subscribed = run
