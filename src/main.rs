@@ -323,6 +323,17 @@ async fn check(engine: Arc<Engine>) -> anyhow::Result<i32> {
         engine.backend_name(),
         engine.backend_reason().unwrap_or("chosen by the caller")
     );
+    let names = |list: Vec<axgate::ax::Capability>| {
+        let names: Vec<&str> = list.into_iter().map(|c| c.as_str()).collect();
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            names.join(", ")
+        }
+    };
+    let caps = engine.capabilities();
+    println!("capabilities: {}", names(caps.present()));
+    println!("lacks: {}", names(caps.missing()));
     let mut ready = true;
     for c in &checks {
         ready &= c.ok;

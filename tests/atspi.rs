@@ -370,6 +370,10 @@ fn backend_auto_picks_atspi_inside_the_desktop_and_demo_outside() {
     );
     assert!(inside.contains("\nready"), "{inside}");
     assert!(
+        inside.contains("\nlacks: key_receiver, clipboard\n"),
+        "{inside}"
+    );
+    assert!(
         inside.contains("(backend.kind = auto found the AT-SPI accessibility bus)"),
         "{inside}"
     );

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::capabilities::{Capabilities, Capability, unsupported};
 use super::capture::Capture;
 use super::error::AxError;
 use super::keys::KeyCombo;
@@ -196,6 +197,14 @@ pub trait Backend: Send + Sync + 'static {
     /// Whether the backend can serve right now, check by check. Must not block for long.
     fn readiness(&self) -> Vec<ReadinessCheck>;
 
+    /// What this backend can do beyond the required methods. The default is conservative:
+    /// nothing. A backend lists every capability whose method it implements; a method whose
+    /// capability is off must fail with [`unsupported`] naming it (the defaults below do),
+    /// which the backend contract suite (`tests/contract/`) checks on every backend.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::NONE
+    }
+
     /// Starts delivering change events for every app the backend observes into `sink`.
     fn set_event_sink(&self, sink: EventSink);
 
@@ -269,29 +278,20 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<Option<NodeId>, AxError> {
         let _ = (pid, combo, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot tell what a key would press",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::KeyReceiver))
     }
 
     /// Types text into the app's focused element as synthetic key events (one grapheme per
     /// key press). Callers serialise synthetic input through the engine's input queue.
     fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, text, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot type text",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Typing))
     }
 
     /// Presses a key combination in the app.
     fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, combo, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot press keys",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Keys))
     }
 
     /// Scrolls at a point by (dx, dy) lines; positive dy scrolls down.
@@ -303,10 +303,7 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<(), AxError> {
         let _ = (pid, point, delta, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot scroll",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Scroll))
     }
 
     /// Drags with the left button from one point to another.
@@ -318,16 +315,13 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<(), AxError> {
         let _ = (pid, from, to, ctx);
-        Err(AxError::Unsupported(format!("{} cannot drag", self.name())))
+        Err(unsupported(self.name(), Capability::Drag))
     }
 
     /// Selects an item (list row, tab, radio button, menu item) semantically.
     fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, node, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot select items",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Select))
     }
 
     /// Operates on a window.
@@ -339,10 +333,7 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<(), AxError> {
         let _ = (pid, window, action, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot operate windows",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Windows))
     }
 
     /// What `launch_app(spec)` would start, without starting anything, so that the app policy
@@ -350,54 +341,36 @@ pub trait Backend: Send + Sync + 'static {
     /// cannot tell, and the engine then refuses to launch.
     fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
         let _ = (spec, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot tell what a launch would start",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Launch))
     }
 
     /// Launches an app named by name, bundle id or path; returns once it has a pid.
     fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
         let _ = (spec, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot launch apps",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Launch))
     }
 
     /// Asks an app to quit (or kills it with `force`). The engine verifies the exit.
     fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, force, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot quit apps",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Quit))
     }
 
     /// Brings an app to the front.
     fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} cannot activate apps",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Activate))
     }
 
     /// The clipboard's text.
     fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
         let _ = ctx;
-        Err(AxError::Unsupported(format!(
-            "{} has no clipboard",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Clipboard))
     }
 
     /// Replaces the clipboard's text.
     fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (text, ctx);
-        Err(AxError::Unsupported(format!(
-            "{} has no clipboard",
-            self.name()
-        )))
+        Err(unsupported(self.name(), Capability::Clipboard))
     }
 }

@@ -123,6 +123,11 @@ impl Engine {
         self.backend.name()
     }
 
+    /// What the backend can do beyond the required methods (`/readyz`, `axgate check`).
+    pub fn capabilities(&self) -> super::Capabilities {
+        self.backend.capabilities()
+    }
+
     /// Records why this backend was chosen (the first call wins).
     pub fn note_backend_reason(&self, reason: String) {
         let _ = self.backend_reason.set(reason);

@@ -4,6 +4,7 @@
 
 pub mod act;
 pub mod backend;
+pub mod capabilities;
 pub mod capture;
 pub mod connection;
 pub mod diff;
@@ -24,6 +25,7 @@ pub use backend::{
     Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, Launchable, ReadinessCheck, Snapshot,
     SnapshotRequest, WindowAction,
 };
+pub use capabilities::{Capabilities, Capability};
 pub use capture::Capture;
 pub use connection::{AppConnection, Connections, Resolved, Target};
 pub use engine::{Engine, EngineConfig, Lease, RecentEvent};

@@ -78,6 +78,10 @@ pub struct ReadyBody {
     /// Why this backend serves (for `auto`: what it found).
     #[serde(skip_serializing_if = "Option::is_none")]
     backend_reason: Option<String>,
+    /// The backend's capabilities (`ax::Capability` names), and those it lacks: a tool that
+    /// needs a lacking one fails naming it.
+    capabilities: Vec<&'static str>,
+    lacks: Vec<&'static str>,
     checks: Vec<CheckBody>,
 }
 
@@ -95,6 +99,8 @@ async fn readiness(observed: &Observed) -> ReadyBody {
         ready: checks.iter().all(|c| c.ok),
         backend: observed.engine.backend_name(),
         backend_reason: observed.engine.backend_reason().map(str::to_owned),
+        capabilities: capability_names(observed.engine.capabilities().present()),
+        lacks: capability_names(observed.engine.capabilities().missing()),
         checks: checks
             .into_iter()
             .map(|c| CheckBody {
@@ -104,6 +110,12 @@ async fn readiness(observed: &Observed) -> ReadyBody {
             })
             .collect(),
     }
+}
+
+fn capability_names(list: Vec<crate::ax::Capability>) -> Vec<&'static str> {
+    list.into_iter()
+        .map(crate::ax::Capability::as_str)
+        .collect()
 }
 
 pub async fn readyz(State(observed): State<Arc<Observed>>) -> Response {

@@ -316,4 +316,12 @@ async fn readyz_says_which_backend_serves_and_why() {
     let body: Value = reqwest::get(&url).await.unwrap().json().await.unwrap();
     assert_eq!(body["backend"], "demo", "{body}");
     assert_eq!(body["backend_reason"], "backend.kind = demo", "{body}");
+    // The demo backend models every capability.
+    assert_eq!(body["lacks"], serde_json::json!([]), "{body}");
+    assert!(
+        body["capabilities"]
+            .as_array()
+            .is_some_and(|c| c.len() == 12 && c.contains(&"clipboard".into())),
+        "{body}"
+    );
 }

@@ -44,6 +44,7 @@ use std::time::Duration;
 use atspi::zbus::Connection;
 
 use crate::ax::backend::{Click, WindowAction};
+use crate::ax::capabilities::{Capabilities, Capability};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -217,6 +218,15 @@ impl Backend for AtspiBackend {
 
     fn readiness(&self) -> Vec<ReadinessCheck> {
         bus::readiness(&self.core.rt, &self.core.bus)
+    }
+
+    /// Everything but the clipboard (no X selection owner is kept) and telling what a key
+    /// would press. Window operations exclude minimize and restore: with no window manager
+    /// there is nothing to ask (they fail naming that).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
+            .without(Capability::Clipboard)
+            .without(Capability::KeyReceiver)
     }
 
     fn set_event_sink(&self, sink: EventSink) {

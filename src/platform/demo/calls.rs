@@ -6,6 +6,7 @@
 use std::sync::atomic::Ordering;
 
 use crate::ax::backend::{Click, Launchable, WindowAction};
+use crate::ax::capabilities::Capabilities;
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -46,6 +47,11 @@ impl Backend for DemoBackend {
 
     fn readiness(&self) -> Vec<ReadinessCheck> {
         self.simulation().readiness()
+    }
+
+    /// Every capability: the demo apps model all of it.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
     }
 
     fn set_event_sink(&self, sink: EventSink) {

@@ -3,8 +3,9 @@
 //! is the engine's fast test backend.
 //!
 //! Apps: Form, Editor, Huge, Hung, Settings and List run from the start with pids 41001..
-//! in that order; Notes (and any of the others, once quit) can be launched by name, bundle id
-//! or `/Applications/Name.app`, getting a fresh pid from [`FIRST_LAUNCHED_PID`] up. A
+//! in that order; Notes and Contract (the backend contract suite's app, `tests/contract/`), and
+//! any of the others once quit, can be launched by name, bundle id or `/Applications/Name.app`,
+//! getting a fresh pid from [`FIRST_LAUNCHED_PID`] up. A
 //! launched app shows no windows until [`DEFAULT_LAUNCH_DELAY`] has passed. Quitting asks
 //! about unsaved changes (Editor shows a save dialog and keeps running) unless forced.
 //!

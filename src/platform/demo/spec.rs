@@ -34,7 +34,10 @@ pub(super) const BUILT_IN: &[(&str, &str)] = &[
 ];
 
 /// Apps that are not running at start but can be launched.
-pub(super) const LAUNCHABLE: &[(&str, &str)] = &[("notes.json", include_str!("apps/notes.json"))];
+pub(super) const LAUNCHABLE: &[(&str, &str)] = &[
+    ("notes.json", include_str!("apps/notes.json")),
+    ("contract.json", include_str!("apps/contract.json")),
+];
 
 /// How an app answers calls.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]

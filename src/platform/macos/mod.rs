@@ -49,6 +49,7 @@ mod windows;
 use std::sync::Arc;
 
 use crate::ax::backend::{Click, WindowAction};
+use crate::ax::capabilities::{Capabilities, Capability};
 use crate::ax::keys::KeyCombo;
 use crate::ax::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -115,6 +116,12 @@ impl Backend for MacBackend {
 
     fn readiness(&self) -> Vec<ReadinessCheck> {
         permissions::readiness()
+    }
+
+    /// Everything but telling what a key would press (no AX API answers it; the confirmation
+    /// of destructive keys falls back to the focused element).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all().without(Capability::KeyReceiver)
     }
 
     fn set_event_sink(&self, sink: EventSink) {

@@ -1,0 +1,152 @@
+//! The contract suite on the macOS backend, for a Mac (compiled for Apple targets only, and
+//! type-checked here by `.ci/apple-check`): the AppKit fixture
+//! `tests/contract/macos/ContractApp.swift`, built into an app bundle
+//! (`CONTRACT_APP`, default `target/contract/ContractApp.app`; docs/TESTING.md shows the
+//! `swiftc` line), runs as a child whose stdout is its change log; axgate runs as
+//! `axgate serve --backend macos`, a child process, because the macOS backend needs the main
+//! thread's run loop, which a test thread does not have. The Mac needs the Accessibility and
+//! Screen Recording grants for the `axgate` binary (docs/MACOS.md).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use axgate::platform::macos::MacBackend;
+
+use crate::run::{AppSide, Run, Target};
+use crate::spawned::Axgate;
+
+/// The macOS backend's contract target.
+pub(crate) struct Macos;
+
+/// The fixture's process name, which is its app name.
+const APP: &str = "ContractApp";
+
+/// The configuration the spawned server reads: what [`crate::run::config`] gives in-process.
+const CONFIG: &str = "[limits]\ncalls_per_second = 100000\nwrites_per_second = 100000\n\
+                      [policy]\nunconfirmed = \"allow\"\n";
+
+fn bundle() -> PathBuf {
+    std::env::var_os("CONTRACT_APP").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/contract/ContractApp.app"),
+        PathBuf::from,
+    )
+}
+
+impl Target for Macos {
+    async fn start(&self, toml: &str) -> Run {
+        let app = Fixture::start();
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let config = dir.path().join("axgate.toml");
+        std::fs::write(&config, format!("{CONFIG}{toml}")).expect("write the config");
+        let config = config.to_str().expect("a UTF-8 path").to_owned();
+        let server = Axgate::serve(&["--backend", "macos", "--config", &config]);
+        // `key_receiver` has no tool: the flag is checked on a backend of this process.
+        let direct = Arc::new(MacBackend::new());
+        Run::new(
+            server.url.clone(),
+            APP,
+            Box::new(app),
+            Some(direct),
+            vec![Box::new(server), Box::new(dir)],
+        )
+        .await
+    }
+
+    fn launch_spec(&self) -> String {
+        bundle().display().to_string()
+    }
+}
+
+/// The fixture app as a child, with its change log and its command channel.
+struct Fixture {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Fixture {
+    fn start() -> Fixture {
+        let program = bundle().join("Contents/MacOS").join(APP);
+        let mut child = Command::new(&program)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "cannot start the contract fixture {} ({e}): build it first (docs/TESTING.md)",
+                    program.display()
+                )
+            });
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let out = child.stdout.take().expect("stdout");
+        let sink = lines.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                sink.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(line);
+            }
+        });
+        let fixture = Fixture {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        };
+        fixture.wait_line("ready");
+        fixture
+    }
+
+    fn lines(&self) -> Vec<String> {
+        self.lines
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn wait_line(&self, line: &str) {
+        let until = Instant::now() + Duration::from_secs(20);
+        while !self.lines().iter().any(|l| l == line) {
+            assert!(
+                Instant::now() < until,
+                "the fixture never said {line:?}: {:?}",
+                self.lines()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl AppSide for Fixture {
+    fn field(&self, field: &str) -> Option<String> {
+        let prefix = format!("{field}=");
+        self.lines()
+            .iter()
+            .rev()
+            .find_map(|l| l.strip_prefix(&prefix).map(str::to_owned))
+    }
+
+    fn hang(&mut self) -> String {
+        let stdin = self.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "freeze 8").expect("write to the fixture");
+        stdin.flush().expect("flush");
+        self.wait_line("freeze-start");
+        APP.to_owned()
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+every_contract!(Macos);

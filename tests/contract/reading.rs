@@ -1,0 +1,121 @@
+//! Contracts of reading: the tree has the contract app's shape (one window "Contract" holding
+//! each control once, the menu bar, the disabled button disabled, no secure value), every path
+//! `get_tree` shows resolves to the element it was shown for, and `find` matches by role,
+//! exact title, regex and any text.
+
+use serde_json::{Value, json};
+
+use crate::run::Target;
+
+/// The controls every contract app has: (role, title).
+pub(crate) const CONTROLS: &[(&str, &str)] = &[
+    ("text_field", "Name"),
+    ("secure_text_field", "Password"),
+    ("check_box", "Subscribe"),
+    ("slider", "Volume"),
+    ("button", "Greet"),
+    ("button", "Clear"),
+    ("button", "Disabled"),
+    ("list", "Items"),
+];
+
+fn titled<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
+    nodes
+        .iter()
+        .filter(|n| n["role"] == role && n["title"] == title)
+        .collect()
+}
+
+pub(crate) async fn tree_shape_and_paths(target: &impl Target) {
+    let mut run = target.start("").await;
+    let tree = run
+        .ok("get_tree", json!({"depth": 30, "max_nodes": 5000}))
+        .await;
+    assert_eq!(tree["truncated"], false, "{tree}");
+    let nodes = tree["nodes"].as_array().expect("nodes").clone();
+    let windows = titled(&nodes, "window", "Contract");
+    assert_eq!(windows.len(), 1, "one window \"Contract\": {tree}");
+    let window_path = windows[0]["path"].as_str().expect("path").to_owned();
+    for (role, title) in CONTROLS {
+        let found = titled(&nodes, role, title);
+        assert_eq!(found.len(), 1, "one {role} {title:?} in the tree: {tree}");
+        let path = found[0]["path"].as_str().expect("path");
+        assert!(
+            path.starts_with(&format!("{window_path}/")),
+            "{role} {title:?} is inside the window: {path}"
+        );
+        assert_eq!(
+            found[0]["enabled"],
+            *title != "Disabled",
+            "{role} {title:?}: {}",
+            found[0]
+        );
+    }
+    assert!(
+        nodes.iter().any(|n| n["role"] == "menu_bar"),
+        "a menu bar: {tree}"
+    );
+    let password = titled(&nodes, "secure_text_field", "Password")[0];
+    assert!(password["value"].is_null(), "{password}");
+
+    // Every path shown resolves to the element it was shown for; so does every handle.
+    for node in &nodes {
+        let path = node["path"].as_str().expect("every node has a path");
+        let by_path = run.element(path).await;
+        for key in ["role", "title", "native_role"] {
+            assert_eq!(by_path[key], node[key], "{key} of {path}: {by_path}");
+        }
+        let handle = node["handle"].as_str().expect("every node has a handle");
+        let by_handle = run.element(handle).await;
+        assert_eq!(by_handle["path"], by_path["path"], "{handle}");
+    }
+}
+
+pub(crate) async fn find(target: &impl Target) {
+    let mut run = target.start("").await;
+    let buttons = run.ok("find", json!({"role": "button"})).await;
+    let mut titles: Vec<&str> = buttons["matches"]
+        .as_array()
+        .expect("matches")
+        .iter()
+        .filter_map(|m| m["title"].as_str())
+        .collect();
+    titles.sort_unstable();
+    assert_eq!(titles, ["Clear", "Disabled", "Greet"], "{buttons}");
+
+    for (role, title) in CONTROLS {
+        let handle = run.handle(role, title).await;
+        let element = run.element(&handle).await;
+        assert_eq!(
+            (element["role"].as_str(), element["title"].as_str()),
+            (Some(*role), Some(*title))
+        );
+    }
+    let regex = run
+        .ok(
+            "find",
+            json!({"role": "button", "title": "^(greet|clear)$", "mode": "regex"}),
+        )
+        .await;
+    assert_eq!(
+        regex["matches"].as_array().map(Vec::len),
+        Some(2),
+        "{regex}"
+    );
+    // `text` matches the status label whether its text is its title or its value.
+    let status = run
+        .ok(
+            "find",
+            json!({"role": "static_text", "text": "Ready", "mode": "exact"}),
+        )
+        .await;
+    assert_eq!(
+        status["matches"].as_array().map(Vec::len),
+        Some(1),
+        "{status}"
+    );
+    let none = run
+        .ok("find", json!({"title": "No Such Control", "mode": "exact"}))
+        .await;
+    assert_eq!(none["matches"], json!([]), "{none}");
+}
