@@ -178,7 +178,35 @@ impl AsyncInput for Keys {
     }
 }
 
-/// Types text, one key event per character (keysyms; the registry finds or maps keycodes).
+/// How long a character without a key on the keyboard map is given before the next one.
+/// The registry types such a keysym by remapping a spare keycode for the press; the app
+/// translates the keycode with the map as it reads it when it handles the press, so a
+/// second remap before then makes both presses type the second character (seen: "Zoë 日本"
+/// typed as "Zo\u{301} 本本").
+const REMAP_SETTLE: Duration = Duration::from_millis(150);
+
+/// Keysyms to type; those flagged are off the keyboard map and wait [`REMAP_SETTLE`].
+struct Typed(Vec<(u32, bool)>);
+
+impl AsyncInput for Typed {
+    async fn run(self, calls: &Calls<'_>) -> Result<(), AxError> {
+        let mut remapped_before = false;
+        for (sym, remapped) in self.0 {
+            if remapped || remapped_before {
+                tokio::time::sleep(REMAP_SETTLE).await;
+            }
+            key(calls, sym, KEY_SYM).await?;
+            remapped_before = remapped;
+        }
+        if remapped_before {
+            tokio::time::sleep(REMAP_SETTLE).await;
+        }
+        Ok(())
+    }
+}
+
+/// Types text, one key event per character (keysyms; the registry finds or maps keycodes),
+/// pacing the characters that have no key on the keyboard map.
 pub(super) fn type_text(
     core: &Core,
     pid: Pid,
@@ -186,11 +214,15 @@ pub(super) fn type_text(
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
     bring_front(core, pid, None, ctx)?;
+    let (min, per, syms) = Display::open()?.keyboard_mapping()?;
     let keys = text
         .chars()
-        .map(|c| (keyboard::char_keysym(c), KEY_SYM))
+        .map(|c| {
+            let sym = keyboard::char_keysym(c);
+            (sym, keyboard::find_keycode(min, per, &syms, sym).is_none())
+        })
         .collect();
-    post(core, ctx, Keys(keys))
+    post(core, ctx, Typed(keys))
 }
 
 /// Presses a combo: modifiers held by keycode, the key pressed and released, modifiers
