@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use atspi::zbus::zvariant::OwnedObjectPath;
 use futures::future::join_all;
 
-use crate::ax::{AppInfo, AxError, Pid};
+use crate::ax::{AppInfo, AxError, CallCtx, Pid};
 
 use super::dbus::{ACCESSIBLE, Calls, REGISTRY, ROOT_PATH};
 use super::ids::ObjRef;
@@ -185,6 +185,26 @@ pub(super) fn boot_time(proc_stat: &str) -> Option<u64> {
 }
 
 /// Whether a process is gone: no `/proc` entry, or a zombie.
+/// How long an app that left the bus is given to finish exiting: its bus connection closes
+/// while the process is still tearing down, a moment before it is gone from `/proc` or a
+/// zombie, so a call in that moment would call a dying app "not accessible".
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// Whether `pid`, no longer on the bus, is gone or goes within [`EXIT_GRACE`] (and the
+/// call's deadline).
+pub(super) fn exits_soon(pid: Pid, ctx: &CallCtx) -> bool {
+    let until = Instant::now() + EXIT_GRACE.min(ctx.remaining());
+    loop {
+        if process_gone(pid) {
+            return true;
+        }
+        if Instant::now() >= until {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 pub(super) fn process_gone(pid: Pid) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,

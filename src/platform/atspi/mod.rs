@@ -114,7 +114,7 @@ impl Core {
         self.list(ctx)?;
         match self.apps.by_pid(pid) {
             Some(app) => Ok((conn, app)),
-            None if apps::process_gone(pid) => Err(AxError::AppExited { pid }),
+            None if apps::exits_soon(pid, ctx) => Err(AxError::AppExited { pid }),
             None => Err(AxError::Backend(format!(
                 "pid {pid} has no accessible app on the AT-SPI bus (is it a GTK/Qt app with \
                  accessibility on, and was NO_AT_BRIDGE unset when it started?)"

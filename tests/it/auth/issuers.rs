@@ -6,7 +6,9 @@
 //! acts, an owner-only match reads, a refused repository gets 403, a glob matches; a token
 //! naming one issuer but signed with another's key of the same `kid` is refused; the legacy
 //! `auth.issuer` works beside; a reload applies changed rules; and `axgate call
-//! --github-oidc` is admitted end to end.
+//! --github-oidc` and `axgate test --github-oidc` (the example Form scenario: passes for an
+//! allowed job, stops on the scope for a read-only one, refused for another owner) run end
+//! to end.
 
 use std::sync::{Arc, Mutex};
 
@@ -424,4 +426,80 @@ async fn axgate_call_with_github_oidc_is_admitted_by_the_claim_rules() {
     ran.expect_code(4);
     assert!(ran.stderr.contains("no claim rule"), "{ran:?}");
     assert!(!ran.stdout.contains(REQUEST_TOKEN) && !ran.stderr.contains(REQUEST_TOKEN));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn axgate_test_with_github_oidc_passes_stops_on_scope_or_is_refused_by_the_rules() {
+    let gh = GitHub::start("gh").await;
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\naudience = \"{AUD}\"\n{}",
+        gh.entry(RULES)
+    )))
+    .await;
+    let dir = tempfile::tempdir().expect("dir");
+    let junit = dir.path().join("junit.xml");
+    let junit_arg = junit.display().to_string();
+    let form = crate::spawned::repo().join("examples/scenarios/form.yaml");
+    let form = form.display().to_string();
+    let url = format!("{}/idtoken?api-version=2.0", gh.issuer);
+    let secret = "pw-gh-Zr8!staple-0937";
+    let env = [
+        ("ACTIONS_ID_TOKEN_REQUEST_URL", url.as_str()),
+        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", REQUEST_TOKEN),
+        ("LOGIN_PASSWORD", secret),
+    ];
+    let argv = [
+        "test",
+        "--url",
+        &server.url,
+        "--github-oidc",
+        "--audience",
+        AUD,
+        "--junit",
+        &junit_arg,
+        &form,
+    ];
+    let clean = |ran: &crate::cli::Ran| {
+        for text in [&ran.stdout, &ran.stderr] {
+            assert!(
+                !text.contains(REQUEST_TOKEN) && !text.contains(secret),
+                "{ran:?}"
+            );
+        }
+    };
+
+    // acme/app on main: read and act, so the Form scenario passes and the report says so.
+    let ran = crate::cli::run(&argv, &env).await;
+    ran.expect_code(0);
+    clean(&ran);
+    let report = std::fs::read_to_string(&junit).expect("junit written");
+    let doc = roxmltree::Document::parse(&report).expect("junit is XML");
+    let cases = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .count();
+    assert!(cases >= 1, "{report}");
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.has_tag_name("failure"))
+            .count(),
+        0,
+        "{report}"
+    );
+    assert!(!report.contains(secret));
+
+    // Another repository of acme: the owner rule grants read only; the first write stops the
+    // run as a refused token (exit 4), naming the scope it lacks.
+    *gh.job.lock().expect("job") = job("acme/docs", "refs/heads/main", "push");
+    let ran = crate::cli::run(&argv, &env).await;
+    ran.expect_code(4);
+    assert!(ran.stderr.contains("axgate:act"), "{ran:?}");
+    clean(&ran);
+
+    // Another owner: no rule admits the job.
+    *gh.job.lock().expect("job") = job("evil/app", "refs/heads/main", "push");
+    let ran = crate::cli::run(&argv, &env).await;
+    ran.expect_code(4);
+    assert!(ran.stderr.contains("no claim rule"), "{ran:?}");
+    clean(&ran);
 }
