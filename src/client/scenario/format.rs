@@ -129,7 +129,10 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, Vec<Problem>> {
         file: file.to_owned(),
         problems: Vec::new(),
     };
-    let options = LoaderOptions::default().error_on_duplicate_keys(true);
+    // Quoted scalars stay strings ("50" is text, 50 a number): coercion only for plain ones.
+    let options = LoaderOptions::default()
+        .error_on_duplicate_keys(true)
+        .prevent_coercion(true);
     let root = match marked_yaml::parse_yaml_with_options(0, text, options) {
         Ok(root) => root,
         Err(error) => {

@@ -153,11 +153,12 @@ async fn signing_key_rotation_and_unknown_keys() {
     works(&eager, &t1).await;
     works(&lazy, &t1).await;
 
-    // A key the issuer never published (another provider's), after a refresh: unknown_key.
+    // Another provider's token (its own issuer and key k3): the token's issuer picks the keys
+    // it is checked against (`[[auth.issuers]]`), and no trusted issuer is its: wrong_issuer.
     let mut stranger = Provider::start(subset(&keys, &["k3"]), "k3", 0).await;
     let t3 = stranger.token("axgate-ci", "axgate:read", AUD).await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    refused(&eager, &t3, "unknown_key").await;
+    refused(&eager, &t3, "wrong_issuer").await;
 
     // Rotation: the issuer restarts publishing k2 (new, signing) and k1 (old).
     let mut provider = provider.restart(subset(&keys, &["k2", "k1"]), "k2").await;
@@ -179,7 +180,7 @@ async fn signing_key_rotation_and_unknown_keys() {
     // `http::auth::verified`) a moment ago.
     let provider = provider.restart(subset(&keys, &["k2"]), "k2").await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    refused(&eager, &t3, "unknown_key").await;
+    refused(&eager, &t3, "wrong_issuer").await;
     refused(&eager, &t1, "unknown_key").await;
     works(&eager, &t2).await;
     drop((stranger, provider));

@@ -316,7 +316,7 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
         &bad,
         "name: bad\ncases:\n  - name: fill the form\n    steps:\n      - tool: click\n        \
          args: {target: x}\n        expcet: {error: true}\n      - args: {text: '${later}'}\n      \
-         - tool: find\n        save: {later: matches[0].path}\n        timeout: soon\n  - name: empty\n",
+         - tool: find\n        save: {later: 'matches[0].path'}\n        timeout: soon\n  - name: empty\n",
     )
     .expect("write");
     let ran = run(&["test", "--dry-run", bad.to_str().expect("utf-8")], &[]).await;
