@@ -7,7 +7,8 @@
 //! naming one issuer but signed with another's key of the same `kid` is refused; the legacy
 //! `auth.issuer` works beside; a reload applies changed rules; and `axgate call
 //! --github-oidc` and `axgate test --github-oidc` (the example Form scenario: passes for an
-//! allowed job, stops on the scope for a read-only one, refused for another owner) run end
+//! allowed job, stops before it starts for a read-only one whose token lists no acting tool,
+//! refused for another owner) run end
 //! to end.
 
 use std::sync::{Arc, Mutex};
@@ -488,12 +489,16 @@ async fn axgate_test_with_github_oidc_passes_stops_on_scope_or_is_refused_by_the
     );
     assert!(!report.contains(secret));
 
-    // Another repository of acme: the owner rule grants read only; the first write stops the
-    // run as a refused token (exit 4), naming the scope it lacks.
+    // Another repository of acme: the owner rule grants read only, so the acting tools are
+    // not listed for this token and the run stops before it starts (exit 2), naming them.
     *gh.job.lock().expect("job") = job("acme/docs", "refs/heads/main", "push");
     let ran = crate::cli::run(&argv, &env).await;
-    ran.expect_code(4);
-    assert!(ran.stderr.contains("axgate:act"), "{ran:?}");
+    ran.expect_code(2);
+    assert!(
+        ran.stderr.contains("unknown tool 'set_value'")
+            && ran.stderr.contains("no such tool for this token"),
+        "{ran:?}"
+    );
     clean(&ran);
 
     // Another owner: no rule admits the job.

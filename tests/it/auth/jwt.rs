@@ -180,7 +180,14 @@ async fn signing_key_rotation_and_unknown_keys() {
     // `http::auth::verified`) a moment ago.
     let provider = provider.restart(subset(&keys, &["k2"]), "k2").await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
-    refused(&eager, &t3, "wrong_issuer").await;
+    // A token of this issuer with a kid it never published makes axgate fetch the set.
+    let header = URL_SAFE_NO_PAD.encode(r#"{"alg":"RS256","typ":"at+jwt","kid":"k9"}"#);
+    let claims = URL_SAFE_NO_PAD.encode(
+        serde_json::to_vec(&serde_json::json!({"iss": issuer, "aud": AUD, "sub": "x"}))
+            .expect("claims"),
+    );
+    let unpublished = format!("{header}.{claims}.c2lnbmF0dXJl");
+    refused(&eager, &unpublished, "unknown_key").await;
     refused(&eager, &t1, "unknown_key").await;
     works(&eager, &t2).await;
     drop((stranger, provider));
