@@ -360,7 +360,8 @@ impl Metrics {
     }
 }
 
-/// The git commit the binary was built from, when the build could tell.
+/// The git commit the binary was built from: `BUILD_GIT_SHA` at compile time (set by
+/// `release.yml`), else `unknown`.
 pub fn git_sha() -> &'static str {
     option_env!("BUILD_GIT_SHA").unwrap_or("unknown")
 }
