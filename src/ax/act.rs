@@ -25,6 +25,11 @@ const PICTURE_DEPTH: u32 = 40;
 /// How long effects get to settle once the first one is seen.
 const SETTLE_QUIET: Duration = Duration::from_millis(30);
 const SETTLE_MAX: Duration = Duration::from_millis(300);
+/// How long an app that shows no effect must also stay quiet (no change events) before an act
+/// is reported unverified ahead of its deadline. An effect that is invisible to the picture
+/// (typing into a secure field) still sends events while the app works; once they stop, the
+/// app has settled and waiting longer would show nothing new.
+const UNVERIFIED_QUIET: Duration = Duration::from_millis(400);
 
 /// The part of an app an act may affect: the app's top level (windows, menus appearing)
 /// plus the subtree of the target's top-level ancestor.
@@ -115,8 +120,9 @@ pub async fn picture(
     Ok(Picture::new(&nodes))
 }
 
-/// Runs `act`, then waits until the scope shows an effect or `wait` passes. Returns the
-/// changes (empty: no observable effect).
+/// Runs `act`, then waits until the scope shows an effect, or the app has sent no change event
+/// for [`UNVERIFIED_QUIET`] (it has settled, and nothing visible came of the act), or `wait`
+/// passes. Returns the changes (empty: no observable effect).
 pub async fn act_and_observe<F, Fut>(
     engine: &Engine,
     app: &AppInfo,
@@ -133,6 +139,7 @@ where
     let before = picture(engine, app, scope, stats).await?;
     act().await?;
     let deadline = Instant::now() + wait;
+    let mut last_heard = Instant::now();
     let mut delay = Duration::from_millis(5);
     loop {
         let after = match after_act(picture(engine, app, scope, stats).await)? {
@@ -146,10 +153,19 @@ where
             return Ok(diff(&before, &after));
         }
         let now = Instant::now();
-        if now >= deadline {
+        if now >= deadline || now.duration_since(last_heard) >= UNVERIFIED_QUIET {
             return Ok(Vec::new());
         }
-        next_event(&mut events, app.pid, delay.min(deadline - now)).await;
+        let quiet_left = UNVERIFIED_QUIET.saturating_sub(now.duration_since(last_heard));
+        if next_event(
+            &mut events,
+            app.pid,
+            delay.min(deadline - now).min(quiet_left),
+        )
+        .await
+        {
+            last_heard = Instant::now();
+        }
         delay = (delay * 2).min(Duration::from_millis(100));
     }
 }

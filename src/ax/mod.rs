@@ -8,6 +8,7 @@ pub mod capabilities;
 pub mod capture;
 pub mod connection;
 pub mod diff;
+pub mod downscale;
 pub mod engine;
 pub mod error;
 pub mod handles;

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::admin::Admin;
 use super::own_audit::OwnAudit;
 use super::subscriptions::Subscriptions;
-use crate::ax::{CallStats, Connections, Engine};
+use crate::ax::{AppConnection, CallStats, Connections, ElementPath, Engine, RawNode};
 use crate::policy::Policy;
 use crate::policy::confirm::Confirmation;
 
@@ -197,6 +197,18 @@ pub struct ToolCtx {
 }
 
 impl ToolCtx {
+    /// The handle naming `node` in this call's result: minted in a session; `None` for a
+    /// sessionless request, whose results name elements by path (a handle would not outlive
+    /// the request, so the client could not use it).
+    pub fn handle(
+        &self,
+        conn: &AppConnection,
+        node: &RawNode,
+        path: &ElementPath,
+    ) -> Option<String> {
+        (!self.sessionless).then(|| conn.mint(node, path))
+    }
+
     /// Refuses a tool that needs state kept between requests when the request is sessionless.
     pub fn needs_session(&self, tool: &str, why: &str) -> Result<(), super::errors::ToolError> {
         if !self.sessionless {

@@ -104,11 +104,13 @@ pub async fn list(engine: &Engine) -> Result<ListResourcesResult, McpError> {
     Ok(ListResourcesResult::with_all_items(out))
 }
 
-/// `resources/read`.
+/// `resources/read`. `handles`: whether results mint handles (a session) or name elements
+/// by path only (a sessionless request, where a handle would not outlive the response).
 pub async fn read(
     engine: &Engine,
     session: &SessionState,
     uri: &str,
+    handles: bool,
 ) -> Result<ReadResourceResult, McpError> {
     let stats = CallStats::default();
     let (app, view) = match ResourceUri::parse(uri)? {
@@ -137,8 +139,10 @@ pub async fn read(
         .await
         .map_err(|e| app_error(uri, e))?;
     let text = match view {
-        View::Tree => read_tree(engine, &conn, &stats).await,
-        View::State => read_state(engine, &conn, &stats).await.map(|s| to_json(&s)),
+        View::Tree => read_tree(engine, &conn, &stats, handles).await,
+        View::State => read_state(engine, &conn, &stats, handles)
+            .await
+            .map(|s| to_json(&s)),
         View::Events => read_events(engine, &conn, &stats)
             .await
             .map(|e| to_json(&e)),
@@ -164,6 +168,7 @@ async fn read_tree(
     engine: &Engine,
     conn: &AppConnection,
     stats: &CallStats,
+    handles: bool,
 ) -> Result<String, AxError> {
     let (nodes, cut) = snapshot(engine, conn, TREE_DEPTH, TREE_NODES, stats).await?;
     let truncated = cut
@@ -175,9 +180,13 @@ async fn read_tree(
         &nodes,
         |_| true,
         |n, depth| {
-            let handle = conn.mint(&n.node, &n.path);
+            let handle = mint(conn, n, handles);
+            let path = n.path.to_string();
             text.push_str(&tree::indent(depth));
-            text.push_str(&tree::compact_line(&n.node, Some(&handle)));
+            text.push_str(&tree::compact_line(
+                &n.node,
+                Some(handle.as_deref().unwrap_or(&path)),
+            ));
             text.push('\n');
         },
     );
@@ -225,6 +234,7 @@ async fn read_state(
     engine: &Engine,
     conn: &AppConnection,
     stats: &CallStats,
+    handles: bool,
 ) -> Result<StateOut, AxError> {
     // The connection keeps the app as first resolved; frontmost must be fresh.
     let frontmost = engine
@@ -235,20 +245,13 @@ async fn read_state(
         .map_or(conn.app.frontmost, |a| a.frontmost);
     let (top, _) = snapshot(engine, conn, 1, 10_000, stats).await?;
     let states = engine.list_windows(&conn.app, stats).await?;
-    let windows = windows_out(conn, &top, &states);
+    let windows = windows_out(conn, &top, &states, handles);
     let (deep, cut) = snapshot(engine, conn, FOCUS_DEPTH, FOCUS_NODES, stats).await?;
     let focused = deep
         .iter()
         .filter(|n| n.depth > 0 && n.node.states.focused)
         .max_by_key(|n| n.depth)
-        .map(|n| {
-            NodeOut::new(
-                &n.node,
-                conn.mint(&n.node, &n.path),
-                n.path.to_string(),
-                n.depth,
-            )
-        });
+        .map(|n| NodeOut::new(&n.node, mint(conn, n, handles), n.path.to_string(), n.depth));
     Ok(StateOut {
         app: conn.app.name.clone(),
         pid: conn.app.pid,
@@ -321,10 +324,16 @@ async fn read_events(
 
 /// The windows (and dialogs and sheets) among an app's top-level nodes, with the window
 /// states the backend reports: what `list_windows` and the app resource both show.
+/// A node's handle where results keep handles (see [`read`]).
+fn mint(conn: &AppConnection, n: &IndexedNode, handles: bool) -> Option<String> {
+    handles.then(|| conn.mint(&n.node, &n.path))
+}
+
 pub(crate) fn windows_out(
     conn: &AppConnection,
     top: &[IndexedNode],
     states: &[WindowInfo],
+    handles: bool,
 ) -> Vec<WindowOut> {
     top.iter()
         .filter(|n| {
@@ -333,7 +342,7 @@ pub(crate) fn windows_out(
         .map(|n| {
             let state = states.iter().find(|w| w.node == n.node.id);
             WindowOut {
-                handle: conn.mint(&n.node, &n.path),
+                handle: mint(conn, n, handles),
                 path: n.path.to_string(),
                 title: n.node.title.clone(),
                 frame: n.node.frame.map(FrameOut::from),

@@ -241,7 +241,8 @@ impl ServerHandler for AxServer {
                 .snapshot(tag, self.shared.audit.is_some());
             return Ok(resources::own_audit(&out).into());
         }
-        resources::read(&self.engine, &self.session, &request.uri)
+        let handles = Sessionless::of(&context).is_none();
+        resources::read(&self.engine, &self.session, &request.uri, handles)
             .await
             .map(Into::into)
     }

@@ -56,8 +56,10 @@ pub struct ListAppsOut {
 /// One element in a result. `path` and `handle` both name it in later calls.
 #[derive(Serialize, JsonSchema)]
 pub struct NodeOut {
-    /// Session-scoped handle such as `e12`.
-    pub handle: String,
+    /// Session-scoped handle such as `e12`; absent where no session keeps it (a sessionless
+    /// 2026-07-28 request), where `path` names the element.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
     /// Readable path relative to the app, such as `window[0]/button["Save"]`.
     pub path: String,
     /// Normalised role (`button`, `text_field`, …).
@@ -86,7 +88,7 @@ pub struct NodeOut {
 }
 
 impl NodeOut {
-    pub fn new(node: &RawNode, handle: String, path: String, depth: u32) -> NodeOut {
+    pub fn new(node: &RawNode, handle: Option<String>, path: String, depth: u32) -> NodeOut {
         NodeOut {
             handle,
             path,
@@ -117,7 +119,9 @@ pub fn value_json(v: &AxValue) -> Value {
 
 #[derive(Serialize, JsonSchema)]
 pub struct WindowOut {
-    pub handle: String,
+    /// As in an element: absent where no session keeps it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
     pub path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,

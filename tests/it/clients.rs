@@ -329,3 +329,49 @@ async fn python_sdk_2_sessionless() {
         "the app saw the press"
     );
 }
+
+/// The Form task in the Python SDK 2.x's default (sessionless) mode, with nothing but the
+/// paths its results give: find, fill, submit, and the confirmation the app shows. Before
+/// sessionless results named elements by path only, they carried handles (`e3`) that the next
+/// request could not use; the script fails on any handle in a result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_2_sessionless_form_task() {
+    let script = repo().join("tests/clients/python/form_task.py");
+    require(&script, "the client script");
+    let (server, _proxy, token) = server_with_token().await;
+    let run = run_script(
+        "python 2.x form task",
+        &venv_python("venv"),
+        &[script, PathBuf::from(&server.url)],
+        &[("CLIENT_CHECK_TOKEN", token.as_str())],
+    )
+    .await;
+    let report = run.report();
+    assert!(run.status.success(), "{report}");
+    assert_eq!(run.step("connect")["protocol"], "2026-07-28", "{report}");
+    let paths = run.step("paths");
+    assert_eq!(
+        (&paths["name"], &paths["submit"]),
+        (
+            &json!("window[0]/text_field[\"Name\"]"),
+            &json!("window[0]/button[\"Submit\"]")
+        ),
+        "{report}"
+    );
+    assert_eq!(run.step("submit")["verified"], true, "{report}");
+    assert_eq!(
+        run.step("confirmation")["status"],
+        "Submitted: Ada Lovelace",
+        "{report}"
+    );
+    assert_eq!(
+        crate::support::app_value(&server, "Form", "name"),
+        Some(axgate::ax::AxValue::Text("Ada Lovelace".into())),
+        "the app holds what the client typed"
+    );
+    assert_eq!(server.state.sessions.registry().len(), 0, "{report}");
+    assert!(
+        !report.contains("correct horse"),
+        "the typed password is in no output\n{report}"
+    );
+}

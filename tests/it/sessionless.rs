@@ -284,13 +284,20 @@ async fn sessionless_requests_are_served_beside_sessions_with_auth_on_every_requ
         Some(axgate::ax::AxValue::Bool(true))
     );
 
-    // A handle lives for one request; the element's path works in the next.
+    // A sessionless result names elements by path (a handle would not outlive the request),
+    // and the path works in the next request; a handle from anywhere gets told why not.
     let find = json!({"name": "find", "arguments": {"app": "Form", "title": "Submit"}});
     let (_, _, events) =
         exchange(modern(&server, Some(&callers.actor), 8, "tools/call", find)).await;
-    let found = answer(&events, 8)["result"]["structuredContent"]["matches"][0].clone();
-    let (handle, path) = (found["handle"].clone(), found["path"].clone());
-    for (id, target, is_error) in [(9, handle, true), (10, path, false)] {
+    let result = answer(&events, 8)["result"].clone();
+    let found = result["structuredContent"]["matches"][0].clone();
+    assert!(found.get("handle").is_none(), "{found}");
+    assert!(
+        text_of(&result).contains(r#"window[0]/button["Submit"]"#),
+        "{result}"
+    );
+    let path = found["path"].clone();
+    for (id, target, is_error) in [(9, json!("e1"), true), (10, path, false)] {
         let get = json!({"name": "get_element", "arguments": {"app": "Form", "target": target}});
         let (_, _, events) =
             exchange(modern(&server, Some(&callers.actor), id, "tools/call", get)).await;

@@ -96,7 +96,7 @@ pub(super) async fn list_windows(
         .await?;
     let states = ctx.engine.list_windows(&conn.app, &ctx.stats).await?;
     let nodes = tree::index(snapshot, &Default::default());
-    let windows = windows_out(&conn, &nodes, &states);
+    let windows = windows_out(&conn, &nodes, &states, !ctx.sessionless);
     let text = windows
         .iter()
         .map(|w| {
@@ -106,7 +106,12 @@ pub(super) async fn list_windows(
                 (_, true) => " minimized",
                 _ => "",
             };
-            format!("{} {:?} {}{flags}", w.path, title, w.handle)
+            let handle = w
+                .handle
+                .as_deref()
+                .map(|h| format!(" {h}"))
+                .unwrap_or_default();
+            format!("{} {:?}{handle}{flags}", w.path, title)
         })
         .collect::<Vec<_>>()
         .join("\n");

@@ -504,15 +504,15 @@ impl Page {
             let shown = keep(n) && !tree::collapsible(n);
             if shown {
                 let handle = mint(n);
+                let path = n.path.to_string();
                 let mut line = tree::indent(shown_depth);
-                line.push_str(&tree::compact_line(&n.node, handle.as_deref()));
-                line.push('\n');
-                let node = NodeOut::new(
+                // Without a handle (sessionless), the line names the element by its path.
+                line.push_str(&tree::compact_line(
                     &n.node,
-                    handle.clone().unwrap_or_default(),
-                    n.path.to_string(),
-                    shown_depth,
-                );
+                    Some(handle.as_deref().unwrap_or(&path)),
+                ));
+                line.push('\n');
+                let node = NodeOut::new(&n.node, handle.clone(), path, shown_depth);
                 let cost = json_len(&line) + json_len(&node);
                 // Ancestors always fit (a chain is short), and so does the first new node, so
                 // that every page gets somewhere.
@@ -546,10 +546,17 @@ impl Page {
     }
 }
 
-/// What a node takes rendered, as far as can be told before it has a handle.
+/// What a node takes rendered, as far as can be told before it has a handle (a line names it
+/// by a handle or, sessionless, by its path: the estimate allows for the longer).
 fn estimate(n: &IndexedNode) -> usize {
-    let line = tree::compact_line(&n.node, Some("e00000"));
-    let node = NodeOut::new(&n.node, "e00000".into(), n.path.to_string(), n.depth);
+    let path = n.path.to_string();
+    let name = if path.len() > 6 {
+        path.as_str()
+    } else {
+        "e00000"
+    };
+    let line = tree::compact_line(&n.node, Some(name));
+    let node = NodeOut::new(&n.node, Some("e00000".into()), path.clone(), n.depth);
     json_len(&line) + json_len(&node) + n.depth as usize + 2
 }
 

@@ -36,8 +36,13 @@ pub(super) struct ElementOut {
     settable: Vec<String>,
 }
 
-fn element_out(conn: &AppConnection, node: &RawNode, path: &ElementPath) -> (String, ElementOut) {
-    let handle = conn.mint(node, path);
+fn element_out(
+    ctx: &ToolCtx,
+    conn: &AppConnection,
+    node: &RawNode,
+    path: &ElementPath,
+) -> (String, ElementOut) {
+    let handle = ctx.handle(conn, node, path);
     let mut settable = Vec::new();
     if node.states.value_settable {
         settable.push("value".to_owned());
@@ -47,7 +52,7 @@ fn element_out(conn: &AppConnection, node: &RawNode, path: &ElementPath) -> (Str
     }
     let text = format!(
         "{}\npath: {path}\nnative role: {}{}\nsettable: {}\n",
-        tree::compact_line(node, Some(&handle)),
+        tree::compact_line(node, handle.as_deref()),
         node.native_role,
         node.subrole
             .as_deref()
@@ -101,7 +106,12 @@ pub(super) async fn get_element(
 ) -> Result<CallToolResult, ToolError> {
     let args: ElementArgs = parse_args(args)?;
     let located = locate(ctx, &args.app, &args.target).await?;
-    let (text, out) = element_out(&located.conn, &located.element.node, &located.element.path);
+    let (text, out) = element_out(
+        ctx,
+        &located.conn,
+        &located.element.node,
+        &located.element.path,
+    );
     Ok(structured(text, &out))
 }
 
@@ -126,7 +136,7 @@ pub(super) async fn get_focused(
             conn.app.name
         ))
     })?;
-    let (text, out) = element_out(&conn, &found.node, &found.path);
+    let (text, out) = element_out(ctx, &conn, &found.node, &found.path);
     Ok(structured(text, &out))
 }
 
@@ -213,6 +223,6 @@ pub(super) async fn element_at(
         .into_iter()
         .find(|n| n.node.id == id)
         .ok_or_else(miss)?;
-    let (text, out) = element_out(&conn, &found.node, &found.path);
+    let (text, out) = element_out(ctx, &conn, &found.node, &found.path);
     Ok(structured(text, &out))
 }

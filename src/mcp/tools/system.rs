@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::app_arg::{AppArg, app_ref};
 use super::target::{acted, locate, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use crate::ax::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction};
+use crate::ax::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale};
 use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -490,8 +490,20 @@ pub(super) async fn screenshot(
             b.screenshot(pid, region, c)
         })
         .await?;
+    // Resampling a big capture is CPU work: off the async threads.
+    let fitted =
+        tokio::task::spawn_blocking(move || downscale::fit(shot, downscale::MAX_PNG_BYTES))
+            .await
+            .map_err(|e| AxError::Backend(format!("the screenshot task failed: {e}")))??;
+    let shot = fitted.capture;
     let data = base64::engine::general_purpose::STANDARD.encode(&shot.png);
-    let summary = format!("screenshot of {} ({} bytes PNG)", app.name, shot.png.len());
+    let mut summary = format!("screenshot of {} ({} bytes PNG)", app.name, shot.png.len());
+    if let Some(((w, h), (tw, th))) = fitted.shrunk {
+        summary.push_str(&format!(
+            "; downscaled from {w}×{h} to {tw}×{th} pixels to keep the result under 1 MiB \
+             (capture an element or a smaller region for full detail)"
+        ));
+    }
     let mut content = vec![
         ContentBlock::image(data, "image/png"),
         ContentBlock::text(summary),

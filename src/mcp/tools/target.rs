@@ -108,7 +108,7 @@ pub(super) async fn acted(
         Ok(r) if r.node.id == located.element.node.id => (r.node, false),
         _ => (located.element.node.clone(), true),
     };
-    let handle = located.conn.mint(&node, path);
+    let handle = ctx.handle(&located.conn, &node, path);
     let verified = !changes.is_empty();
     let mut text = format!("{tool} {path}");
     if let Some(r) = rung {
@@ -118,7 +118,7 @@ pub(super) async fn acted(
     if gone {
         text.push_str("the element is gone now (closed or replaced)\n");
     } else {
-        text.push_str(&tree::compact_line(&node, Some(&handle)));
+        text.push_str(&tree::compact_line(&node, handle.as_deref()));
         text.push('\n');
     }
     if verified {

@@ -145,7 +145,7 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     let walked = page.walked;
     let shown = page.render(
         |n| show.wants(&n.node),
-        |n| Some(conn.mint(&n.node, &n.path)),
+        |n| ctx.handle(&conn, &n.node, &n.path),
     );
     let mut text = shown.text;
     let truncated = shown.next_cursor.is_some() || shown.deeper;
@@ -364,10 +364,10 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
         .iter()
         .take(max_results)
         .map(|n| {
-            let handle = conn.mint(&n.node, &n.path);
+            let handle = ctx.handle(&conn, &n.node, &n.path);
             lines.push_str(&format!(
                 "{} {}\n",
-                tree::compact_line(&n.node, Some(&handle)),
+                tree::compact_line(&n.node, handle.as_deref()),
                 n.path
             ));
             NodeOut::new(&n.node, handle, n.path.to_string(), n.depth)

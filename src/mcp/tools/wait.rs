@@ -249,8 +249,14 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         );
         let elapsed = started.elapsed();
         if ok || elapsed >= timeout {
-            let element = seen
-                .map(|r| NodeOut::new(&r.node, conn.mint(&r.node, &r.path), r.path.to_string(), 0));
+            let element = seen.map(|r| {
+                NodeOut::new(
+                    &r.node,
+                    ctx.handle(&conn, &r.node, &r.path),
+                    r.path.to_string(),
+                    0,
+                )
+            });
             let out = WaitOut {
                 satisfied: ok,
                 elapsed_ms: elapsed.as_millis() as u64,
