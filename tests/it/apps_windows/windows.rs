@@ -370,3 +370,41 @@ async fn screenshot_returns_a_decodable_png() {
     ];
     refusals(&mut c, "screenshot", cases).await;
 }
+
+/// A capture whose PNG would exceed the budget (here the largest region the demo renders,
+/// 8192×8192 points) comes back downscaled, under 1 MiB as a message, with the size it had,
+/// and with the scale of the image it carries, so pixel-to-point maths still holds. Before,
+/// the whole PNG went out, and the Python SDK refused the message (its SSE limit is 1 MiB).
+#[tokio::test]
+async fn a_screenshot_over_the_budget_is_downscaled_to_fit() {
+    let (_server, mut c) = start_session().await;
+    let r = c
+        .call(
+            "screenshot",
+            json!({"app": "List", "region": [0, 0, 8192, 8192]}),
+        )
+        .await;
+    assert_eq!(r["isError"], false, "{r}");
+    assert!(
+        r.to_string().len() < 1024 * 1024,
+        "the result is {} bytes",
+        r.to_string().len()
+    );
+    let (w, h, bytes) = png_of(&r);
+    assert!(
+        bytes <= axgate::ax::downscale::MAX_PNG_BYTES,
+        "{bytes} bytes"
+    );
+    assert!(w < 8192 && w == h, "{w}×{h}");
+    let summary = r["content"][1]["text"].as_str().unwrap_or_default();
+    assert!(
+        summary.contains(&format!("downscaled from 8192×8192 to {w}×{h} pixels")),
+        "{summary}"
+    );
+    let geometry = r["content"][2]["text"].as_str().unwrap_or_default();
+    let scale = f64::from(w) / 8192.0;
+    assert!(
+        geometry.contains(&format!("scale {} pixels", (scale * 100.0).round() / 100.0)),
+        "{geometry}"
+    );
+}
