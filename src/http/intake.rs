@@ -1,6 +1,7 @@
 //! Checks in front of rmcp on `/mcp`, for the protocol rules rmcp does not enforce:
 //! - body size limit → 413; invalid JSON → 400 with JSON-RPC −32700; batches → 400;
-//! - `MCP-Protocol-Version` must be a revision axgate serves → else 400; inside a session the
+//! - `MCP-Protocol-Version` must be a revision axgate serves → else 400 with the
+//!   UnsupportedProtocolVersionError (−32022) for the request's id; inside a session the
 //!   negotiated revision applies: it is filled in when the header is absent, and replaces
 //!   another served revision (which clients such as the conformance suite send);
 //! - a sessionless 2026-07-28 request (per-request `_meta` version, or `server/discover`) is
@@ -181,8 +182,14 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     let owner = Owner::of(parts.extensions.get::<Principal>());
     if parts.method != Method::POST {
         if let Some(id) = &session
-            && let Some(refused) =
-                check_session(&intake, &mut parts, id, None, &owner, header_version.as_deref())
+            && let Some(refused) = check_session(
+                &intake,
+                &mut parts,
+                id,
+                None,
+                &owner,
+                header_version.as_deref(),
+            )
         {
             return refused;
         }

@@ -122,13 +122,19 @@ async fn multi_round_requests_make_their_result_from_the_answers() {
     // Three rounds: the state of round 2 carries the name into round 3.
     let name = "test_input_required_result_multi_round";
     let r1 = call(url, tool(name, json!({}))).await;
-    let state1 = r1["result"]["requestState"].as_str().expect("state").to_owned();
+    let state1 = r1["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
     let r2 = call(
         url,
         tool(name, json!({ "inputResponses": { "step1": accept(json!({ "name": "Alice" })) }, "requestState": state1 })),
     )
     .await;
-    let state2 = r2["result"]["requestState"].as_str().expect("state").to_owned();
+    let state2 = r2["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
     assert_ne!(state1, state2);
     assert!(r2["result"]["inputRequests"]["step2"].is_object(), "{r2}");
     let r3 = call(
@@ -144,11 +150,17 @@ async fn multi_round_requests_make_their_result_from_the_answers() {
     // A sealed state is verified; altered, or made for another tool, it is refused.
     let name = "test_input_required_result_tampered_state";
     let r1 = call(url, tool(name, json!({}))).await;
-    let state = r1["result"]["requestState"].as_str().expect("state").to_owned();
+    let state = r1["result"]["requestState"]
+        .as_str()
+        .expect("state")
+        .to_owned();
     let confirm = json!({ "confirm": accept(json!({ "ok": true })) });
     let ok = call(
         url,
-        tool(name, json!({ "inputResponses": confirm, "requestState": state })),
+        tool(
+            name,
+            json!({ "inputResponses": confirm, "requestState": state }),
+        ),
     )
     .await;
     assert!(
@@ -157,13 +169,13 @@ async fn multi_round_requests_make_their_result_from_the_answers() {
             .is_some_and(|t| t.contains("state-ok")),
         "{ok}"
     );
-    for forged in [
-        format!("{state}-TAMPERED"),
-        state.replacen('A', "B", 1),
-    ] {
+    for forged in [format!("{state}-TAMPERED"), state.replacen('A', "B", 1)] {
         let refused = call(
             url,
-            tool(name, json!({ "inputResponses": confirm, "requestState": forged })),
+            tool(
+                name,
+                json!({ "inputResponses": confirm, "requestState": forged }),
+            ),
         )
         .await;
         assert_eq!(refused["error"]["code"], -32602, "{refused}");
@@ -284,8 +296,7 @@ async fn a_listen_gets_the_changes_it_asked_for_and_no_others() {
                 .expect("listen");
             let mut text = String::new();
             let until = tokio::time::Instant::now() + Duration::from_millis(1500);
-            while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(until, response.chunk()).await
-            {
+            while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(until, response.chunk()).await {
                 text.push_str(&String::from_utf8_lossy(&chunk));
             }
             parse_sse(&text)

@@ -481,7 +481,10 @@ async fn an_unsupported_version_is_answered_for_the_request_with_the_served_vers
         })
     };
     let served = &discovered["result"]["supportedVersions"];
-    assert!(served.as_array().is_some_and(|v| !v.is_empty()), "{discovered}");
+    assert!(
+        served.as_array().is_some_and(|v| !v.is_empty()),
+        "{discovered}"
+    );
 
     let resp = post(301, "v999.0.0").await.unwrap();
     assert_eq!(resp.status(), 400);

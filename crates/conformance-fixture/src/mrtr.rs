@@ -132,7 +132,9 @@ impl Round<'_> {
             None | Some(Value::Null) => Ok(None),
             Some(answer @ Value::Object(_)) => Ok(Some(answer)),
             Some(other) => Err(McpError::invalid_params(
-                format!("inputResponses.{key} must be the result object of its request, not {other}"),
+                format!(
+                    "inputResponses.{key} must be the result object of its request, not {other}"
+                ),
                 None,
             )),
         }
@@ -263,7 +265,10 @@ pub(crate) fn call(
         "test_input_required_result_elicitation" => match round.elicited("user_name", "name")? {
             Some(name) => done(format!("Hello, {name}!")),
             None => input_required(
-                vec![("user_name", ask_text("What is your name?", "name", "string")?)],
+                vec![(
+                    "user_name",
+                    ask_text("What is your name?", "name", "string")?,
+                )],
                 None,
             ),
         },
@@ -281,9 +286,12 @@ pub(crate) fn call(
             Some(roots) => done(format!("The client's roots: {}", roots.join(", "))),
             None => input_required(vec![("client_roots", ask_roots()?)], None),
         },
-        "test_input_required_result_request_state" | "test_input_required_result_tampered_state" => {
+        "test_input_required_result_request_state"
+        | "test_input_required_result_tampered_state" => {
             match (state, round.elicited("confirm", "ok")?) {
-                (Some(_), Some(ok)) => done(format!("state-ok: the sealed requestState was verified; ok={ok}")),
+                (Some(_), Some(ok)) => done(format!(
+                    "state-ok: the sealed requestState was verified; ok={ok}"
+                )),
                 _ => input_required(
                     vec![("confirm", ask_text("Please confirm", "ok", "boolean")?)],
                     Some(states.seal(name, &json!({ "round": 1 }))?),
@@ -301,7 +309,10 @@ pub(crate) fn call(
                 )),
                 _ => input_required(
                     vec![
-                        ("user_name", ask_text("What is your name?", "name", "string")?),
+                        (
+                            "user_name",
+                            ask_text("What is your name?", "name", "string")?,
+                        ),
                         ("greeting", ask_llm("Generate a greeting", 50)?),
                         ("client_roots", ask_roots()?),
                     ],
@@ -328,7 +339,10 @@ fn multi_round(
 ) -> Result<CallToolResponse, McpError> {
     let step1 = || -> Result<CallToolResponse, McpError> {
         input_required(
-            vec![("step1", ask_text("Step 1: What is your name?", "name", "string")?)],
+            vec![(
+                "step1",
+                ask_text("Step 1: What is your name?", "name", "string")?,
+            )],
             Some(states.seal(tool, &json!({ "round": 1 }))?),
         )
     };
@@ -371,13 +385,18 @@ fn capabilities(context: &RequestContext<RoleServer>) -> Result<CallToolResponse
         asks.push(("summary", ask_llm("Summarise the weather in one word", 20)?));
     }
     if declared.elicitation.is_some() {
-        asks.push(("user_name", ask_text("What is your name?", "name", "string")?));
+        asks.push((
+            "user_name",
+            ask_text("What is your name?", "name", "string")?,
+        ));
     }
     if declared.roots.is_some() {
         asks.push(("client_roots", ask_roots()?));
     }
     if asks.is_empty() {
-        return done("The client declared none of sampling, elicitation and roots: nothing to ask.".into());
+        return done(
+            "The client declared none of sampling, elicitation and roots: nothing to ask.".into(),
+        );
     }
     input_required(asks, None)
 }

@@ -160,12 +160,19 @@ pub(crate) async fn call(
             if request.input_responses.is_some() {
                 return text("Confirmed.");
             }
-            Ok(InputRequiredResult::from_input_requests([("confirm".to_owned(), ask)].into()).into())
+            Ok(
+                InputRequiredResult::from_input_requests([("confirm".to_owned(), ask)].into())
+                    .into(),
+            )
         }
         "test_logging_tool" => {
             // Only a request that asked for log records gets them (SEP-2575).
             if let Some(level) = context.meta.log_level() {
-                for step in ["Tool execution started", "Tool processing data", "Tool execution completed"] {
+                for step in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ] {
                     server
                         .log_at(&context.peer, level, LoggingLevel::Info, json!(step))
                         .await;
@@ -191,9 +198,11 @@ pub(crate) async fn call(
             let region = request
                 .arguments
                 .as_ref()
-                .and_then(|args| args.get("region")).and_then(Value::as_str).ok_or_else(|| {
-                McpError::invalid_params("argument `region` (a string) is required", None)
-            })?;
+                .and_then(|args| args.get("region"))
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    McpError::invalid_params("argument `region` (a string) is required", None)
+                })?;
             text(format!("Region: {region}"))
         }
         other => Err(McpError::invalid_params(
