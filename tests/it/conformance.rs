@@ -133,7 +133,7 @@ fn requirement_set(revision: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut section = "";
     for line in run.stdout.lines() {
         let trimmed = line.trim();
-        if !trimmed.starts_with("- ") {
+        let Some(item) = trimmed.strip_prefix("- ") else {
             section = if trimmed.starts_with("Server scenarios") {
                 "server"
             } else if trimmed.starts_with("Client scenarios") {
@@ -144,8 +144,7 @@ fn requirement_set(revision: &str) -> (BTreeSet<String>, BTreeSet<String>) {
                 section
             };
             continue;
-        }
-        let item = &trimmed[2..];
+        };
         match section {
             "server" => {
                 scored.insert(item.to_owned());
