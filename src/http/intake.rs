@@ -1,6 +1,7 @@
 //! Checks in front of rmcp on `/mcp`, for the protocol rules rmcp does not enforce:
 //! - body size limit → 413; invalid JSON → 400 with JSON-RPC −32700; batches → 400;
-//! - `MCP-Protocol-Version` must be a revision axgate serves → else 400; inside a session the
+//! - `MCP-Protocol-Version` must be a revision axgate serves → else 400 with the
+//!   UnsupportedProtocolVersionError (−32022) for the request's id; inside a session the
 //!   negotiated revision applies: it is filled in when the header is absent, and replaces
 //!   another served revision (which clients such as the conformance suite send);
 //! - a sessionless 2026-07-28 request (per-request `_meta` version, or `server/discover`) is
@@ -126,6 +127,30 @@ fn versions() -> String {
         .join(", ")
 }
 
+/// 400 for an `MCP-Protocol-Version` axgate does not serve: the JSON-RPC
+/// `UnsupportedProtocolVersionError` (−32022) for the request's `id`, its `data` echoing the
+/// revision asked for and listing the served ones (what `server/discover` lists).
+fn unsupported_version(id: Option<Value>, requested: &str) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {
+            "code": -32022,
+            "message": format!(
+                "Unsupported MCP-Protocol-Version {requested:?}; this server supports {}",
+                versions()
+            ),
+            "data": { "requested": requested, "supported": PROTOCOL_VERSIONS },
+        },
+    });
+    (
+        StatusCode::BAD_REQUEST,
+        [(http::header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
+}
+
 pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Next) -> Response {
     let (mut parts, body) = request.into_parts();
     let session = parts
@@ -145,25 +170,26 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             );
         }
     };
-    if let Some(v) = &header_version
-        && !supports(v)
+    // A revision axgate does not serve: refused, on a POST once its body has told the
+    // request's id (the answer carries it).
+    let unsupported = header_version.clone().filter(|v| !supports(v));
+    if let Some(v) = &unsupported
+        && parts.method != Method::POST
     {
-        return jsonrpc_error(
-            StatusCode::BAD_REQUEST,
-            None,
-            -32600,
-            format!(
-                "Unsupported MCP-Protocol-Version {v:?}; this server supports {}",
-                versions()
-            ),
-        );
+        return unsupported_version(None, v);
     }
 
     let owner = Owner::of(parts.extensions.get::<Principal>());
     if parts.method != Method::POST {
         if let Some(id) = &session
-            && let Some(refused) =
-                check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
+            && let Some(refused) = check_session(
+                &intake,
+                &mut parts,
+                id,
+                None,
+                &owner,
+                header_version.as_deref(),
+            )
         {
             return refused;
         }
@@ -267,12 +293,21 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     if let Some(message) = &message {
         count_method(&intake.metrics, &message.method);
     }
+    if let Some(v) = &unsupported {
+        return unsupported_version(message.and_then(|m| m.id), v);
+    }
     if let Some(message) = message.take_if(|m| m.sessionless) {
         return serve_sessionless(&intake, parts, bytes, message, owner, next).await;
     }
     if let Some(id) = &session
-        && let Some(refused) =
-            check_session(&intake, &mut parts, id, &owner, header_version.as_deref())
+        && let Some(refused) = check_session(
+            &intake,
+            &mut parts,
+            id,
+            message.as_ref().and_then(|m| m.id.clone()),
+            &owner,
+            header_version.as_deref(),
+        )
     {
         return refused;
     }
@@ -421,13 +456,15 @@ fn retry_later(id: Option<Value>, message: String) -> Response {
     response
 }
 
-/// The checks of a request that names a session: it must exist and belong to `owner` (else
-/// 404, exactly like an unknown id), and the session's negotiated revision governs it.
-/// Returns the refusal, if any.
+/// The checks of a request that names the session `id`: it must exist and belong to `owner`
+/// (else 404, exactly like an unknown id, answering `request_id`, the JSON-RPC id of a
+/// POSTed request), and the session's negotiated revision governs it. Returns the refusal,
+/// if any.
 fn check_session(
     intake: &Intake,
     parts: &mut http::request::Parts,
     id: &str,
+    request_id: Option<Value>,
     owner: &Option<Owner>,
     header_version: Option<&str>,
 ) -> Option<Response> {
@@ -445,7 +482,7 @@ fn check_session(
     let Some(entry) = entry else {
         return Some(jsonrpc_error(
             StatusCode::NOT_FOUND,
-            None,
+            request_id,
             -32001,
             "Session not found: it ended, expired or never existed. Initialize a new session"
                 .into(),

@@ -447,3 +447,96 @@ async fn a_repeated_host_or_origin_header_is_refused() {
         assert_eq!(raw_status(&server, &head).await, 400, "{first} + {second}");
     }
 }
+
+/// Regression (conformance 0.2.0-alpha.12, `server-stateless`): an unsupported
+/// `MCP-Protocol-Version` was answered with a null id and −32600; the answer is the
+/// UnsupportedProtocolVersionError (−32022) for the request's id, echoing the revision asked
+/// for and listing the served ones — exactly what `server/discover` lists.
+#[tokio::test]
+async fn an_unsupported_version_is_answered_for_the_request_with_the_served_versions() {
+    let server = TestServer::start().await;
+    let client = server.client();
+    let meta = |version: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    };
+    let post = |id: u64, version: &str| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "server/discover",
+                          "params": {"_meta": meta(version)}});
+        client
+            .post(&body)
+            .header("mcp-protocol-version", version)
+            .header("mcp-method", "server/discover")
+            .send()
+    };
+    let discovered: Value = {
+        let resp = post(300, "2026-07-28").await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let text = resp.text().await.unwrap();
+        serde_json::from_str(&text).unwrap_or_else(|_| {
+            crate::support::response_of(&parse_sse(&text), 300).expect("discover result")
+        })
+    };
+    let served = &discovered["result"]["supportedVersions"];
+    assert!(
+        served.as_array().is_some_and(|v| !v.is_empty()),
+        "{discovered}"
+    );
+
+    let resp = post(301, "v999.0.0").await.unwrap();
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["id"], 301, "{body}");
+    assert_eq!(body["error"]["code"], -32022, "{body}");
+    assert_eq!(body["error"]["data"]["requested"], "v999.0.0", "{body}");
+    assert_eq!(&body["error"]["data"]["supported"], served, "{body}");
+
+    // The same in a 2025-11-25 session, and for a notification (no id to answer).
+    let mut client = server.client();
+    client.initialize().await;
+    let sid = client.session.clone().expect("session");
+    let in_session = |body: &Value| {
+        client
+            .http
+            .post(&client.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &sid)
+            .header("mcp-protocol-version", "1999-01-01")
+            .body(body.to_string())
+            .send()
+    };
+    let list = json!({"jsonrpc": "2.0", "id": "list-1", "method": "tools/list"});
+    let resp = in_session(&list).await.unwrap();
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["id"], "list-1", "{body}");
+    assert_eq!(body["error"]["data"]["requested"], "1999-01-01", "{body}");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let resp = in_session(&note).await.unwrap();
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["id"], Value::Null, "{body}");
+    assert_eq!(body["error"]["code"], -32022, "{body}");
+}
+
+/// Regression: the 404 of a POST naming an unknown session carried a null id although the
+/// request's id was known.
+#[tokio::test]
+async fn an_unknown_session_is_answered_for_the_request_id() {
+    let server = TestServer::start().await;
+    let mut client = server.client();
+    client.session = Some("00000000-0000-4000-8000-000000000000".into());
+    let resp = client
+        .post(&json!({"jsonrpc": "2.0", "id": 77, "method": "tools/list"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["id"], 77, "{body}");
+    assert_eq!(body["error"]["code"], -32001, "{body}");
+}

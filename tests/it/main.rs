@@ -24,6 +24,8 @@ mod confirmation;
 mod confirmation_acts;
 mod confirmation_keys;
 mod conformance;
+mod conformance_fixture;
+mod conformance_stateless;
 mod connections;
 mod denied_apps;
 mod deploy;
