@@ -451,7 +451,9 @@ impl Page {
     }
 
     /// The frontier after every node on the page (after the last one in pre-order); `None`
-    /// when nothing is left there.
+    /// when nothing is left there. The chain ends at its deepest element with children left
+    /// to read: an element below it whose children were all read is no ancestor of what comes
+    /// next, and the next page must not start with it.
     fn frontier_after(&self, handles: &[Option<String>]) -> Option<Frontier> {
         let mut last = 0;
         while let Some(&c) = self.nodes[last].children.last() {
@@ -459,14 +461,15 @@ impl Page {
         }
         let chain = self.chain(last);
         let mut levels = Vec::new();
+        let mut keep = 0;
         for &p in &chain {
             let all = self.nodes[p].children.len();
-            let level = self.level(p, all, handles);
-            if p == last && !self.has_more(p) {
-                break;
+            levels.push(self.level(p, all, handles));
+            if self.has_more(p) {
+                keep = levels.len();
             }
-            levels.push(level);
         }
+        levels.truncate(keep);
         (!levels.is_empty()).then(|| self.frontier(levels))
     }
 
