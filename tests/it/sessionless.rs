@@ -487,3 +487,4 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
 }
 
 mod listen;
+mod confirm;
