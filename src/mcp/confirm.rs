@@ -3,8 +3,10 @@
 //! element a key would press (the focused control for Space, the default button for Return, a
 //! menu item for its shortcut), the chosen menu item or option — and calls [`decide`]. When
 //! the label of any of them contains one of `policy.confirm_words`, the user is asked through
-//! MCP form elicitation if the client declared it; otherwise the caller's `unconfirmed` (its
-//! token's or issuer's own, else `policy.unconfirmed`) decides. The
+//! MCP form elicitation if the client declared it (on a sessionless 2026-07-28 request, which
+//! cannot carry that request, through an input-required result: `input_required.rs`);
+//! otherwise the caller's `unconfirmed` (its token's or issuer's own, else
+//! `policy.unconfirmed`) decides. The
 //! decision is made on the element, never on the tool's name, and its outcome goes on the
 //! call's audit line (`not_destructive` when nothing looked destructive).
 

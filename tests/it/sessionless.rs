@@ -486,5 +486,5 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     cancelled(2).await;
 }
 
-mod listen;
 mod confirm;
+mod listen;

@@ -83,7 +83,10 @@ async fn a_destructive_press_asks_through_an_input_required_result_and_acts_on_a
     bare["_meta"] = json!({"io.modelcontextprotocol/clientCapabilities": {}});
     let refused = call(&server, &callers.actor, 1, bare).await;
     assert_eq!(refused["isError"], true, "{refused}");
-    assert!(text_of(&refused).contains("policy.unconfirmed"), "{refused}");
+    assert!(
+        text_of(&refused).contains("policy.unconfirmed"),
+        "{refused}"
+    );
     assert!(!subscribed(&server));
 
     let asked = ask(&server, &callers.actor, 2, &params).await;
@@ -145,7 +148,13 @@ async fn a_declined_input_required_confirmation_refuses() {
     for (i, answer) in answers.into_iter().enumerate() {
         let id = 10 + 2 * i as u64;
         let asked = ask(&server, &callers.actor, id, &params).await;
-        let result = call(&server, &callers.actor, id + 1, retry(&params, &asked, answer)).await;
+        let result = call(
+            &server,
+            &callers.actor,
+            id + 1,
+            retry(&params, &asked, answer),
+        )
+        .await;
         assert_eq!(result["isError"], true, "{result}");
         assert!(
             text_of(&result).contains("the user did not confirm"),
@@ -171,12 +180,22 @@ async fn a_tampered_input_required_state_is_refused() {
     // One character of the sealed body changed, and a state made up whole.
     let mut parts: Vec<String> = state.split('.').map(str::to_owned).collect();
     let body = parts.len() - 2;
-    let flipped = if parts[body].starts_with('A') { "B" } else { "A" };
+    let flipped = if parts[body].starts_with('A') {
+        "B"
+    } else {
+        "A"
+    };
     parts[body].replace_range(0..1, flipped);
     for (id, forged) in [(2, parts.join(".")), (3, "rs1.e30.AAAA".to_owned())] {
         let mut tampered = asked.clone();
         tampered["requestState"] = json!(forged);
-        let result = call(&server, &callers.actor, id, retry(&params, &tampered, yes())).await;
+        let result = call(
+            &server,
+            &callers.actor,
+            id,
+            retry(&params, &tampered, yes()),
+        )
+        .await;
         assert_stale(&server, &result);
     }
     // A retry without its answer is refused too.
@@ -220,9 +239,6 @@ async fn an_accepted_input_required_state_confirms_one_act() {
     // Used again: refused, and the check box (a toggle) was not pressed a second time.
     let again = call(&server, &callers.actor, 3, accepted).await;
     assert_eq!(again["isError"], true, "{again}");
-    assert!(
-        text_of(&again).contains("without requestState"),
-        "{again}"
-    );
+    assert!(text_of(&again).contains("without requestState"), "{again}");
     assert!(subscribed(&server), "one confirmation, one press");
 }
