@@ -272,6 +272,7 @@ pub fn app(state: &AppState) -> Router {
         policy: state.policy.clone(),
         admin: Some(state.admin()),
         listens: state.listens.clone(),
+        confirmations: Default::default(),
     });
     app_serving(state, move |_| AxServer::new(shared.clone()))
 }

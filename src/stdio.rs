@@ -65,6 +65,7 @@ pub async fn serve(
         admin: None,
         leases: None,
         listens: Default::default(),
+        confirmations: Default::default(),
     }));
     let running = server
         .serve(rmcp::transport::io::stdio_pipes())

@@ -27,6 +27,9 @@ pub enum Outcome {
     Denied,
     /// The tool ran out of time.
     Timeout,
+    /// A sessionless call stopped before a destructive act to ask the user (an MRTR
+    /// input-required result); nothing was acted on.
+    InputRequired,
 }
 
 /// One mutating or denied tool call, as the caller describes it.
@@ -249,13 +252,20 @@ mod tests {
             Outcome::ToolError,
             Outcome::Denied,
             Outcome::Timeout,
+            Outcome::InputRequired,
         ]
         .iter()
         .map(|o| serde_json::to_string(o).expect("encodes"))
         .collect();
         assert_eq!(
             names,
-            ["\"ok\"", "\"tool_error\"", "\"denied\"", "\"timeout\""]
+            [
+                "\"ok\"",
+                "\"tool_error\"",
+                "\"denied\"",
+                "\"timeout\"",
+                "\"input_required\""
+            ]
         );
     }
 }

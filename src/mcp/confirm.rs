@@ -3,8 +3,10 @@
 //! element a key would press (the focused control for Space, the default button for Return, a
 //! menu item for its shortcut), the chosen menu item or option — and calls [`decide`]. When
 //! the label of any of them contains one of `policy.confirm_words`, the user is asked through
-//! MCP form elicitation if the client declared it; otherwise the caller's `unconfirmed` (its
-//! token's or issuer's own, else `policy.unconfirmed`) decides. The
+//! MCP form elicitation if the client declared it (on a sessionless 2026-07-28 request, which
+//! cannot carry that request, through an input-required result: `input_required.rs`);
+//! otherwise the caller's `unconfirmed` (its token's or issuer's own, else
+//! `policy.unconfirmed`) decides. The
 //! decision is made on the element, never on the tool's name, and its outcome goes on the
 //! call's audit line (`not_destructive` when nothing looked destructive).
 
@@ -16,6 +18,7 @@ use serde::Deserialize;
 
 use super::context::ToolCtx;
 use super::errors::ToolError;
+use super::input_required::Route;
 use crate::ax::RawNode;
 use crate::ax::handles::describe;
 use crate::policy::confirm::{Confirmation, Unconfirmed};
@@ -23,9 +26,9 @@ use crate::policy::confirm::{Confirmation, Unconfirmed};
 /// How long the user has to answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(120);
 
-/// The form the user answers.
+/// The form the user answers (also the one of an input-required result, `input_required.rs`).
 #[derive(Deserialize, JsonSchema)]
-struct Confirm {
+pub(super) struct Confirm {
     /// Tick to go ahead with the action.
     confirm: bool,
 }
@@ -98,9 +101,24 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
     let message =
         format!("An agent wants to {what}, which looks destructive (\"{word}\"). Allow it?");
     // A sessionless (2026-07-28) request cannot carry a server-to-client request over HTTP:
-    // the client cannot be asked, whatever capabilities it declared.
+    // the client is asked through an input-required result when it declared form
+    // elicitation in the request (`input_required.rs`), else it cannot be asked.
+    let first = ctx
+        .confirmation
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .is_none();
+    let route = ctx.input.as_ref().map(|i| i.route(what, &message, first));
     let asked = if ctx.sessionless {
-        Err(ElicitationError::CapabilityNotSupported)
+        match route {
+            Some(Route::Answered(yes)) => Ok(Some(Confirm { confirm: yes })),
+            Some(Route::Ask) => {
+                settle(ctx, Confirmation::InputRequired);
+                return Err(ToolError::InputRequired);
+            }
+            Some(Route::Refused(error)) => return Err(error),
+            Some(Route::Unasked) | None => Err(ElicitationError::CapabilityNotSupported),
+        }
     } else {
         ctx.peer
             .elicit_with_timeout::<Confirm>(message, Some(ANSWER_WITHIN))
@@ -121,7 +139,7 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
     settle(ctx, settled);
     match settled {
         Confirmation::Accepted | Confirmation::AllowedUnasked | Confirmation::NotNeeded => Ok(()),
-        Confirmation::Declined => Err(ToolError::Refused(format!(
+        Confirmation::Declined | Confirmation::InputRequired => Err(ToolError::Refused(format!(
             "not done: the user did not confirm the destructive action ({word:?}): {what}; do \
              not retry without asking the user"
         ))),

@@ -194,6 +194,9 @@ pub struct ToolCtx {
     pub admin: Option<Admin>,
     /// A sessionless (2026-07-28) request: its session state lives for this one request.
     pub sessionless: bool,
+    /// How a sessionless call asks the user, or carries the answer: an input-required
+    /// result (`input_required.rs`); `None` in a session or when the client cannot answer.
+    pub input: Option<super::input_required::CallInput>,
 }
 
 impl ToolCtx {

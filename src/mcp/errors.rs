@@ -21,6 +21,10 @@ pub enum ToolError {
     /// ("not yet"), not a failure of axgate or the app, so counted apart from tool errors.
     #[error("{0}")]
     WaitTimeout(String),
+    /// A sessionless call stopped before a destructive act to ask the user through an
+    /// input-required result (`input_required.rs`), which replaces this error's result.
+    #[error("not done: the user must confirm this destructive action first")]
+    InputRequired,
 }
 
 impl ToolError {
@@ -31,6 +35,7 @@ impl ToolError {
             ToolError::Ax(e) if e.is_timeout() => "timeout",
             ToolError::Ax(AxError::AppDenied { .. }) | ToolError::Refused(_) => "denied",
             ToolError::WaitTimeout(_) => "wait_timeout",
+            ToolError::InputRequired => "input_required",
             _ => "tool_error",
         }
     }
@@ -42,6 +47,7 @@ impl ToolError {
             ToolError::Usage(_) => "invalid_arguments",
             ToolError::Refused(_) => "refused",
             ToolError::WaitTimeout(_) => "wait_timeout",
+            ToolError::InputRequired => "input_required",
         }
     }
 }
@@ -65,4 +71,24 @@ pub fn tool_error(error: ToolError) -> CallToolResult {
         result.meta = Some(rmcp::model::MetaObject(meta));
     }
     result
+}
+
+/// The rule named in a denied call's message, bounded for the audit line.
+pub fn denial_rule(result: &rmcp::model::CallToolResult) -> String {
+    let text = result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .unwrap_or_default();
+    [
+        "policy.deny_apps",
+        "policy.allow_apps",
+        "policy.confirm_words",
+        "the user did not confirm",
+        "requestState",
+    ]
+    .into_iter()
+    .find(|rule| text.contains(rule))
+    .unwrap_or("policy")
+    .to_owned()
 }

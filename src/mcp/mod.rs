@@ -7,6 +7,7 @@ pub mod confirm;
 pub mod context;
 pub mod errors;
 pub mod gate;
+pub mod input_required;
 pub mod listens;
 pub mod own_audit;
 pub mod prompts;

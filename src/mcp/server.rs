@@ -29,7 +29,9 @@ use serde_json::json;
 
 use super::admin::Admin;
 use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
+use super::errors::denial_rule;
 use super::gate::{self, Refusal};
+use super::input_required::{self, Call, CallInput, Confirmations};
 use super::listens::Listens;
 use super::subscriptions::{Notifier, Subscriptions};
 use super::tools;
@@ -68,6 +70,8 @@ pub struct Shared {
     pub leases: Option<Arc<LeaseBook>>,
     /// Running `subscriptions/listen` requests, ended gracefully at shutdown.
     pub listens: Listens,
+    /// The sealing key and spent ids of sessionless confirmations (`input_required.rs`).
+    pub confirmations: Arc<Confirmations>,
 }
 
 #[derive(Clone)]
@@ -455,6 +459,20 @@ impl ServerHandler for AxServer {
             Some(marker) => marker.either(&context.ct),
             None => context.ct.clone(),
         };
+        // A retry with a requestState that cannot be honoured does not run.
+        let call = Call {
+            tool: def.name,
+            args: &args,
+            principal: principal.as_ref().map_or(gate::LOCAL, Principal::key),
+            capabilities: context.meta.client_capabilities(),
+            state: request.request_state.as_deref(),
+            responses: request.input_responses.as_ref(),
+        };
+        let (input, stale) = input_required::split(
+            sessionless
+                .as_ref()
+                .map(|_| input_required::prepare(&self.shared.confirmations, &call)),
+        );
         let ctx = ToolCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -472,11 +490,15 @@ impl ServerHandler for AxServer {
             denied_by: Mutex::new(None),
             admin: self.shared.admin.clone(),
             sessionless: sessionless.is_some(),
+            input,
         };
         // Writes are audited; their arguments are redacted before anything else.
         let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));
         let started = Instant::now();
-        let (mut result, outcome) = tools::call(&ctx, def.name, args).await;
+        let (mut result, outcome) = match stale {
+            Some(error) => input_required::refused(error),
+            None => tools::call(&ctx, def.name, args).await,
+        };
         let elapsed = started.elapsed();
         let metrics = &self.shared.metrics;
         metrics
@@ -528,6 +550,7 @@ impl ServerHandler for AxServer {
                     "ok" => Outcome::Ok,
                     "timeout" => Outcome::Timeout,
                     "denied" => Outcome::Denied,
+                    "input_required" => Outcome::InputRequired,
                     _ => Outcome::ToolError,
                 },
             );
@@ -564,27 +587,13 @@ impl ServerHandler for AxServer {
                         def.name
                     ),
                 )]);
+                return Ok(result.into());
             }
         }
-        Ok(result.into())
+        // A call that stopped to ask answers with the question (after its audit line).
+        let asked = ctx.input.as_ref().and_then(CallInput::result);
+        Ok(asked
+            .filter(|_| outcome == "input_required")
+            .map_or(result.into(), Into::into))
     }
-}
-
-/// The rule named in a denied call's message, bounded for the audit line.
-fn denial_rule(result: &rmcp::model::CallToolResult) -> String {
-    let text = result
-        .content
-        .iter()
-        .find_map(|c| c.as_text().map(|t| t.text.clone()))
-        .unwrap_or_default();
-    [
-        "policy.deny_apps",
-        "policy.allow_apps",
-        "policy.confirm_words",
-        "the user did not confirm",
-    ]
-    .into_iter()
-    .find(|rule| text.contains(rule))
-    .unwrap_or("policy")
-    .to_owned()
 }

@@ -60,6 +60,9 @@ pub enum Confirmation {
     /// The decision point looked at every element the act would activate and none looks
     /// destructive.
     NotNeeded,
+    /// A sessionless call stopped before the act to ask the user through an input-required
+    /// result; the act happens only on a retry that carries the user's yes.
+    InputRequired,
 }
 
 impl Confirmation {
@@ -70,6 +73,7 @@ impl Confirmation {
             Confirmation::RefusedUnasked => "refused_without_elicitation",
             Confirmation::AllowedUnasked => "allowed_without_elicitation",
             Confirmation::NotNeeded => "not_destructive",
+            Confirmation::InputRequired => "input_required",
         }
     }
 

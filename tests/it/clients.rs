@@ -5,7 +5,8 @@
 //! tools, presses the Form app's "Subscribe" check box and reads the effect back, receives the
 //! resource update and its log records, resumes a broken stream, ends the session (DELETE;
 //! then 404), and fails with 401 given a wrong or no token. The Python SDK 2.x also runs in its
-//! default mode, where it speaks the sessionless 2026-07-28 revision.
+//! default mode, where it speaks the sessionless 2026-07-28 revision, and there confirms a
+//! destructive press through axgate's input-required result (MRTR, SEP-2322).
 //!
 //! The stream is broken by a proxy between client and server ([`proxy`]): it cuts the
 //! connection of the first response stream that carries a progress notification (a
@@ -38,15 +39,22 @@ const MARKER: &str = "\"notifications/progress\"";
 /// A server with auth on (one generated static token, read and act scopes) and a proxy in
 /// front of it. Returns the token too; it is passed to the script through its environment.
 async fn server_with_token() -> (TestServer, BreakingProxy, String) {
+    let (server, token) = server_configured("").await;
+    let proxy = BreakingProxy::start(server.addr, MARKER).await;
+    (server, proxy, token)
+}
+
+/// A server with auth on (as [`server_with_token`], without the proxy) and `extra`
+/// configuration; returns the token too.
+async fn server_configured(extra: &str) -> (TestServer, String) {
     let token = tokens::generate().expect("OS random numbers");
     let scopes: BTreeSet<Scope> = [Scope::Read, Scope::Act].into();
     let entry = tokens::config_entry("interop", &tokens::sha256(&token), &scopes);
     let server = TestServer::with_config(crate::support::config(&format!(
-        "[auth]\ntokens = [{entry}]\n"
+        "[auth]\ntokens = [{entry}]\n{extra}"
     )))
     .await;
-    let proxy = BreakingProxy::start(server.addr, MARKER).await;
-    (server, proxy, token)
+    (server, token)
 }
 
 /// How an SDK fails when the server answers 401.
@@ -328,6 +336,48 @@ async fn python_sdk_2_sessionless() {
         Some(axgate::ax::AxValue::Bool(true)),
         "the app saw the press"
     );
+}
+
+/// The Python SDK 2.x in its default (sessionless) mode confirms a destructive press: axgate
+/// answers it with an input-required result carrying a form elicitation and a sealed
+/// `requestState`; the SDK asks through the script's elicitation callback (which accepts) and
+/// retries with the answer; the press happens once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_2_sessionless_confirms_through_input_required() {
+    let script = repo().join("tests/clients/python/confirm_check.py");
+    require(&script, "the client script");
+    let (server, token) = server_configured("[policy]\nconfirm_words = [\"subscribe\"]\n").await;
+    let run = run_script(
+        "python 2.x sessionless confirmation",
+        &venv_python("venv"),
+        &[script, PathBuf::from(&server.url)],
+        &[("CLIENT_CHECK_TOKEN", token.as_str())],
+    )
+    .await;
+    let report = run.report();
+    assert!(run.status.success(), "{report}");
+    assert!(
+        !run.stdout.contains(&token) && !run.stderr.contains(&token),
+        "the token leaked into the script's output"
+    );
+    assert_eq!(run.step("connect")["protocol"], "2026-07-28", "{report}");
+    let confirmed = run.step("confirmed");
+    let asked = confirmed["asked"].as_array().cloned().unwrap_or_default();
+    assert_eq!(asked.len(), 1, "asked once\n{report}");
+    assert_eq!(asked[0]["mode"], "form", "{report}");
+    assert_eq!(asked[0]["fields"], json!(["confirm"]), "{report}");
+    let message = asked[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("Subscribe") && message.contains("Form"),
+        "the message names the element and the app: {message}"
+    );
+    assert_eq!(confirmed["pressed"], true, "{report}");
+    assert_eq!(
+        crate::support::app_value(&server, "Form", "subscribe"),
+        Some(axgate::ax::AxValue::Bool(true)),
+        "the app saw one press\n{report}"
+    );
+    assert_eq!(server.state.sessions.registry().len(), 0, "{report}");
 }
 
 /// The Form task in the Python SDK 2.x's default (sessionless) mode, with nothing but the

@@ -490,4 +490,5 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     cancelled(2).await;
 }
 
+mod confirm;
 mod listen;

@@ -335,6 +335,7 @@ pub(super) async fn press_key(
             ToolError::Usage(m) | ToolError::Refused(m) | ToolError::WaitTimeout(m) => {
                 AxError::Unsupported(m)
             }
+            e @ ToolError::InputRequired => AxError::Unsupported(e.to_string()),
         })
     })
     .await?;
