@@ -177,11 +177,18 @@ impl Op<'_> {
                     )
                     .await
                     .map_err(|f| self.fail(f))?;
-                if ok {
-                    Ok(())
-                } else {
-                    Err(refused(self.describe(&facts).await))
+                if !ok {
+                    return Err(refused(self.describe(&facts).await));
                 }
+                // The caret goes after the text, as a value write leaves it on macOS and in
+                // the demo: GTK leaves it where it was (0 in a field that was empty), and a
+                // Backspace pressed next deleted nothing.
+                let end = i32::try_from(text.chars().count()).unwrap_or(i32::MAX);
+                let _ = self
+                    .calls
+                    .call::<_, bool>(&self.obj, TEXT, "SetCaretOffset", &(end,))
+                    .await;
+                Ok(())
             }
             AxValue::Text(s) if facts.ifaces.value => match s.trim().parse::<f64>() {
                 Ok(n) => self
