@@ -270,18 +270,14 @@ async fn the_proxy_forwards_until_the_marker() {
 /// with the reason (a lease needs a session).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_2_sessionless() {
-    let script = repo().join("tests/clients/python/modern_check.py");
-    require(&script, "the client script");
     let (server, _proxy, token) = server_with_token().await;
-    let run = run_script(
+    let (run, report) = python_2(
+        &server.url,
+        &token,
+        "modern_check.py",
         "python 2.x sessionless",
-        &venv_python("venv"),
-        &[script, PathBuf::from(&server.url)],
-        &[("CLIENT_CHECK_TOKEN", token.as_str())],
     )
     .await;
-    let report = run.report();
-    assert!(run.status.success(), "{report}");
     assert_eq!(
         run.steps().last().map(|s| s["step"].clone()),
         Some(json!("pass")),
@@ -344,18 +340,14 @@ async fn python_sdk_2_sessionless() {
 /// retries with the answer; the press happens once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_2_sessionless_confirms_through_input_required() {
-    let script = repo().join("tests/clients/python/confirm_check.py");
-    require(&script, "the client script");
     let (server, token) = server_configured("[policy]\nconfirm_words = [\"subscribe\"]\n").await;
-    let run = run_script(
+    let (run, report) = python_2(
+        &server.url,
+        &token,
+        "confirm_check.py",
         "python 2.x sessionless confirmation",
-        &venv_python("venv"),
-        &[script, PathBuf::from(&server.url)],
-        &[("CLIENT_CHECK_TOKEN", token.as_str())],
     )
     .await;
-    let report = run.report();
-    assert!(run.status.success(), "{report}");
     assert!(
         !run.stdout.contains(&token) && !run.stderr.contains(&token),
         "the token leaked into the script's output"
@@ -386,18 +378,8 @@ async fn python_sdk_2_sessionless_confirms_through_input_required() {
 /// request could not use; the script fails on any handle in a result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_2_sessionless_form_task() {
-    let script = repo().join("tests/clients/python/form_task.py");
-    require(&script, "the client script");
     let (server, _proxy, token) = server_with_token().await;
-    let run = run_script(
-        "python 2.x form task",
-        &venv_python("venv"),
-        &[script, PathBuf::from(&server.url)],
-        &[("CLIENT_CHECK_TOKEN", token.as_str())],
-    )
-    .await;
-    let report = run.report();
-    assert!(run.status.success(), "{report}");
+    let (run, report) = python_2(&server.url, &token, "form_task.py", "python 2.x form task").await;
     assert_eq!(run.step("connect")["protocol"], "2026-07-28", "{report}");
     let paths = run.step("paths");
     assert_eq!(
@@ -424,4 +406,21 @@ async fn python_sdk_2_sessionless_form_task() {
         !report.contains("correct horse"),
         "the typed password is in no output\n{report}"
     );
+}
+
+/// Runs a Python SDK 2.x script (`tests/clients/python/SCRIPT`, default mode) against `url`
+/// with `token`; it must exit 0. The run and its report.
+async fn python_2(url: &str, token: &str, script: &str, label: &str) -> (Run, String) {
+    let script = repo().join("tests/clients/python").join(script);
+    require(&script, "the client script");
+    let run = run_script(
+        label,
+        &venv_python("venv"),
+        &[script, PathBuf::from(url)],
+        &[("CLIENT_CHECK_TOKEN", token)],
+    )
+    .await;
+    let report = run.report();
+    assert!(run.status.success(), "{report}");
+    (run, report)
 }
