@@ -52,6 +52,10 @@ pub struct Metrics {
     pub events_too_large: IntCounter,
     /// Bytes the replay log holds.
     pub event_log_bytes: IntGauge,
+    /// Bytes of finished task results kept for `tasks/get` (`mcp/tasks.rs`).
+    pub task_result_bytes: IntGauge,
+    /// Tasks held, running or finished and kept.
+    pub tasks_held: IntGauge,
     pub session_evictions: IntCounterVec,
     pub auth_failures: IntCounterVec,
     /// Bytes the verified-JWT cache holds (`http::auth::verified`).
@@ -310,6 +314,14 @@ impl Metrics {
             event_log_bytes: gauge(
                 "axgate_event_log_bytes",
                 "Bytes held by the SSE replay log (event JSON plus a fixed overhead per event).",
+            )?,
+            task_result_bytes: gauge(
+                "axgate_task_result_bytes",
+                "Bytes of finished task results kept for tasks/get (at most limits.max_task_bytes).",
+            )?,
+            tasks_held: gauge(
+                "axgate_tasks",
+                "Tasks held (the tasks extension), running or finished and kept until their TTL.",
             )?,
             session_evictions: counter(
                 r,

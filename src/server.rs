@@ -273,6 +273,10 @@ pub fn app(state: &AppState) -> Router {
         admin: Some(state.admin()),
         listens: state.listens.clone(),
         confirmations: Default::default(),
+        tasks: Arc::new(crate::mcp::tasks::TaskStore::new(
+            state.metrics.task_result_bytes.clone(),
+            state.metrics.tasks_held.clone(),
+        )),
     });
     app_serving(state, move |_| AxServer::new(shared.clone()))
 }

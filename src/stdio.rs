@@ -57,6 +57,10 @@ pub async fn serve(
     // principal) and confirmation of destructive presses.
     let policy = crate::policy::shared(&config.policy);
     engine.set_app_rules(policy.load().apps.clone());
+    let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
+        metrics.task_result_bytes.clone(),
+        metrics.tasks_held.clone(),
+    ));
     let server = AxServer::new(Arc::new(Shared {
         engine: engine.clone(),
         metrics,
@@ -66,6 +70,7 @@ pub async fn serve(
         leases: None,
         listens: Default::default(),
         confirmations: Default::default(),
+        tasks,
     }));
     let running = server
         .serve(rmcp::transport::io::stdio_pipes())

@@ -310,6 +310,21 @@ pub const KEYS: &[Key] = &[
         default: "16",
     },
     Key {
+        name: "limits.max_tasks_per_principal",
+        doc: "Most tasks (the tasks extension) one principal holds at once, running or finished and kept for tasks/get; past it a call asking for a task is refused naming this key.",
+        default: "16",
+    },
+    Key {
+        name: "limits.max_task_bytes",
+        doc: "Bytes of finished task results kept for tasks/get, over all principals; a result that does not fit is replaced by an error naming this key.",
+        default: "67108864",
+    },
+    Key {
+        name: "limits.task_ttl_secs",
+        doc: "How long a task and its result are kept after the task was created (its ttlMs); then tasks/get answers unknown task.",
+        default: "300",
+    },
+    Key {
         name: "fleet.exclusive",
         doc: "Exclusive mode: one client session holds this machine; other initialize requests get 503 with Retry-After naming the holder's session tag (docs/FLEET.md).",
         default: "false",

@@ -188,6 +188,10 @@ impl Validator<'_> {
             writes_per_second: self.int("limits.writes_per_second", 1, 100_000) as u32,
             max_listens_per_principal: self.int("limits.max_listens_per_principal", 1, 100_000)
                 as usize,
+            max_tasks_per_principal: self.int("limits.max_tasks_per_principal", 1, 100_000)
+                as usize,
+            max_task_bytes: self.int("limits.max_task_bytes", 1024, 1 << 40) as usize,
+            task_ttl_secs: self.int("limits.task_ttl_secs", 1, 86_400),
             // Filled from `[auth]` (`Validator::auth`).
             principals: Vec::new(),
         }

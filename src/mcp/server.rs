@@ -9,14 +9,15 @@
 #![allow(deprecated)]
 
 use std::borrow::Cow;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::SubscriptionFilter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
-    LoggingLevel, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    SetLevelRequestParams, Tool,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, SetLevelRequestParams, Tool,
+};
+use rmcp::model::{
+    CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams, GetTaskResult, UpdateTaskParams,
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
@@ -29,11 +30,12 @@ use serde_json::json;
 
 use super::admin::Admin;
 use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
-use super::errors::denial_rule;
 use super::gate::{self, Refusal};
-use super::input_required::{self, Call, CallInput, Confirmations};
+use super::input_required::{self, Call, Confirmations};
 use super::listens::Listens;
+use super::outcome::Pending;
 use super::subscriptions::{Notifier, Subscriptions};
+use super::tasks::{self, TaskStore};
 use super::tools;
 use super::{completions, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
@@ -72,24 +74,26 @@ pub struct Shared {
     pub listens: Listens,
     /// The sealing key and spent ids of sessionless confirmations (`input_required.rs`).
     pub confirmations: Arc<Confirmations>,
+    /// The tasks of every session (the tasks extension, `tasks.rs`).
+    pub tasks: Arc<TaskStore>,
 }
 
 #[derive(Clone)]
 pub struct AxServer {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     engine: Arc<Engine>,
-    session: Arc<SessionState>,
+    pub(super) session: Arc<SessionState>,
 }
 
 /// The `_meta` key of a rate-limited result: milliseconds to wait before retrying.
 pub const RETRY_AFTER_META: &str = "dev.axgate/retry-after-ms";
 
 /// Who made a call and in which session, for its audit line.
-struct CallMeta<'a> {
-    tool: &'a str,
-    app: &'a str,
-    principal: Option<&'a Principal>,
-    session: Option<&'a str>,
+pub(super) struct CallMeta<'a> {
+    pub(super) tool: &'a str,
+    pub(super) app: &'a str,
+    pub(super) principal: Option<&'a Principal>,
+    pub(super) session: Option<&'a str>,
 }
 
 impl AxServer {
@@ -102,7 +106,7 @@ impl AxServer {
     }
 
     /// An audit event for a call, with who, where and which app filled in.
-    fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
+    pub(super) fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
         let mut event = AuditEvent::new(meta.tool, outcome);
         if let Some(principal) = meta.principal {
             event.principal = principal.key().to_owned();
@@ -120,7 +124,7 @@ impl AxServer {
 
     /// Writes an audit line; the caller returns its result only after. The session keeps
     /// its own copy for `axgate://session/audit` (`mcp/own_audit.rs`).
-    async fn record(&self, event: AuditEvent) -> Result<(), String> {
+    pub(super) async fn record(&self, event: AuditEvent) -> Result<(), String> {
         let kept = event.clone();
         if let Some(audit) = &self.shared.audit {
             audit.record(event).await.map_err(|e| e.to_string())?;
@@ -185,6 +189,7 @@ impl ServerHandler for AxServer {
             .enable_resources_subscribe()
             .enable_prompts()
             .enable_completions()
+            .enable_tasks()
             .build();
         // Resources and prompts: no `notifications/*/list_changed` is sent.
         if let Some(r) = capabilities.resources.as_mut() {
@@ -382,6 +387,41 @@ impl ServerHandler for AxServer {
         Ok(())
     }
 
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.admit(&context, "tasks/get")?;
+        let owner = gate::principal_of(&context);
+        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
+        Ok(GetTaskResult::new(
+            self.shared.tasks.get(owner, &request.task_id)?,
+        ))
+    }
+
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.admit(&context, "tasks/update")?;
+        let owner = gate::principal_of(&context);
+        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
+        self.shared.tasks.update(owner, &request.task_id)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.admit(&context, "tasks/cancel")?;
+        let owner = gate::principal_of(&context);
+        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
+        self.shared.tasks.cancel(owner, &request.task_id)
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -453,11 +493,22 @@ impl ServerHandler for AxServer {
         if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def) {
             return Ok(self.refuse(&meta, refusal).await);
         }
+        // A call run as a task is cancelled by tasks/cancel, not with its request.
+        let task = if tasks::wanted(def.name, &context) {
+            let owner = principal.as_ref().map_or(gate::LOCAL, Principal::key);
+            match self.shared.tasks.create(owner, def.name, &policy.config) {
+                Ok(task) => Some(task),
+                Err(refused) => return Ok(refused.into()),
+            }
+        } else {
+            None
+        };
         // A sessionless request is also cancelled when its client closes the stream.
         let sessionless = Sessionless::of(&context);
-        let cancel = match &sessionless {
-            Some(marker) => marker.either(&context.ct),
-            None => context.ct.clone(),
+        let cancel = match (&task, &sessionless) {
+            (Some((_, _, token)), _) => token.clone(),
+            (None, Some(marker)) => marker.either(&context.ct),
+            (None, None) => context.ct.clone(),
         };
         // A retry with a requestState that cannot be honoured does not run.
         let call = Call {
@@ -494,106 +545,37 @@ impl ServerHandler for AxServer {
         };
         // Writes are audited; their arguments are redacted before anything else.
         let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));
-        let started = Instant::now();
-        let (mut result, outcome) = match stale {
-            Some(error) => input_required::refused(error),
-            None => tools::call(&ctx, def.name, args).await,
+        let pending = Pending {
+            def,
+            args,
+            app: app.clone(),
+            principal: principal.clone(),
+            session: session.clone(),
+            request_id,
+            redacted,
+            stale,
         };
-        let elapsed = started.elapsed();
-        let metrics = &self.shared.metrics;
-        metrics
-            .tool_calls
-            .with_label_values(&[def.name, outcome])
-            .inc();
-        metrics
-            .tool_duration
-            .with_label_values(&[def.name])
-            .observe(elapsed.as_secs_f64());
-        metrics
-            .backend_round_trips
-            .with_label_values(&[def.name])
-            .observe(ctx.stats.round_trips() as f64);
-        // Tool, app, outcome and timing only: never UI text, values or typed text.
-        tracing::info!(
-            request_id = %request_id,
-            tool = def.name,
-            app = %app,
-            outcome,
-            duration_ms = elapsed.as_millis() as u64,
-            round_trips = ctx.stats.round_trips(),
-            "tool call"
-        );
-        #[allow(deprecated)]
-        // A test's "no" (a failed assert, a wait that timed out) is not a fault of the server.
-        let level = if matches!(outcome, "ok" | "assert_failed" | "wait_timeout") {
-            LoggingLevel::Info
-        } else {
-            LoggingLevel::Warning
-        };
-        ctx.log(
-            level,
-            json!({
-                "event": "tool_call",
-                "tool": def.name,
-                "outcome": outcome,
-                "duration_ms": elapsed.as_millis() as u64,
-                "round_trips": ctx.stats.round_trips(),
-            }),
-        )
-        .await;
-        // A refusal by the app policy is audited like any denied call.
-        let denied = outcome == "denied";
-        if let Some((target, redacted)) = redacted.or_else(|| denied.then(Default::default)) {
-            let mut event = Self::event(
-                &meta,
-                match outcome {
-                    "ok" => Outcome::Ok,
-                    "timeout" => Outcome::Timeout,
-                    "denied" => Outcome::Denied,
-                    "input_required" => Outcome::InputRequired,
-                    _ => Outcome::ToolError,
-                },
-            );
-            event.target = target;
-            event.redacted = redacted;
-            event.duration = elapsed;
-            event.rung = result
-                .structured_content
-                .as_ref()
-                .and_then(|v| v.get("rung"))
-                .and_then(|v| v.as_str())
-                .map(str::to_owned);
-            // Every act says how the destructive-act decision went; `not_checked` when the
-            // call ended before it reached the decision point.
-            event.confirmation = ctx
-                .confirmation
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .map(|c| c.as_str().to_owned())
-                .or_else(|| (def.effect == tools::Effect::Act).then(|| "not_checked".to_owned()));
-            if denied {
-                let rule = ctx
-                    .denied_by
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .take();
-                event.reason = Some(rule.unwrap_or_else(|| denial_rule(&result)));
+        match task {
+            Some((created, id, _)) => {
+                let server = self.clone();
+                let limits = ctx.policy.clone();
+                tokio::spawn(async move {
+                    let result = match server.run_call(ctx, pending).await {
+                        CallToolResponse::Complete(result) => result,
+                        _ => CallToolResult::error(vec![ContentBlock::text(format!(
+                            "{} asked for input, which a task cannot ask for; call it without \
+                             the tasks extension",
+                            def.name
+                        ))]),
+                    };
+                    server
+                        .shared
+                        .tasks
+                        .finish(&id, def.name, result, &limits.config);
+                });
+                Ok(CallToolResponse::Task(created))
             }
-            if let Err(error) = self.record(event).await {
-                tracing::error!(tool = def.name, %error, "audit line not written");
-                result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-                    format!(
-                        "{} ran, but its audit line could not be written ({error}); stop and check the audit trail before acting again",
-                        def.name
-                    ),
-                )]);
-                return Ok(result.into());
-            }
+            None => Ok(self.run_call(ctx, pending).await),
         }
-        // A call that stopped to ask answers with the question (after its audit line).
-        let asked = ctx.input.as_ref().and_then(CallInput::result);
-        Ok(asked
-            .filter(|_| outcome == "input_required")
-            .map_or(result.into(), Into::into))
     }
 }

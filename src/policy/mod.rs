@@ -39,6 +39,12 @@ pub struct PolicyConfig {
     pub writes_per_second: u32,
     /// Most `subscriptions/listen` requests one principal runs at once.
     pub max_listens_per_principal: usize,
+    /// Most tasks (running or kept) one principal holds (`mcp/tasks.rs`).
+    pub max_tasks_per_principal: usize,
+    /// Bytes of finished task results kept, over all principals.
+    pub max_task_bytes: usize,
+    /// How long a task is kept after it was created, in seconds.
+    pub task_ttl_secs: u64,
     /// Per-token, per-issuer and per-rule overrides (`[auth] tokens` fields, `auth.jwt_*`,
     /// `[[auth.issuers]]` and their rules), rules before their issuer.
     pub principals: Vec<Override>,
@@ -58,6 +64,9 @@ impl Default for PolicyConfig {
             calls_per_second: 50,
             writes_per_second: 10,
             max_listens_per_principal: 16,
+            max_tasks_per_principal: 16,
+            max_task_bytes: 64 << 20,
+            task_ttl_secs: 300,
             principals: Vec::new(),
         }
     }

@@ -1,0 +1,156 @@
+//! The end of a tool call, apart from its dispatch in `server.rs`: it runs the tool, then
+//! counts it (metrics), logs it (tracing and `notifications/message`) and writes its audit
+//! line — the same whether the call answers its request or runs as a task (`tasks.rs`).
+
+#![allow(deprecated)]
+
+use std::sync::PoisonError;
+use std::time::Instant;
+
+use rmcp::model::{CallToolResponse, JsonObject, LoggingLevel};
+use serde_json::{Map, Value, json};
+
+use super::context::ToolCtx;
+use super::errors::{ToolError, denial_rule};
+use super::input_required::{self, CallInput};
+use super::server::{AxServer, CallMeta};
+use super::tools::{self, ToolDef};
+use crate::audit::Outcome;
+use crate::identity::Principal;
+
+/// What the end of a call needs besides its context, owned (a task outlives its request).
+pub(super) struct Pending {
+    pub def: &'static ToolDef,
+    pub args: JsonObject,
+    pub app: String,
+    pub principal: Option<Principal>,
+    pub session: Option<String>,
+    pub request_id: String,
+    /// The audit's view of a write's arguments (target, redacted arguments).
+    pub redacted: Option<(Option<String>, Map<String, Value>)>,
+    /// The refusal of an echoed requestState that cannot be honoured.
+    pub stale: Option<ToolError>,
+}
+
+impl AxServer {
+    /// Runs the call of `pending.def` and accounts for it; the response to give.
+    pub(super) async fn run_call(&self, ctx: ToolCtx, pending: Pending) -> CallToolResponse {
+        let Pending {
+            def,
+            args,
+            app,
+            principal,
+            session,
+            request_id,
+            redacted,
+            stale,
+        } = pending;
+        let meta = CallMeta {
+            tool: def.name,
+            app: &app,
+            principal: principal.as_ref(),
+            session: session.as_deref(),
+        };
+        let started = Instant::now();
+        let (mut result, outcome) = match stale {
+            Some(error) => input_required::refused(error),
+            None => tools::call(&ctx, def.name, args).await,
+        };
+        let elapsed = started.elapsed();
+        let metrics = &self.shared.metrics;
+        metrics
+            .tool_calls
+            .with_label_values(&[def.name, outcome])
+            .inc();
+        metrics
+            .tool_duration
+            .with_label_values(&[def.name])
+            .observe(elapsed.as_secs_f64());
+        metrics
+            .backend_round_trips
+            .with_label_values(&[def.name])
+            .observe(ctx.stats.round_trips() as f64);
+        // Tool, app, outcome and timing only: never UI text, values or typed text.
+        tracing::info!(
+            request_id = %request_id,
+            tool = def.name,
+            app = %app,
+            outcome,
+            duration_ms = elapsed.as_millis() as u64,
+            round_trips = ctx.stats.round_trips(),
+            "tool call"
+        );
+        #[allow(deprecated)]
+        // A test's "no" (a failed assert, a wait that timed out) is not a fault of the server.
+        let level = if matches!(outcome, "ok" | "assert_failed" | "wait_timeout") {
+            LoggingLevel::Info
+        } else {
+            LoggingLevel::Warning
+        };
+        ctx.log(
+            level,
+            json!({
+                "event": "tool_call",
+                "tool": def.name,
+                "outcome": outcome,
+                "duration_ms": elapsed.as_millis() as u64,
+                "round_trips": ctx.stats.round_trips(),
+            }),
+        )
+        .await;
+        // A refusal by the app policy is audited like any denied call.
+        let denied = outcome == "denied";
+        if let Some((target, redacted)) = redacted.or_else(|| denied.then(Default::default)) {
+            let mut event = Self::event(
+                &meta,
+                match outcome {
+                    "ok" => Outcome::Ok,
+                    "timeout" => Outcome::Timeout,
+                    "denied" => Outcome::Denied,
+                    "input_required" => Outcome::InputRequired,
+                    _ => Outcome::ToolError,
+                },
+            );
+            event.target = target;
+            event.redacted = redacted;
+            event.duration = elapsed;
+            event.rung = result
+                .structured_content
+                .as_ref()
+                .and_then(|v| v.get("rung"))
+                .and_then(|v| v.as_str())
+                .map(str::to_owned);
+            // Every act says how the destructive-act decision went; `not_checked` when the
+            // call ended before it reached the decision point.
+            event.confirmation = ctx
+                .confirmation
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .map(|c| c.as_str().to_owned())
+                .or_else(|| (def.effect == tools::Effect::Act).then(|| "not_checked".to_owned()));
+            if denied {
+                let rule = ctx
+                    .denied_by
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                event.reason = Some(rule.unwrap_or_else(|| denial_rule(&result)));
+            }
+            if let Err(error) = self.record(event).await {
+                tracing::error!(tool = def.name, %error, "audit line not written");
+                result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                    format!(
+                        "{} ran, but its audit line could not be written ({error}); stop and check the audit trail before acting again",
+                        def.name
+                    ),
+                )]);
+                return result.into();
+            }
+        }
+        // A call that stopped to ask answers with the question (after its audit line).
+        let asked = ctx.input.as_ref().and_then(CallInput::result);
+        asked
+            .filter(|_| outcome == "input_required")
+            .map_or(result.into(), Into::into)
+    }
+}

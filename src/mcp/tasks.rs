@@ -1,0 +1,251 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for the long-running
+//! tools: `wait_for`, `wait_idle`, `launch_app` and `get_tree` run as a task when the
+//! request declares the extension (at `initialize`, or per request in `_meta`'s client
+//! capabilities). The call answers at once with a `CreateTaskResult`; `tasks/get` polls it
+//! and inlines the tool result once it is done; `tasks/cancel` cancels the running call
+//! (its cancellation token, as `notifications/cancelled` does); `tasks/update` is
+//! acknowledged (these tools ask for no input).
+//!
+//! The store is bounded: a principal holds at most `limits.max_tasks_per_principal` tasks
+//! (running or kept), finished results are kept within `limits.max_task_bytes` over all
+//! principals (gauge `axgate_task_result_bytes`), and a task is dropped `limits.task_ttl_secs`
+//! after it was created. A result that does not fit the byte budget is not kept: the task
+//! fails with an error naming the key. A task is seen only by the principal that made it;
+//! any other id is −32602 unknown task.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use prometheus::IntGauge;
+use rmcp::model::{
+    CallToolResult, CreateTaskResult, DetailedTask, ErrorCode, JsonObject, Task, TaskPayload,
+    TaskStatus,
+};
+use rmcp::service::RequestContext;
+use rmcp::task_manager::current_timestamp;
+use rmcp::{ErrorData as McpError, RoleServer};
+use tokio_util::sync::CancellationToken;
+
+use crate::policy::PolicyConfig;
+
+/// The tools that run as a task when the client asks.
+pub const TASK_TOOLS: &[&str] = &["wait_for", "wait_idle", "launch_app", "get_tree"];
+/// The polling interval suggested to clients.
+const POLL_MS: u64 = 500;
+
+/// Whether this call of `tool` should run as a task: a task tool, and the request declared
+/// the extension.
+pub fn wanted(tool: &str, context: &RequestContext<RoleServer>) -> bool {
+    TASK_TOOLS.contains(&tool)
+        && context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks())
+}
+
+/// One task: who made it, its wire state and how it ends.
+struct Entry {
+    owner: String,
+    task: Task,
+    created: Instant,
+    ttl: Duration,
+    /// Cancels the running call; `None` once it ended.
+    running: Option<CancellationToken>,
+    /// The terminal payload and the bytes it counts against the budget.
+    done: Option<(TaskPayload, usize)>,
+}
+
+impl Entry {
+    fn detailed(&self) -> DetailedTask {
+        let payload = match &self.done {
+            Some((payload, _)) => payload.clone(),
+            None => TaskPayload::Working,
+        };
+        DetailedTask::new(self.task.clone(), payload)
+    }
+
+    fn settle(&mut self, payload: TaskPayload, bytes: usize) {
+        self.task.status = payload.status();
+        self.task.last_updated_at = current_timestamp();
+        self.running = None;
+        self.done = Some((payload, bytes));
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    tasks: HashMap<String, Entry>,
+    /// Bytes of the kept results.
+    bytes: usize,
+}
+
+/// The tasks of every session of the server.
+pub struct TaskStore {
+    inner: Mutex<Inner>,
+    bytes_gauge: IntGauge,
+    tasks_gauge: IntGauge,
+}
+
+/// Answer to an unknown (or someone else's, or expired) task id.
+fn unknown(task_id: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "unknown task {task_id:?}: no task of this principal has that id (a task is kept \
+             limits.task_ttl_secs after it was created; start the call again)"
+        ),
+        None,
+    )
+}
+
+impl TaskStore {
+    pub fn new(bytes_gauge: IntGauge, tasks_gauge: IntGauge) -> TaskStore {
+        TaskStore {
+            inner: Mutex::default(),
+            bytes_gauge,
+            tasks_gauge,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Drops the tasks past their TTL (cancelling those still running) and updates the
+    /// gauges.
+    fn sweep(&self, inner: &mut Inner) {
+        let now = Instant::now();
+        let mut freed = 0;
+        inner.tasks.retain(|_, entry| {
+            let keep = now.duration_since(entry.created) < entry.ttl;
+            if !keep {
+                if let Some(token) = &entry.running {
+                    token.cancel();
+                }
+                freed += entry.done.as_ref().map_or(0, |(_, bytes)| *bytes);
+            }
+            keep
+        });
+        inner.bytes -= freed;
+        self.gauges(inner);
+    }
+
+    fn gauges(&self, inner: &Inner) {
+        self.bytes_gauge.set(inner.bytes as i64);
+        self.tasks_gauge.set(inner.tasks.len() as i64);
+    }
+
+    /// Registers a task of `owner` for a call of `tool` and returns its `CreateTaskResult`
+    /// and the token that cancels the call; a principal at its cap gets a tool error naming
+    /// the key instead.
+    pub fn create(
+        &self,
+        owner: &str,
+        tool: &str,
+        limits: &PolicyConfig,
+    ) -> Result<(CreateTaskResult, String, CancellationToken), CallToolResult> {
+        let mut inner = self.lock();
+        self.sweep(&mut inner);
+        let held = inner.tasks.values().filter(|e| e.owner == owner).count();
+        if held >= limits.max_tasks_per_principal {
+            return Err(CallToolResult::error(vec![
+                rmcp::model::ContentBlock::text(format!(
+                    "{tool} cannot run as a task: this principal already holds {held} tasks \
+                     (limits.max_tasks_per_principal = {}); wait until one expires \
+                     (limits.task_ttl_secs = {}), or call without the tasks extension",
+                    limits.max_tasks_per_principal, limits.task_ttl_secs
+                )),
+            ]));
+        }
+        let id = uuid::Uuid::new_v4().to_string();
+        let now = current_timestamp();
+        let ttl = Duration::from_secs(limits.task_ttl_secs);
+        let task = Task::new(id.clone(), TaskStatus::Working, now.clone(), now)
+            .with_ttl_ms(ttl.as_millis() as u64)
+            .with_poll_interval_ms(POLL_MS);
+        let token = CancellationToken::new();
+        inner.tasks.insert(
+            id.clone(),
+            Entry {
+                owner: owner.to_owned(),
+                task: task.clone(),
+                created: Instant::now(),
+                ttl,
+                running: Some(token.clone()),
+                done: None,
+            },
+        );
+        self.gauges(&inner);
+        Ok((CreateTaskResult::new(task), id, token))
+    }
+
+    /// Records the result of task `id`: kept when it fits `limits.max_task_bytes`, else
+    /// replaced by an error saying so. A task cancelled meanwhile stays cancelled.
+    pub fn finish(&self, id: &str, tool: &str, result: CallToolResult, limits: &PolicyConfig) {
+        let object: JsonObject = match serde_json::to_value(&result) {
+            Ok(serde_json::Value::Object(object)) => object,
+            _ => JsonObject::new(),
+        };
+        let size = serde_json::to_vec(&object).map_or(0, |v| v.len());
+        let mut inner = self.lock();
+        self.sweep(&mut inner);
+        let free = limits.max_task_bytes.saturating_sub(inner.bytes);
+        let Some(entry) = inner.tasks.get_mut(id) else {
+            return;
+        };
+        if entry.done.is_some() {
+            return;
+        }
+        let (payload, bytes) = if size <= free {
+            (TaskPayload::Completed { result: object }, size)
+        } else {
+            let message = format!(
+                "the result of {tool} is {size} bytes, more than the {free} bytes left of the \
+                 task results' budget (limits.max_task_bytes = {}); narrow the call (for get_tree \
+                 a smaller depth or max_nodes, or a page), call it without the tasks extension, \
+                 or raise limits.max_task_bytes",
+                limits.max_task_bytes
+            );
+            let error = McpError::new(ErrorCode::INTERNAL_ERROR, message, None);
+            let error = match serde_json::to_value(&error) {
+                Ok(serde_json::Value::Object(object)) => object,
+                _ => JsonObject::new(),
+            };
+            (TaskPayload::Failed { error }, 0)
+        };
+        entry.settle(payload, bytes);
+        inner.bytes += bytes;
+        self.gauges(&inner);
+    }
+
+    /// `tasks/get`.
+    pub fn get(&self, owner: &str, id: &str) -> Result<DetailedTask, McpError> {
+        let mut inner = self.lock();
+        self.sweep(&mut inner);
+        match inner.tasks.get(id) {
+            Some(entry) if entry.owner == owner => Ok(entry.detailed()),
+            _ => Err(unknown(id)),
+        }
+    }
+
+    /// `tasks/update`: these tools ask for no input, so a known task just acknowledges.
+    pub fn update(&self, owner: &str, id: &str) -> Result<(), McpError> {
+        self.get(owner, id).map(drop)
+    }
+
+    /// `tasks/cancel`: cancels the running call; the task is `cancelled` at once. A task
+    /// already finished keeps its status (the ack is the same).
+    pub fn cancel(&self, owner: &str, id: &str) -> Result<(), McpError> {
+        let mut inner = self.lock();
+        self.sweep(&mut inner);
+        match inner.tasks.get_mut(id) {
+            Some(entry) if entry.owner == owner => {
+                if let Some(token) = entry.running.take() {
+                    token.cancel();
+                    entry.settle(TaskPayload::Cancelled, 0);
+                }
+                Ok(())
+            }
+            _ => Err(unknown(id)),
+        }
+    }
+}
