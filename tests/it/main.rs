@@ -47,6 +47,7 @@ mod security;
 mod session_quota;
 mod sessionless;
 mod stdio;
+mod tasks;
 mod tidy;
 mod tls;
 mod tool_schemas;
