@@ -7,30 +7,15 @@
 use std::sync::PoisonError;
 use std::time::Instant;
 
-use rmcp::model::{CallToolResponse, JsonObject, LoggingLevel};
-use serde_json::{Map, Value, json};
+use rmcp::model::{CallToolResponse, LoggingLevel};
+use serde_json::json;
 
 use super::context::ToolCtx;
-use super::errors::{ToolError, denial_rule};
+use super::errors::denial_rule;
 use super::input_required::{self, CallInput};
-use super::server::{AxServer, CallMeta};
-use super::tools::{self, ToolDef};
+use super::server::{AxServer, CallMeta, Pending};
+use super::tools;
 use crate::audit::Outcome;
-use crate::identity::Principal;
-
-/// What the end of a call needs besides its context, owned (a task outlives its request).
-pub(super) struct Pending {
-    pub def: &'static ToolDef,
-    pub args: JsonObject,
-    pub app: String,
-    pub principal: Option<Principal>,
-    pub session: Option<String>,
-    pub request_id: String,
-    /// The audit's view of a write's arguments (target, redacted arguments).
-    pub redacted: Option<(Option<String>, Map<String, Value>)>,
-    /// The refusal of an echoed requestState that cannot be honoured.
-    pub stale: Option<ToolError>,
-}
 
 impl AxServer {
     /// Runs the call of `pending.def` and accounts for it; the response to give.

@@ -33,7 +33,6 @@ use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
 use super::input_required::{self, Call, Confirmations};
 use super::listens::Listens;
-use super::outcome::Pending;
 use super::subscriptions::{Notifier, Subscriptions};
 use super::tasks::{self, TaskStore};
 use super::tools;
@@ -94,6 +93,20 @@ pub(super) struct CallMeta<'a> {
     pub(super) app: &'a str,
     pub(super) principal: Option<&'a Principal>,
     pub(super) session: Option<&'a str>,
+}
+
+/// What the end of a call needs besides its context, owned (a task outlives its request).
+pub(super) struct Pending {
+    pub(super) def: &'static tools::ToolDef,
+    pub(super) args: rmcp::model::JsonObject,
+    pub(super) app: String,
+    pub(super) principal: Option<Principal>,
+    pub(super) session: Option<String>,
+    pub(super) request_id: String,
+    /// The audit's view of a write's arguments (target, redacted arguments).
+    pub(super) redacted: Option<(Option<String>, serde_json::Map<String, serde_json::Value>)>,
+    /// The refusal of an echoed requestState that cannot be honoured.
+    pub(super) stale: Option<super::errors::ToolError>,
 }
 
 impl AxServer {
