@@ -1,6 +1,12 @@
 //! axgate: one process per desktop that serves MCP over Streamable HTTP and drives the
 //! machine's applications through the platform accessibility API.
 
+/// What stops a server: any future, boxed. A generic parameter here made every crate that
+/// starts a server (the binary, each test binary, the conformance fixture) compile the whole
+/// serving stack again, since optimised builds do not share generic instances between
+/// crates; boxed, it is compiled once, in this crate (docs/ARCHITECTURE.md, "Build time").
+pub type Shutdown = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
+
 pub mod audit;
 pub mod ax;
 pub mod client;

@@ -243,7 +243,7 @@ async fn serve_stdio(config: Config, engine: Arc<Engine>, metrics: Metrics) -> a
     if config.auth.enabled() {
         tracing::info!("[auth] applies to HTTP only; on stdio the caller is the local user");
     }
-    let ended = axgate::stdio::serve(&config, engine, metrics, shutdown_signal()).await?;
+    let ended = axgate::stdio::serve(&config, engine, metrics, Box::pin(shutdown_signal())).await?;
     tracing::info!(?ended, "axgate stopped");
     Ok(0)
 }
@@ -372,7 +372,7 @@ async fn serve_until_signal(
     tracing::info!(%local, backend, "axgate serving MCP at http://{local}/mcp");
     tokio::spawn(reload_on_hangup(state.clone(), reload));
     tokio::spawn(drain_on_signals(state.fleet.clone()));
-    server::run(listener, state, shutdown_signal()).await?;
+    server::run(listener, state, Box::pin(shutdown_signal())).await?;
     tracing::info!("axgate stopped");
     Ok(0)
 }

@@ -3,6 +3,7 @@
 //! until the shutdown future resolves, then drains gracefully.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -375,31 +376,37 @@ pub fn metrics_routes(state: &AppState) -> Router {
     )
 }
 
+pub use crate::Shutdown;
+
+/// A server's whole life as one future, boxed for the same reason: awaiting an `async fn`
+/// of this crate from another crate compiles its body again there (async bodies are always
+/// inlinable across crates), so what other crates call returns this instead.
+pub type Serving = Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>;
+
 /// Serves `listener` until `shutdown` resolves, then drains: SSE streams are closed, and
 /// in-flight requests get `server.shutdown_grace` to finish. When `server.metrics_bind` is
 /// set, `/metrics` is served on that address instead.
-pub async fn run(
-    listener: TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let metrics_listener = match state.config.server.metrics_bind {
-        Some(addr) => Some(TcpListener::bind(addr).await?),
-        None => None,
-    };
-    // The HAProxy agent-check port answers until the server has drained.
-    let agent = match state.config.fleet.agent_listen {
-        Some(addr) => Some(fleet::agent::spawn(
-            TcpListener::bind(addr).await?,
-            state.fleet.clone(),
-        )),
-        None => None,
-    };
-    let served = serve(listener, metrics_listener, state, shutdown).await;
-    if let Some(agent) = agent {
-        agent.abort();
-    }
-    served
+#[inline(never)]
+pub fn run(listener: TcpListener, state: AppState, shutdown: Shutdown) -> Serving {
+    Box::pin(async move {
+        let metrics_listener = match state.config.server.metrics_bind {
+            Some(addr) => Some(TcpListener::bind(addr).await?),
+            None => None,
+        };
+        // The HAProxy agent-check port answers until the server has drained.
+        let agent = match state.config.fleet.agent_listen {
+            Some(addr) => Some(fleet::agent::spawn(
+                TcpListener::bind(addr).await?,
+                state.fleet.clone(),
+            )),
+            None => None,
+        };
+        let served = serve(listener, metrics_listener, state, shutdown).await;
+        if let Some(agent) = agent {
+            agent.abort();
+        }
+        served
+    })
 }
 
 /// [`run`] with an already-bound metrics listener (tests bind port 0).
@@ -407,100 +414,104 @@ pub async fn serve(
     listener: TcpListener,
     metrics_listener: Option<TcpListener>,
     state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    shutdown: Shutdown,
 ) -> std::io::Result<()> {
     let router = app(&state);
     serve_router(listener, metrics_listener, state, router, shutdown).await
 }
 
 /// [`serve`] with a router of the caller's, such as one from [`app_serving`].
-pub async fn serve_router(
+#[inline(never)]
+pub fn serve_router(
     listener: TcpListener,
     metrics_listener: Option<TcpListener>,
     state: AppState,
     router: Router,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    if let Some(metrics_listener) = metrics_listener {
-        let addr = metrics_listener.local_addr()?;
-        let mut routes = metrics_routes(&state);
-        match &state.auth {
-            Some(auth) => {
-                routes = routes.layer(from_fn_with_state(auth.clone(), auth::middleware::layer));
+    shutdown: Shutdown,
+) -> Serving {
+    Box::pin(async move {
+        if let Some(metrics_listener) = metrics_listener {
+            let addr = metrics_listener.local_addr()?;
+            let mut routes = metrics_routes(&state);
+            match &state.auth {
+                Some(auth) => {
+                    routes =
+                        routes.layer(from_fn_with_state(auth.clone(), auth::middleware::layer));
+                }
+                None => {
+                    tracing::warn!(%addr, "serving /metrics on its own listener without authentication: read-only data, keep it on a trusted network")
+                }
             }
-            None => {
-                tracing::warn!(%addr, "serving /metrics on its own listener without authentication: read-only data, keep it on a trusted network")
-            }
+            let routes = routes.layer(from_fn_with_state(state.guard.clone(), guard::layer));
+            let token = state.shutdown.clone();
+            tokio::spawn(async move {
+                let served = axum::serve(metrics_listener, routes)
+                    .with_graceful_shutdown(async move { token.cancelled().await })
+                    .await;
+                if let Err(error) = served {
+                    tracing::error!(%error, "the metrics listener failed");
+                }
+            });
         }
-        let routes = routes.layer(from_fn_with_state(state.guard.clone(), guard::layer));
+        let reaper = spawn_reaper(&state);
         let token = state.shutdown.clone();
-        tokio::spawn(async move {
-            let served = axum::serve(metrics_listener, routes)
-                .with_graceful_shutdown(async move { token.cancelled().await })
-                .await;
-            if let Err(error) = served {
-                tracing::error!(%error, "the metrics listener failed");
+        let sessions = state.sessions.clone();
+        let grace = state.config.server.shutdown_grace;
+        let signalled = CancellationToken::new();
+        let signalled_for_serve = signalled.clone();
+        let listens = state.listens.clone();
+        let events = state.sessions.event_log().clone();
+        let fleet = state.fleet.clone();
+        let stop = async move {
+            shutdown.await;
+            tracing::info!("shutting down: closing streams and draining requests");
+            // Balancers asking the agent port during the grace send new sessions elsewhere.
+            fleet.set_draining(true);
+            // Listens first, while rmcp still forwards: each ends with its final result.
+            if listens.active() > 0 {
+                listens.close();
+                events.settle_sessionless(LISTEN_CLOSE).await;
             }
-        });
-    }
-    let reaper = spawn_reaper(&state);
-    let token = state.shutdown.clone();
-    let sessions = state.sessions.clone();
-    let grace = state.config.server.shutdown_grace;
-    let signalled = CancellationToken::new();
-    let signalled_for_serve = signalled.clone();
-    let listens = state.listens.clone();
-    let events = state.sessions.event_log().clone();
-    let fleet = state.fleet.clone();
-    let stop = async move {
-        shutdown.await;
-        tracing::info!("shutting down: closing streams and draining requests");
-        // Balancers asking the agent port during the grace send new sessions elsewhere.
-        fleet.set_draining(true);
-        // Listens first, while rmcp still forwards: each ends with its final result.
-        if listens.active() > 0 {
-            listens.close();
-            events.settle_sessionless(LISTEN_CLOSE).await;
+            signalled_for_serve.cancel();
+            token.cancel();
+        };
+        let limits = ConnLimits {
+            header_timeout: state.config.server.header_timeout,
+            idle_timeout: state.config.server.idle_timeout,
+            max_connections: conn::effective_cap(
+                state.config.server.max_connections,
+                rlimit::Resource::NOFILE.get_soft().ok(),
+            ),
+            max_header_bytes: state.config.server.max_header_bytes,
+        };
+        if limits.max_connections < state.config.server.max_connections {
+            tracing::warn!(
+                configured = state.config.server.max_connections,
+                applied = limits.max_connections,
+                "server.max_connections lowered to fit the open-file limit; raise `ulimit -n` (launchd: SoftResourceLimits NumberOfFiles) for more"
+            );
         }
-        signalled_for_serve.cancel();
-        token.cancel();
-    };
-    let limits = ConnLimits {
-        header_timeout: state.config.server.header_timeout,
-        idle_timeout: state.config.server.idle_timeout,
-        max_connections: conn::effective_cap(
-            state.config.server.max_connections,
-            rlimit::Resource::NOFILE.get_soft().ok(),
-        ),
-        max_header_bytes: state.config.server.max_header_bytes,
-    };
-    if limits.max_connections < state.config.server.max_connections {
-        tracing::warn!(
-            configured = state.config.server.max_connections,
-            applied = limits.max_connections,
-            "server.max_connections lowered to fit the open-file limit; raise `ulimit -n` (launchd: SoftResourceLimits NumberOfFiles) for more"
-        );
-    }
-    let conn_metrics = ConnMetrics {
-        closed: state.metrics.connections_closed.clone(),
-        open: state.metrics.connections_open.clone(),
-    };
-    // Plain or TLS, every connection goes through the same accept loop and bounds.
-    let tls = state.tls.as_ref().map(|tls| tls.rustls());
-    let serve = conn::serve(listener, tls, router, limits, conn_metrics, stop);
-    let result = tokio::select! {
-        r = serve => r,
-        _ = async {
-            signalled.cancelled().await;
-            tokio::time::sleep(grace).await;
-        } => {
-            tracing::warn!(?grace, "requests still running after the shutdown grace; closing anyway");
-            Ok(())
-        }
-    };
-    reaper.abort();
-    sessions.close_all().await;
-    result
+        let conn_metrics = ConnMetrics {
+            closed: state.metrics.connections_closed.clone(),
+            open: state.metrics.connections_open.clone(),
+        };
+        // Plain or TLS, every connection goes through the same accept loop and bounds.
+        let tls = state.tls.as_ref().map(|tls| tls.rustls());
+        let serve = conn::serve(listener, tls, router, limits, conn_metrics, stop);
+        let result = tokio::select! {
+            r = serve => r,
+            _ = async {
+                signalled.cancelled().await;
+                tokio::time::sleep(grace).await;
+            } => {
+                tracing::warn!(?grace, "requests still running after the shutdown grace; closing anyway");
+                Ok(())
+            }
+        };
+        reaper.abort();
+        sessions.close_all().await;
+        result
+    })
 }
 
 /// How long shutdown waits for sessionless listens to send their final result.

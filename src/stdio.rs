@@ -12,6 +12,7 @@
 //! up) or at `shutdown`.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::ServiceExt as _;
@@ -45,59 +46,62 @@ pub enum Ended {
 }
 
 /// Serves one MCP session on stdin/stdout until stdin closes or `shutdown` resolves.
-pub async fn serve(
-    config: &Config,
+#[inline(never)]
+pub fn serve<'a>(
+    config: &'a Config,
     engine: Arc<Engine>,
     metrics: Metrics,
-    shutdown: impl Future<Output = ()>,
-) -> Result<Ended, StdioError> {
-    let audit = Audit::open(&config.audit, Some(metrics.clone()))
-        .map_err(|e| StdioError::Audit(e.to_string()))?;
-    // The same policy as over HTTP: read-only mode, app rules, rate limits (one "local"
-    // principal) and confirmation of destructive presses.
-    let policy = crate::policy::shared(&config.policy);
-    engine.set_app_rules(policy.load().apps.clone());
-    let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
-        metrics.task_result_bytes.clone(),
-        metrics.tasks_held.clone(),
-    ));
-    let server = AxServer::new(Arc::new(Shared {
-        engine: engine.clone(),
-        metrics,
-        audit,
-        policy,
-        admin: None,
-        leases: None,
-        listens: Default::default(),
-        confirmations: Default::default(),
-        tasks,
-    }));
-    let running = server
-        .serve(rmcp::transport::io::stdio_pipes())
-        .await
-        .map_err(|e| StdioError::Handshake(e.to_string()))?;
-    tracing::info!(
-        backend = engine.backend_name(),
-        "axgate serving MCP on stdio (principal: the local user)"
-    );
-    let cancel = running.cancellation_token();
-    let waiting = running.waiting();
-    tokio::pin!(waiting);
-    tokio::pin!(shutdown);
-    let reason = tokio::select! {
-        reason = &mut waiting => reason,
-        () = &mut shutdown => {
-            cancel.cancel();
-            return match waiting.await {
-                Ok(_) => Ok(Ended::Shutdown),
-                Err(e) => Err(StdioError::Session(e.to_string())),
-            };
+    shutdown: crate::Shutdown,
+) -> Pin<Box<dyn Future<Output = Result<Ended, StdioError>> + 'a>> {
+    Box::pin(async move {
+        let audit = Audit::open(&config.audit, Some(metrics.clone()))
+            .map_err(|e| StdioError::Audit(e.to_string()))?;
+        // The same policy as over HTTP: read-only mode, app rules, rate limits (one "local"
+        // principal) and confirmation of destructive presses.
+        let policy = crate::policy::shared(&config.policy);
+        engine.set_app_rules(policy.load().apps.clone());
+        let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
+            metrics.task_result_bytes.clone(),
+            metrics.tasks_held.clone(),
+        ));
+        let server = AxServer::new(Arc::new(Shared {
+            engine: engine.clone(),
+            metrics,
+            audit,
+            policy,
+            admin: None,
+            leases: None,
+            listens: Default::default(),
+            confirmations: Default::default(),
+            tasks,
+        }));
+        let running = server
+            .serve(rmcp::transport::io::stdio_pipes())
+            .await
+            .map_err(|e| StdioError::Handshake(e.to_string()))?;
+        tracing::info!(
+            backend = engine.backend_name(),
+            "axgate serving MCP on stdio (principal: the local user)"
+        );
+        let cancel = running.cancellation_token();
+        let waiting = running.waiting();
+        tokio::pin!(waiting);
+        tokio::pin!(shutdown);
+        let reason = tokio::select! {
+            reason = &mut waiting => reason,
+            () = &mut shutdown => {
+                cancel.cancel();
+                return match waiting.await {
+                    Ok(_) => Ok(Ended::Shutdown),
+                    Err(e) => Err(StdioError::Session(e.to_string())),
+                };
+            }
+        };
+        match reason.map_err(|e| StdioError::Session(e.to_string()))? {
+            QuitReason::Closed => Ok(Ended::InputClosed),
+            QuitReason::Cancelled => Ok(Ended::Shutdown),
+            QuitReason::JoinError(e) => Err(StdioError::Session(e.to_string())),
+            other => Err(StdioError::Session(format!("{other:?}"))),
         }
-    };
-    match reason.map_err(|e| StdioError::Session(e.to_string()))? {
-        QuitReason::Closed => Ok(Ended::InputClosed),
-        QuitReason::Cancelled => Ok(Ended::Shutdown),
-        QuitReason::JoinError(e) => Err(StdioError::Session(e.to_string())),
-        other => Err(StdioError::Session(format!("{other:?}"))),
-    }
+    })
 }

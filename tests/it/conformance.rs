@@ -70,9 +70,13 @@ pub(crate) fn fixture() -> Fixture {
                 .send(listener.local_addr().expect("addr"))
                 .expect("the test waits for the address");
             let config = crate::support::config("");
-            axgate_conformance_fixture::serve(listener, config, async {
-                let _ = stopped.await;
-            })
+            axgate_conformance_fixture::serve(
+                listener,
+                config,
+                Box::pin(async {
+                    let _ = stopped.await;
+                }),
+            )
             .await
             .expect("the fixture serves");
         });

@@ -89,19 +89,21 @@ async fn every_fixture_tool_returns_its_content() {
     let r = c.call("test_image_content", json!({})).await;
     assert_eq!(r["content"][0]["type"], "image");
     assert_eq!(r["content"][0]["mimeType"], "image/png");
-    assert!(
-        r["content"][0]["data"]
-            .as_str()
-            .is_some_and(|d| d.starts_with("iVBORw0KGgo"))
-    );
+    // A well-formed 1×1 PNG, not only its signature.
+    let png = decode(&r["content"][0]["data"]);
+    let reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("a readable PNG");
+    assert_eq!((reader.info().width, reader.info().height), (1, 1));
     let r = c.call("test_audio_content", json!({})).await;
     assert_eq!(r["content"][0]["type"], "audio");
     assert_eq!(r["content"][0]["mimeType"], "audio/wav");
-    assert!(
-        r["content"][0]["data"]
-            .as_str()
-            .is_some_and(|d| d.starts_with("UklGR"))
-    );
+    // A WAV whose RIFF and data sizes agree with its length.
+    let wav = decode(&r["content"][0]["data"]);
+    assert_eq!(wav.len(), 44 + 16);
+    assert_eq!(&wav[..4], b"RIFF");
+    assert_eq!(&wav[8..16], b"WAVEfmt ");
+    assert_eq!(u32::from_le_bytes(wav[4..8].try_into().unwrap()), 36 + 16);
     let r = c.call("test_embedded_resource", json!({})).await;
     assert_eq!(
         r["content"][0]["resource"],
@@ -377,4 +379,12 @@ async fn test_reconnection_closes_its_stream_and_the_result_comes_on_resume() {
         result["result"]["content"][0]["text"], "Reconnection test completed successfully",
         "{result}"
     );
+}
+
+/// The bytes of a base64 `data` field.
+fn decode(data: &Value) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(data.as_str().expect("a base64 string"))
+        .expect("valid base64")
 }

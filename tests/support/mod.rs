@@ -59,9 +59,13 @@ pub async fn serve(config: Config, backend: Arc<dyn Backend>) -> Served {
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
     let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(server::run(listener, state.clone(), async move {
-        let _ = stopped.await;
-    }));
+    let task = tokio::spawn(server::run(
+        listener,
+        state.clone(),
+        Box::pin(async move {
+            let _ = stopped.await;
+        }),
+    ));
     Served {
         addr,
         url: format!("http://{addr}/mcp"),

@@ -47,9 +47,13 @@ async fn main() -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {bind}; pick another address with --bind"))?;
     let local = listener.local_addr()?;
     tracing::warn!(%local, "serving the MCP conformance fixture at http://{local}/mcp: test tools only, no desktop access");
-    axgate_conformance_fixture::serve(listener, config, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
+    axgate_conformance_fixture::serve(
+        listener,
+        config,
+        Box::pin(async {
+            let _ = tokio::signal::ctrl_c().await;
+        }),
+    )
     .await?;
     Ok(())
 }
