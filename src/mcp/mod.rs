@@ -2,6 +2,7 @@
 //! the wire types. Turns engine results and errors into MCP results in one place.
 
 pub mod admin;
+pub mod cache;
 pub mod completions;
 pub mod confirm;
 pub mod context;

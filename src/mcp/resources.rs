@@ -14,6 +14,7 @@ use rmcp::model::{
 };
 use serde::Serialize;
 
+use super::cache::{self, Cacheable as _};
 use super::context::SessionState;
 use super::own_audit::OwnAuditOut;
 use super::uri::{APPS_URI, ResourceUri, SESSION_AUDIT_URI, View, app_error};
@@ -101,7 +102,7 @@ pub async fn list(engine: &Engine) -> Result<ListResourcesResult, McpError> {
             );
         }
     }
-    Ok(ListResourcesResult::with_all_items(out))
+    Ok(ListResourcesResult::with_all_items(out).cached(cache::RESOURCES))
 }
 
 /// `resources/read`. `handles`: whether results mint handles (a session) or name elements

@@ -29,6 +29,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
 use super::admin::Admin;
+use super::cache::{self, Cacheable as _, STATIC};
 use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
 use super::gate::{self, Refusal};
 use super::input_required::{self, Call, Confirmations};
@@ -239,9 +240,7 @@ impl ServerHandler for AxServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            resources::templates(),
-        ))
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()).cached(STATIC))
     }
 
     async fn read_resource(
@@ -370,7 +369,7 @@ impl ServerHandler for AxServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(prompts::list()))
+        Ok(ListPromptsResult::with_all_items(prompts::list()).cached(STATIC))
     }
 
     async fn get_prompt(
@@ -451,7 +450,7 @@ impl ServerHandler for AxServer {
             .filter(|t| gate::visible(&policy, principal.as_ref(), t))
             .map(|t| t.to_wire())
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(tools).cached(cache::TOOLS))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -490,5 +490,6 @@ async fn closing_a_sessionless_stream_cancels_its_request() {
     cancelled(2).await;
 }
 
+mod caching;
 mod confirm;
 mod listen;

@@ -38,7 +38,7 @@ pub(super) struct LeaseOut {
 pub(super) static LEASE_APP: ToolDef = ToolDef {
     name: "lease_app",
     title: "Lease an app",
-    description: "Takes an exclusive, time-limited lease on an app against other sessions' changes.",
+    description: "An exclusive, time-limited lease on an app against other sessions' changes.",
     effect: Effect::Act,
     idempotent: true,
     input: input_schema::<LeaseArgs>,

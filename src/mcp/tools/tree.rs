@@ -57,7 +57,7 @@ pub(super) struct TreeArgs {
 pub(super) static GET_TREE: ToolDef = ToolDef {
     name: "get_tree",
     title: "Read an app's UI tree",
-    description: "Returns an app's UI tree as compact lines and nodes with paths; `next_cursor` continues it.",
+    description: "An app's UI tree as compact lines and nodes with paths; `next_cursor` continues it.",
     effect: Effect::Read,
     idempotent: true,
     input: input_schema::<TreeArgs>,

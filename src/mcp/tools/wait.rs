@@ -523,7 +523,7 @@ pub(super) struct DiffOut {
 pub(super) static DIFF: ToolDef = ToolDef {
     name: "diff",
     title: "Changes since the last look",
-    description: "Shows what was added, removed or changed since this session's last diff of the app.",
+    description: "What was added, removed or changed since this session's last diff of the app.",
     effect: Effect::Read,
     idempotent: false,
     input: input_schema::<DiffArgs>,
