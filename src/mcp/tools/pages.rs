@@ -263,8 +263,14 @@ pub(super) async fn read(
             .filter_map(|(name, &n)| Role::parse(name).map(|r| (r, n)))
             .collect();
         let path = page.nodes[holder].path.clone();
+        let cut = snapshot.truncated;
         let indexed = tree::index_continued(snapshot, &path, holder_depth, &before);
         if page.graft(holder, indexed) == 0 {
+            if cut {
+                // The deadline ended the read before its first new node: what is left
+                // there is the next page's (the cursor), not gone.
+                break;
+            }
             // Its children went away since it was counted: nothing more there.
             page.exhausted[holder] = true;
         }
