@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::args::{self, ClientCommand, Connect, ENV_PREFIX, Format, Output};
 use super::output::{self, Images};
 use super::token::{ClientCredentials, GithubOidc};
-use super::{Client, ClientError, TokenSource, exit};
+use super::{Client, ClientError, TokenSource, exit, interrupted};
 
 /// The `AXGATE_CLIENT_*` variables the client reads (`args::Connect`).
 const KNOWN_ENV: [&str; 8] = [
@@ -167,28 +167,6 @@ pub(super) fn token_source(connect: &Connect) -> Result<TokenSource, ClientError
         return Ok(TokenSource::github_oidc(GithubOidc::from_env(audience)?));
     }
     Ok(TokenSource::none())
-}
-
-/// SIGINT or SIGTERM.
-pub(super) async fn interrupted() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => tokio::select! {
-                _ = interrupt => {}
-                _ = term.recv() => {}
-            },
-            Err(_) => {
-                let _ = interrupt.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
-    }
 }
 
 fn format_of(output: &Output, default: Format) -> Format {

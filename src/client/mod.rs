@@ -157,3 +157,25 @@ impl Client {
         self.session.delete().await
     }
 }
+
+/// SIGINT or SIGTERM.
+pub(crate) async fn interrupted() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = interrupt => {}
+                _ = term.recv() => {}
+            },
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+}

@@ -4,9 +4,8 @@
 //! `auth.issuers[1].rules[0].claims.repository: …` (indexes from 0, in file order).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Duration;
 
-use super::validate::{Validator, check_url};
+use super::validate::{Defaults, Validator, check_url};
 use super::{IssuerConfig, JwtConfig, Raw};
 use crate::identity::Scope;
 use crate::policy::claims::{ClaimRule, pattern};
@@ -32,16 +31,6 @@ const RULE_FIELDS: [&str; 5] = [
     "calls_per_second",
     "writes_per_second",
 ];
-
-/// What an entry takes from `[auth]` when it does not say.
-pub(super) struct Defaults {
-    /// `auth.audience`.
-    pub(super) audience: Option<String>,
-    /// `auth.leeway_secs`.
-    pub(super) leeway: Duration,
-    /// `auth.jwks_refresh_min_secs`.
-    pub(super) jwks_refresh_min: Duration,
-}
 
 /// The problems of one entry, each with the key path it concerns.
 #[derive(Default)]

@@ -10,6 +10,16 @@ use crate::policy::apps::AppRules;
 use crate::policy::confirm::Unconfirmed;
 use crate::policy::principal::Override;
 
+/// What an `auth.issuers` entry takes from `[auth]` when it does not say.
+pub(super) struct Defaults {
+    /// `auth.audience`.
+    pub(super) audience: Option<String>,
+    /// `auth.leeway_secs`.
+    pub(super) leeway: Duration,
+    /// `auth.jwks_refresh_min_secs`.
+    pub(super) jwks_refresh_min: Duration,
+}
+
 pub(super) struct Validator<'a> {
     pub(super) layers: &'a BTreeMap<&'static str, (Raw, Source)>,
     pub(super) errors: Vec<String>,
@@ -264,7 +274,7 @@ impl Validator<'_> {
             })
             .into_iter()
             .collect();
-        let defaults = super::issuers::Defaults {
+        let defaults = Defaults {
             audience: audience.clone(),
             leeway,
             jwks_refresh_min,

@@ -13,27 +13,16 @@
 use std::time::Duration;
 
 use rmcp::service::ElicitationError;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 use super::context::ToolCtx;
 use super::errors::ToolError;
-use super::input_required::Route;
+use super::input_required::{Confirm, Route};
 use crate::ax::RawNode;
 use crate::ax::handles::describe;
 use crate::policy::confirm::{Confirmation, Unconfirmed};
 
 /// How long the user has to answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(120);
-
-/// The form the user answers (also the one of an input-required result, `input_required.rs`).
-#[derive(Deserialize, JsonSchema)]
-pub(super) struct Confirm {
-    /// Tick to go ahead with the action.
-    confirm: bool,
-}
-
-rmcp::elicit_safe!(Confirm);
 
 /// Records how the call was settled, keeping a stronger earlier outcome: a call that asked
 /// and was accepted stays `accepted_by_user` when a later receiver is harmless.

@@ -29,12 +29,21 @@ use rmcp::model::{
     InputRequest, InputRequests, InputRequiredResult, InputResponses, JsonObject,
     RequestStateCodec, SealOptions,
 };
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::confirm::Confirm;
 use super::errors::{ToolError, tool_error};
+
+/// The form the user answers, in an elicitation (`confirm.rs`) or an input-required result.
+#[derive(Deserialize, JsonSchema)]
+pub(super) struct Confirm {
+    /// Tick to go ahead with the action.
+    pub(super) confirm: bool,
+}
+
+rmcp::elicit_safe!(Confirm);
 
 /// How long a user has to answer, and the retry to arrive.
 pub const STATE_TTL: Duration = Duration::from_secs(300);

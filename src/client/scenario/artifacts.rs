@@ -19,7 +19,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::expect::text_of;
-use super::run::Failure;
+use super::failure::Failure;
 use super::template::Redactor;
 use crate::client::{Client, ClientError};
 

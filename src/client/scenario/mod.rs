@@ -17,6 +17,7 @@
 pub mod artifacts;
 pub mod check;
 pub mod expect;
+pub mod failure;
 pub mod format;
 pub mod report;
 pub mod run;

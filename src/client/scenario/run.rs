@@ -16,32 +16,10 @@ use serde_json::{Map, Value, json};
 use super::artifacts;
 use super::check::order;
 use super::expect::{self, quote};
+pub use super::failure::Failure;
 use super::format::{Case, Scenario, Step};
 use super::template::{Redactor, Scope};
 use crate::client::{Client, ClientError, RetryPolicy, TokenSource};
-
-/// Why a step failed, for the report.
-#[derive(Clone, Debug)]
-pub struct Failure {
-    /// `step 3 (click)`.
-    pub step: String,
-    /// `form.yaml:14`.
-    pub at: String,
-    pub reason: String,
-    /// `expectation`, `timeout`, `reference`, `request`.
-    pub kind: &'static str,
-    /// The arguments as written (secrets as `${secret:NAME}`), as JSON text.
-    pub arguments: String,
-    /// The failing result's text, if there was a result.
-    pub result_text: Option<String>,
-}
-
-impl Failure {
-    /// One line: `step 3 (click) at form.yaml:14: expected …`.
-    pub fn message(&self) -> String {
-        format!("{} at {}: {}", self.step, self.at, self.reason)
-    }
-}
 
 /// How one case went.
 #[derive(Clone, Debug)]
@@ -120,7 +98,7 @@ impl Runner {
         };
         let outcome = tokio::select! {
             outcome = self.case_body(&client, scenario, case, &mut state) => Some(outcome),
-            () = super::super::commands::interrupted() => None,
+            () = crate::client::interrupted() => None,
         };
         let ended = client.end().await;
         let Some(outcome) = outcome else {

@@ -20,15 +20,10 @@ use crate::ax::{AxError, CallCtx, Pid};
 
 use super::errors::accessibility_fix;
 use super::guard;
+use super::permissions;
 use super::process;
 use crate::platform::mac_logic::gestures::{self, Phase};
 use crate::platform::mac_logic::input_guard::Event;
-
-#[link(name = "CoreGraphics", kind = "framework")]
-unsafe extern "C" {
-    /// macOS 10.15+: whether this process may post events, without prompting.
-    fn CGPreflightPostEventAccess() -> bool;
-}
 
 /// Prepares synthetic input for `pid`: checks the grant, runs the input guard for `event`
 /// and checks that `needed` fits before the deadline (a half-posted gesture is worse than
@@ -40,7 +35,7 @@ pub(super) fn prepare(
     ctx: &mut CallCtx,
 ) -> Result<CGEventSource, AxError> {
     let started = Instant::now();
-    if !may_post_events() {
+    if !permissions::may_post_events() {
         return Err(AxError::Permission(format!(
             "posting input events is not allowed. {}",
             accessibility_fix()
@@ -55,12 +50,6 @@ pub(super) fn prepare(
     }
     CGEventSource::new(CGEventSourceStateID::HIDSystemState)
         .map_err(|()| AxError::Backend("cannot create a CoreGraphics event source".to_owned()))
-}
-
-/// Whether this process may post input events (the `post_events` readiness check too).
-pub(super) fn may_post_events() -> bool {
-    // SAFETY: no arguments or preconditions; only reads the TCC state.
-    unsafe { CGPreflightPostEventAccess() }
 }
 
 /// Posts one event at the HID tap with no modifier flags.

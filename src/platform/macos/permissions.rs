@@ -21,7 +21,7 @@ use objc2_app_kit::{NSRunningApplication, NSWorkspace};
 
 use crate::ax::{Pid, ReadinessCheck};
 
-use super::{input, runloop};
+use super::runloop;
 use crate::platform::mac_logic::failures;
 use crate::platform::mac_logic::readiness::{self, Displays, Facts, SecureInput, Session};
 
@@ -29,6 +29,15 @@ use crate::platform::mac_logic::readiness::{self, Displays, Facts, SecureInput, 
 unsafe extern "C" {
     /// The window-server session dictionary (+1), or null outside a GUI session.
     fn CGSessionCopyCurrentDictionary() -> CFDictionaryRef;
+    /// macOS 10.15+: whether this process may post events, without prompting.
+    fn CGPreflightPostEventAccess() -> bool;
+}
+
+/// Whether this process may post input events (the `post_events` readiness check, and
+/// `input.rs` before each synthetic event).
+pub(super) fn may_post_events() -> bool {
+    // SAFETY: no arguments or preconditions; only reads the TCC state.
+    unsafe { CGPreflightPostEventAccess() }
 }
 
 #[link(name = "Carbon", kind = "framework")]
@@ -47,7 +56,7 @@ pub(super) fn readiness() -> Vec<ReadinessCheck> {
     let dict = session_dictionary();
     readiness::checks(&Facts {
         ax_trusted: ax_trusted(),
-        post_events: input::may_post_events(),
+        post_events: may_post_events(),
         screen_recording: ScreenCaptureAccess.preflight(),
         session: dict.as_ref().map(session),
         displays: displays(),

@@ -1,0 +1,24 @@
+//! Why a step failed: what the report, the summary and a failed case's artifacts say.
+
+/// Why a step failed, for the report.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// `step 3 (click)`.
+    pub step: String,
+    /// `form.yaml:14`.
+    pub at: String,
+    pub reason: String,
+    /// `expectation`, `timeout`, `reference`, `request`.
+    pub kind: &'static str,
+    /// The arguments as written (secrets as `${secret:NAME}`), as JSON text.
+    pub arguments: String,
+    /// The failing result's text, if there was a result.
+    pub result_text: Option<String>,
+}
+
+impl Failure {
+    /// One line: `step 3 (click) at form.yaml:14: expected …`.
+    pub fn message(&self) -> String {
+        format!("{} at {}: {}", self.step, self.at, self.reason)
+    }
+}
