@@ -18,6 +18,11 @@ use axgate::config::{AuditConfig, Config, Layers};
 use axgate::metrics::Metrics;
 use axgate::server::{self, AppState};
 
+/// The allocator of the server: glibc malloc and free were a fifth of its CPU under load
+/// (docs/PERFORMANCE.md, "Core under load").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "axgate",

@@ -3,6 +3,8 @@
 //! from a fixed list, tool names, outcome classes, check names — never raw paths, app text
 //! or user ids.
 
+use std::sync::Arc;
+
 use prometheus::{
     Encoder, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     IntGaugeVec, Opts, Registry, TextEncoder,
@@ -27,9 +29,21 @@ pub struct EngineMetrics {
     pub worker_busy: IntCounter,
 }
 
-/// Every metric family of the server.
+/// Every metric family of the server, shared: a clone is one reference count, not one per
+/// family (the middleware's state is cloned for every request).
 #[derive(Clone)]
-pub struct Metrics {
+pub struct Metrics(Arc<Families>);
+
+impl std::ops::Deref for Metrics {
+    type Target = Families;
+
+    fn deref(&self) -> &Families {
+        &self.0
+    }
+}
+
+/// The metric families behind [`Metrics`].
+pub struct Families {
     pub registry: Registry,
     pub http_requests: IntCounterVec,
     pub http_duration: HistogramVec,
@@ -52,6 +66,8 @@ pub struct Metrics {
     pub events_too_large: IntCounter,
     /// Bytes the replay log holds.
     pub event_log_bytes: IntGauge,
+    /// JSON bytes of messages kept in memory for their live consumer (`session/events/live.rs`).
+    pub event_live_bytes: IntGauge,
     /// Bytes of finished task results kept for `tasks/get` (`mcp/tasks.rs`).
     pub task_result_bytes: IntGauge,
     /// Tasks held, running or finished and kept.
@@ -223,7 +239,7 @@ impl Metrics {
             &["state"],
         )?;
         r.register(Box::new(capacity_state.clone()))?;
-        Ok(Metrics {
+        Ok(Metrics(Arc::new(Families {
             capacity_state,
             exclusive_held_since: gauge(
                 "axgate_exclusive_held_since_seconds",
@@ -315,6 +331,10 @@ impl Metrics {
                 "axgate_event_log_bytes",
                 "Bytes held by the SSE replay log (event JSON plus a fixed overhead per event).",
             )?,
+            event_live_bytes: gauge(
+                "axgate_event_live_bytes",
+                "JSON bytes of outgoing messages kept in memory for their waiting live reader (at most 4 MiB; each at most 64 KiB).",
+            )?,
             task_result_bytes: gauge(
                 "axgate_task_result_bytes",
                 "Bytes of finished task results kept for tasks/get (at most limits.max_task_bytes).",
@@ -358,7 +378,7 @@ impl Metrics {
             build_info,
             engine,
             registry,
-        })
+        })))
     }
 
     /// The Prometheus text exposition of every family.

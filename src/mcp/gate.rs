@@ -21,6 +21,12 @@ use crate::policy::principal::Subject;
 /// The rate-limit key and audit name of calls without authentication.
 pub const LOCAL: &str = "local";
 
+/// The key a principal's state (tasks, rate limits, leases) is kept under: [`LOCAL`] when
+/// authentication is off.
+pub fn key_of(principal: Option<&Principal>) -> &str {
+    principal.map_or(LOCAL, Principal::key)
+}
+
 /// The principal the auth layer attached to the HTTP request behind this MCP request.
 pub fn principal_of(context: &RequestContext<RoleServer>) -> Option<Principal> {
     context

@@ -136,6 +136,16 @@ impl AxServer {
         gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
     }
 
+    /// Admits a `tasks/*` request ([`Self::admit`]); the key its caller's tasks are kept under.
+    fn task_owner(
+        &self,
+        context: &RequestContext<RoleServer>,
+        method: &str,
+    ) -> Result<String, McpError> {
+        self.admit(context, method)?;
+        Ok(gate::key_of(gate::principal_of(context).as_ref()).to_owned())
+    }
+
     /// Writes an audit line; the caller returns its result only after. The session keeps
     /// its own copy for `axgate://session/audit` (`mcp/own_audit.rs`).
     pub(super) async fn record(&self, event: AuditEvent) -> Result<(), String> {
@@ -164,7 +174,7 @@ impl AxServer {
         }
         tracing::warn!(
             tool = meta.tool,
-            principal = meta.principal.map_or(gate::LOCAL, Principal::key),
+            principal = gate::key_of(meta.principal),
             rule = %refusal.rule(),
             "tool call refused"
         );
@@ -315,7 +325,7 @@ impl ServerHandler for AxServer {
     async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
         self.admit(context.request_context(), "subscriptions/listen")?;
         let principal = gate::principal_of(context.request_context());
-        let key = principal.as_ref().map_or(gate::LOCAL, |p| p.key());
+        let key = gate::key_of(principal.as_ref());
         let limit = self.shared.policy.load().config.max_listens_per_principal;
         let running = self
             .shared
@@ -404,11 +414,9 @@ impl ServerHandler for AxServer {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        self.admit(&context, "tasks/get")?;
-        let owner = gate::principal_of(&context);
-        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
+        let owner = self.task_owner(&context, "tasks/get")?;
         Ok(GetTaskResult::new(
-            self.shared.tasks.get(owner, &request.task_id)?,
+            self.shared.tasks.get(&owner, &request.task_id)?,
         ))
     }
 
@@ -417,10 +425,8 @@ impl ServerHandler for AxServer {
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.admit(&context, "tasks/update")?;
-        let owner = gate::principal_of(&context);
-        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
-        self.shared.tasks.update(owner, &request.task_id)
+        let owner = self.task_owner(&context, "tasks/update")?;
+        self.shared.tasks.update(&owner, &request.task_id)
     }
 
     async fn cancel_task(
@@ -428,10 +434,8 @@ impl ServerHandler for AxServer {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.admit(&context, "tasks/cancel")?;
-        let owner = gate::principal_of(&context);
-        let owner = owner.as_ref().map_or(gate::LOCAL, Principal::key);
-        self.shared.tasks.cancel(owner, &request.task_id)
+        let owner = self.task_owner(&context, "tasks/cancel")?;
+        self.shared.tasks.cancel(&owner, &request.task_id)
     }
 
     async fn list_tools(
@@ -507,7 +511,7 @@ impl ServerHandler for AxServer {
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.
         let task = if tasks::wanted(def.name, &context) {
-            let owner = principal.as_ref().map_or(gate::LOCAL, Principal::key);
+            let owner = gate::key_of(principal.as_ref());
             match self.shared.tasks.create(owner, def.name, &policy.config) {
                 Ok(task) => Some(task),
                 Err(refused) => return Ok(refused.into()),
@@ -526,7 +530,7 @@ impl ServerHandler for AxServer {
         let call = Call {
             tool: def.name,
             args: &args,
-            principal: principal.as_ref().map_or(gate::LOCAL, Principal::key),
+            principal: gate::key_of(principal.as_ref()),
             capabilities: context.meta.client_capabilities(),
             state: request.request_state.as_deref(),
             responses: request.input_responses.as_ref(),

@@ -63,8 +63,8 @@ impl Default for AppRules {
     }
 }
 
+/// Whether a (lowercase) rule names a candidate that is already lowercase.
 fn matches(rule: &str, candidate: &str) -> bool {
-    let candidate = candidate.to_lowercase();
     match rule.strip_suffix('*') {
         Some(prefix) => candidate.starts_with(prefix),
         None => candidate == rule,
@@ -100,7 +100,12 @@ impl AppRules {
         Ok(())
     }
 
+    /// The first rule of `list` naming the app. Each name is lowercased once here, not once
+    /// per rule: `list_apps` checks every running app on every call.
     fn rule_for<'a>(list: &'a [String], name: &str, bundle: Option<&str>) -> Option<&'a str> {
+        let name = name.to_lowercase();
+        let bundle = bundle.map(str::to_lowercase);
+        let (name, bundle) = (name.as_str(), bundle.as_deref());
         list.iter()
             .find(|rule| matches(rule, name) || bundle.is_some_and(|b| matches(rule, b)))
             .map(String::as_str)

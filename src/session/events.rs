@@ -30,6 +30,7 @@
 //! silent gap; a live consumer that would skip a lost event ends instead.
 
 mod append;
+mod live;
 mod streams;
 mod tail;
 #[cfg(test)]
@@ -159,6 +160,8 @@ struct StreamLog {
     /// Live tails of this stream.
     attached: usize,
     changed: watch::Sender<u64>,
+    /// The newest message, kept for its live consumer (`live.rs`).
+    live: Option<live::Live>,
 }
 
 impl StreamLog {
@@ -179,6 +182,7 @@ impl StreamLog {
             consumer: 0,
             attached: 0,
             changed: watch::channel(0).0,
+            live: None,
         }
     }
 
@@ -299,6 +303,8 @@ pub struct EventLog {
     too_large: AtomicU64,
     metrics: Option<Metrics>,
     open_tails: Arc<AtomicUsize>,
+    /// Messages kept for their live consumer (`live.rs`), bounded apart.
+    live: live::LiveHeld,
 }
 
 impl EventLog {
@@ -313,6 +319,7 @@ impl EventLog {
             unbound: Mutex::default(),
             evicted: AtomicU64::new(0),
             too_large: AtomicU64::new(0),
+            live: live::LiveHeld::new(metrics.as_ref().map(|m| m.event_live_bytes.clone())),
             metrics,
             open_tails: Arc::default(),
         })

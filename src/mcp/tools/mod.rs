@@ -19,6 +19,8 @@ mod target;
 mod tree;
 mod wait;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -183,60 +185,64 @@ fn sessionless_hint(ctx: &ToolCtx, error: ToolError) -> ToolError {
     }
 }
 
-async fn dispatch(
-    ctx: &ToolCtx,
-    name: &str,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
+/// A tool's future, boxed: the dispatcher's own future is then a pointer, not the largest of
+/// 34 tools' state machines, which every future holding it (rmcp's request task among them)
+/// would carry and copy (docs/PERFORMANCE.md, "Core under load").
+type Running<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, ToolError>> + Send + 'a>>;
+
+fn dispatch<'a>(ctx: &'a ToolCtx, name: &str, args: JsonObject) -> Running<'a> {
     match name {
-        "list_apps" => {
+        "list_apps" => Box::pin(async move {
             no_args(args)?;
             apps::list_apps(ctx).await
-        }
-        "list_windows" => apps::list_windows(ctx, args).await,
-        "get_tree" => tree::get_tree(ctx, args).await,
-        "find" => tree::find(ctx, args).await,
-        "get_element" => query::get_element(ctx, args).await,
-        "get_focused" => query::get_focused(ctx, args).await,
-        "element_at" => query::element_at(ctx, args).await,
-        "perform_action" => act::perform_action(ctx, args).await,
-        "click" => act::click(ctx, args).await,
-        "select_option" => choose::select_option(ctx, args).await,
-        "set_value" => input::set_value(ctx, args).await,
-        "type_text" => input::type_text(ctx, args).await,
-        "press_key" => input::press_key(ctx, args).await,
-        "scroll" => input::scroll(ctx, args).await,
-        "drag" => input::drag(ctx, args).await,
-        "focus" => act::focus(ctx, args).await,
-        "launch_app" => system::launch_app(ctx, args).await,
-        "quit_app" => system::quit_app(ctx, args).await,
-        "activate_app" => system::activate_app(ctx, args).await,
-        "window_action" => system::window_action(ctx, args).await,
-        "list_menus" => choose::list_menus(ctx, args).await,
-        "select_menu" => choose::select_menu(ctx, args).await,
-        "read_clipboard" => {
+        }),
+        "list_windows" => Box::pin(apps::list_windows(ctx, args)),
+        "get_tree" => Box::pin(tree::get_tree(ctx, args)),
+        "find" => Box::pin(tree::find(ctx, args)),
+        "get_element" => Box::pin(query::get_element(ctx, args)),
+        "get_focused" => Box::pin(query::get_focused(ctx, args)),
+        "element_at" => Box::pin(query::element_at(ctx, args)),
+        "perform_action" => Box::pin(act::perform_action(ctx, args)),
+        "click" => Box::pin(act::click(ctx, args)),
+        "select_option" => Box::pin(choose::select_option(ctx, args)),
+        "set_value" => Box::pin(input::set_value(ctx, args)),
+        "type_text" => Box::pin(input::type_text(ctx, args)),
+        "press_key" => Box::pin(input::press_key(ctx, args)),
+        "scroll" => Box::pin(input::scroll(ctx, args)),
+        "drag" => Box::pin(input::drag(ctx, args)),
+        "focus" => Box::pin(act::focus(ctx, args)),
+        "launch_app" => Box::pin(system::launch_app(ctx, args)),
+        "quit_app" => Box::pin(system::quit_app(ctx, args)),
+        "activate_app" => Box::pin(system::activate_app(ctx, args)),
+        "window_action" => Box::pin(system::window_action(ctx, args)),
+        "list_menus" => Box::pin(choose::list_menus(ctx, args)),
+        "select_menu" => Box::pin(choose::select_menu(ctx, args)),
+        "read_clipboard" => Box::pin(async move {
             no_args(args)?;
             system::read_clipboard(ctx).await
-        }
-        "write_clipboard" => system::write_clipboard(ctx, args).await,
-        "screenshot" => system::screenshot(ctx, args).await,
-        "wait_for" => wait::wait_for(ctx, args).await,
-        "wait_idle" => wait::wait_idle(ctx, args).await,
-        "assert" => wait::assert(ctx, args).await,
-        "diff" => wait::diff(ctx, args).await,
-        "lease_app" => session::lease_app(ctx, args).await,
-        "release_app" => session::release_app(ctx, args).await,
-        "session_info" => {
+        }),
+        "write_clipboard" => Box::pin(system::write_clipboard(ctx, args)),
+        "screenshot" => Box::pin(system::screenshot(ctx, args)),
+        "wait_for" => Box::pin(wait::wait_for(ctx, args)),
+        "wait_idle" => Box::pin(wait::wait_idle(ctx, args)),
+        "assert" => Box::pin(wait::assert(ctx, args)),
+        "diff" => Box::pin(wait::diff(ctx, args)),
+        "lease_app" => Box::pin(session::lease_app(ctx, args)),
+        "release_app" => Box::pin(session::release_app(ctx, args)),
+        "session_info" => Box::pin(async move {
             no_args(args)?;
             session::session_info(ctx).await
-        }
-        "list_sessions" => {
+        }),
+        "list_sessions" => Box::pin(async move {
             no_args(args)?;
             admin::list_sessions(ctx).await
+        }),
+        "end_session" => Box::pin(admin::end_session(ctx, args)),
+        "set_draining" => Box::pin(admin::set_draining(ctx, args)),
+        other => {
+            let error = ToolError::Usage(format!("unknown tool {other}"));
+            Box::pin(async move { Err(error) })
         }
-        "end_session" => admin::end_session(ctx, args).await,
-        "set_draining" => admin::set_draining(ctx, args).await,
-        other => Err(ToolError::Usage(format!("unknown tool {other}"))),
     }
 }
 

@@ -92,6 +92,12 @@ impl EventLog {
             };
             let seq = log.next_seq;
             log.next_seq += 1;
+            if log.live.is_none()
+                && log.has_reader()
+                && let (Some(message), Some(json)) = (&event.message, &json)
+            {
+                log.live = self.live.keep(seq, message, json.len());
+            }
             let stored = Stored {
                 seq,
                 json: json.clone(),

@@ -70,6 +70,8 @@ impl EventLog {
                 return None;
             }
             log.caller = Some(caller);
+            // rmcp delivers it: nothing here waits for a consumer.
+            log.live = None;
             let dropped: usize = log.passing.drain(..).map(|e| e.weight).sum();
             self.release(dropped);
             Some(n)

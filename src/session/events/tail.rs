@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use futures::Stream;
+use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use tokio::sync::watch;
 
@@ -81,7 +82,8 @@ struct Tail {
 
 /// What a look at the stream found.
 enum Step {
-    Event(Stored, usize),
+    /// The event, the bytes its delivery frees, and its message when it was kept live.
+    Event(Stored, usize, Option<Arc<ServerJsonRpcMessage>>),
     Wait,
     End,
 }
@@ -121,7 +123,13 @@ impl Tail {
                     *cursor = Some(event.seq);
                     log.delivered = Some(log.delivered.map_or(event.seq, |d| d.max(event.seq)));
                     let freed = if freed { event.weight } else { 0 };
-                    Step::Event(event, freed)
+                    // A kept message older than this one was skipped: let it go too.
+                    let live = log
+                        .live
+                        .take_if(|live| live.seq <= event.seq)
+                        .filter(|live| live.seq == event.seq)
+                        .map(|live| live.message.clone());
+                    Step::Event(event, freed, live)
                 }
                 None if log.finished_at.is_some() => Step::End,
                 None => Step::Wait,
@@ -138,11 +146,12 @@ impl Tail {
                 Step::Wait => {
                     self.rx.as_mut()?.changed().await.ok()?;
                 }
-                Step::Event(event, freed) => {
+                Step::Event(event, freed, live) => {
                     self.log.release(freed);
-                    let message = match &event.json {
-                        None => None,
-                        Some(json) => match wire::decode(json, event.result) {
+                    let message = match (&event.json, live) {
+                        (None, _) => None,
+                        (Some(_), Some(live)) => Some(live),
+                        (Some(json), None) => match wire::decode(json, event.result) {
                             Some(message) => Some(Arc::new(message)),
                             None => continue,
                         },
@@ -178,6 +187,7 @@ impl Drop for Tail {
             if log.attached > 0 {
                 return None;
             }
+            log.live = None;
             let last = log.passing.back()?.seq;
             log.lose(last);
             Some(log.passing.drain(..).map(|e| e.weight).sum::<usize>())

@@ -218,3 +218,61 @@ fn dropping_a_session_frees_its_bytes_and_leaves_others() {
     assert!(after.bytes < before && after.bytes > 10 * KIB, "{after:?}");
     assert_eq!(after.streams, 1);
 }
+
+#[tokio::test]
+async fn a_live_reader_gets_the_message_itself_and_a_replay_the_same_json() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let (n, priming_id) = request_stream(&log, "s", "r");
+    let mut live = Box::pin(log.tail(n, From::Start));
+    let sent = response(1, 100);
+    log.append("r", &sent);
+    assert!(log.live.bytes() > 0, "kept for the attached reader");
+    let first = live.next().await.expect("the priming event");
+    assert!(first.message.is_none());
+    let got = live.next().await.expect("the response");
+    let (sent, got) = (
+        sent.message.expect("a message"),
+        got.message.expect("a message"),
+    );
+    assert!(
+        Arc::ptr_eq(&sent, &got),
+        "the message itself, not rebuilt from its JSON"
+    );
+    assert_eq!(log.live.bytes(), 0, "given back once delivered");
+
+    let after = super::EventRef::parse(&priming_id)
+        .expect("an event id")
+        .seq;
+    let mut replay = Box::pin(log.tail(n, From::After(after)));
+    let again = replay
+        .next()
+        .await
+        .expect("replayed")
+        .message
+        .expect("a message");
+    assert!(
+        !Arc::ptr_eq(&sent, &again),
+        "a replay is rebuilt from the stored JSON"
+    );
+    assert_eq!(
+        serde_json::to_value(&*sent).unwrap(),
+        serde_json::to_value(&*again).unwrap()
+    );
+}
+
+#[tokio::test]
+async fn nothing_is_kept_live_without_a_reader_and_a_leaving_reader_gives_it_back() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let common = log.common_stream("s").expect("the session's GET stream");
+    let id = super::common_id("s");
+    log.append(&id, &notification(100));
+    assert_eq!(log.live.bytes(), 0, "no reader: only the JSON is kept");
+    let mut reader = Box::pin(log.tail(common, From::Undelivered));
+    reader.next().await.expect("the stored notification");
+    log.append(&id, &notification(100));
+    assert!(log.live.bytes() > 0, "kept for the reader");
+    drop(reader);
+    assert_eq!(log.live.bytes(), 0, "the reader left: given back");
+}
