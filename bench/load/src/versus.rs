@@ -2,7 +2,8 @@
 //! build next to this harness and the binary `BIN` (bench/dist.sh passes the `dist`
 //! profile's). Only `tools/call list_apps` (bearer) in one session at c = 1 and c = 32,
 //! alternating between the two servers for a few rounds so that machine noise falls on both;
-//! prints each round and the median ratio of each figure (BIN ÷ release).
+//! prints each round and the median ratio of each figure (BIN ÷ release). Before that, on
+//! the fresh servers, the resident set of 1,000 idle sessions with open GET streams.
 
 use std::path::Path;
 use std::time::Duration;
@@ -10,7 +11,7 @@ use std::time::Duration;
 use crate::cells::{self, Figures, Sessions};
 use crate::client::Target;
 use crate::servers::{self, AuthMode, Credentials, Server};
-use crate::{list_op, ms};
+use crate::{list_op, ms, sessions};
 
 const ROUNDS: usize = 3;
 
@@ -35,6 +36,22 @@ pub(crate) async fn run(
     println!("\n## One axgate, two builds (bearer, one session, list_apps)\n");
     for (i, (path, _)) in servers.iter().enumerate() {
         println!("- build {}: `{path}`", ["A (release)", "B"][i]);
+    }
+    // Fresh servers first: what an idle session with an open GET stream costs each build
+    // (the allocator shows here as much as in the throughput below).
+    println!("\n| build | sessions | RSS before | RSS with them | KiB per idle session |");
+    println!("|---|---|---|---|---|");
+    for (i, (_, server)) in servers.iter().enumerate() {
+        let target = Target::from_url(&server.url, creds.header(mode))?;
+        let s = sessions::idle_sessions(server, &target, 1000, 8, Duration::from_secs(30)).await?;
+        println!(
+            "| {} | {} | {:.1} MiB | {:.1} MiB | {:.1} |",
+            ["A", "B"][i],
+            s.created,
+            s.rss_base_kib as f64 / 1024.0,
+            s.rss_kib as f64 / 1024.0,
+            s.kib_per_session
+        );
     }
     println!("\n| c | round | build | req/s | p50 ms | p99 ms | server CPU µs/call |");
     println!("|---|---|---|---|---|---|---|");
