@@ -12,6 +12,7 @@ pub mod ax;
 pub mod client;
 pub mod config;
 pub mod fleet;
+mod hooks;
 pub mod http;
 /// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
 pub use axgate_parse::identity;

@@ -48,6 +48,8 @@ pub struct Families {
     pub http_requests: IntCounterVec,
     pub http_duration: HistogramVec,
     pub mcp_requests: IntCounterVec,
+    /// `tools/call` requests answered without rmcp's per-request tasks (`http::direct`).
+    pub direct_calls: IntCounter,
     pub tool_calls: IntCounterVec,
     pub tool_duration: HistogramVec,
     pub backend_round_trips: HistogramVec,
@@ -281,6 +283,10 @@ impl Metrics {
                 "axgate_mcp_requests_total",
                 "MCP messages received by method.",
                 &["method"],
+            )?,
+            direct_calls: plain_counter(
+                "axgate_mcp_direct_calls_total",
+                "Read-only tools/call requests answered without rmcp's per-request tasks.",
             )?,
             tool_calls: counter(
                 r,

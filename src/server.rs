@@ -21,22 +21,23 @@ use crate::audit::Audit;
 use crate::ax::Engine;
 use crate::config::Config;
 use crate::fleet::{self, Fleet};
+use crate::hooks::{LeasePins, ServerAdmin};
 use crate::http::auth::{self, Auth};
 use crate::http::conn::{self, ConnLimits, ConnMetrics};
+use crate::http::direct::DirectPath;
 use crate::http::inflight::{self, InFlight};
 use crate::http::observe::{self, Observed};
 use crate::http::tls::Tls;
 use crate::http::{Guard, Intake, guard, health, intake};
 use crate::mcp::AxServer;
-use crate::mcp::admin::{Admin, CapacitySummary, SessionAdmin, SessionSummary};
+use crate::mcp::admin::Admin;
 use crate::mcp::context::LeaseBook;
+use crate::mcp::direct::Direct;
 use crate::mcp::listens::Listens;
 use crate::mcp::server::Shared;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
-use crate::session::{
-    AxSessionManager, EventLimits, EventLog, Pins, SessionLimits, SessionRegistry,
-};
+use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
 
 /// Everything the server shares between requests.
 #[derive(Clone)]
@@ -63,6 +64,8 @@ pub struct AppState {
     pub listens: Listens,
     /// The capacity signal for balancers: draining and exclusive mode (`crate::fleet`).
     pub fleet: Arc<Fleet>,
+    /// Initialized sessions whose read-only calls skip rmcp's per-request tasks.
+    pub direct: Arc<Direct>,
 }
 
 impl AppState {
@@ -114,10 +117,12 @@ impl AppState {
         );
         let fleet = Arc::new(Fleet::new(&config.fleet, registry.clone(), metrics.clone()));
         let leases = Arc::new(LeaseBook::default());
+        let direct = Arc::new(Direct::default());
         let pins = Arc::new(LeasePins {
             book: leases.clone(),
             engine: engine.clone(),
             fleet: fleet.clone(),
+            direct: direct.clone(),
         });
         let sessions = Arc::new(
             AxSessionManager::new(log, registry, config.server.sse_retry, metrics.clone())
@@ -148,6 +153,7 @@ impl AppState {
             shutdown: CancellationToken::new(),
             listens: Listens::default(),
             fleet,
+            direct,
         })
     }
 
@@ -278,6 +284,7 @@ pub fn app(state: &AppState) -> Router {
             state.metrics.task_result_bytes.clone(),
             state.metrics.tasks_held.clone(),
         )),
+        direct: Some(state.direct.clone()),
     });
     app_serving(state, move |_| AxServer::new(shared.clone()))
 }
@@ -319,6 +326,15 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         auth: state.auth.clone(),
         audit: state.audit.clone(),
         fleet: state.fleet.clone(),
+        direct: DirectPath {
+            calls: state.direct.clone(),
+            events: state.sessions.event_log().clone(),
+            registry: state.sessions.registry().clone(),
+            keep_alive: server.sse_keep_alive,
+            retry: server.sse_retry,
+            shutdown: state.shutdown.clone(),
+            counted: state.metrics.direct_calls.clone(),
+        },
     });
     let in_flight = Arc::new(InFlight::new(server.max_in_flight, state.metrics.clone()));
     let mcp_routes = mcp
@@ -516,58 +532,6 @@ pub fn serve_router(
 
 /// How long shutdown waits for sessionless listens to send their final result.
 const LISTEN_CLOSE: Duration = Duration::from_millis(500);
-
-/// Whether a session holds an app lease or, in exclusive mode, the machine: the session
-/// manager (which knows neither) never evicts it to make room.
-struct LeasePins {
-    book: Arc<LeaseBook>,
-    engine: Arc<Engine>,
-    fleet: Arc<Fleet>,
-}
-
-impl Pins for LeasePins {
-    fn pinned(&self, session: &str) -> bool {
-        self.fleet.holds(session) || self.book.holds_lease(&self.engine, session)
-    }
-
-    fn forget(&self, session: &str) {
-        self.book.forget(session);
-        // Fleet hook: a holding session that ends frees the machine.
-        self.fleet.ended(session);
-    }
-}
-
-/// The admin tools' view: the session manager's administration plus the capacity signal.
-struct ServerAdmin {
-    sessions: Arc<AxSessionManager>,
-    fleet: Arc<Fleet>,
-}
-
-#[async_trait::async_trait]
-impl SessionAdmin for ServerAdmin {
-    fn sessions(&self) -> Vec<SessionSummary> {
-        SessionAdmin::sessions(self.sessions.as_ref())
-    }
-
-    async fn end(&self, tag: &str) -> bool {
-        self.sessions.end(tag).await
-    }
-
-    fn close_request_stream(&self, session: &str, request_id: &rmcp::model::RequestId) -> bool {
-        self.sessions.close_request_stream(session, request_id)
-    }
-
-    fn set_draining(&self, on: bool) -> Option<CapacitySummary> {
-        self.fleet.set_draining(on);
-        Some(CapacitySummary {
-            state: self.fleet.capacity().label().to_owned(),
-            draining: self.fleet.draining(),
-            exclusive: self.fleet.exclusive(),
-            holder: self.fleet.holder_tag(),
-            sessions: self.sessions.registry().len(),
-        })
-    }
-}
 
 fn spawn_reaper(state: &AppState) -> tokio::task::JoinHandle<()> {
     let sessions = state.sessions.clone();

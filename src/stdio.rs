@@ -74,6 +74,7 @@ pub fn serve<'a>(
             listens: Default::default(),
             confirmations: Default::default(),
             tasks,
+            direct: None,
         }));
         let running = server
             .serve(rmcp::transport::io::stdio_pipes())

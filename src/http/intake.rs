@@ -42,9 +42,11 @@ use serde_json::Value;
 
 pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
-use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
+use crate::audit::Audit;
 use crate::fleet::{Fleet, Refusal};
-use crate::http::auth::{Auth, Failure, Principal, Reason};
+use crate::http::auth::{Auth, Principal};
+use crate::http::direct::DirectPath;
+use crate::http::scope::tool_scope;
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
@@ -74,6 +76,8 @@ pub struct Intake {
     pub audit: Option<Audit>,
     /// Draining and exclusive mode: who may start a session.
     pub fleet: Arc<Fleet>,
+    /// Read-only tool calls answered without rmcp's per-request tasks.
+    pub direct: DirectPath,
 }
 
 /// A JSON-RPC error response with an HTTP status.
@@ -362,9 +366,24 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         }
         _ => None,
     };
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
+    if let (Some(session), "notifications/cancelled") = (&session, method.as_str()) {
+        intake.direct.cancelled(session, params.as_ref());
+    }
+    let direct = match (&claimed, &id) {
+        (Some((session, key)), Some(id)) if method == "tools/call" => {
+            intake
+                .direct
+                .prepare(session, &parts, id, key, params.as_ref())
+        }
+        _ => None,
+    };
+    let response = match direct {
+        Some(call) => intake.direct.run(call, parts),
+        None => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+    };
     if let Some((session, key)) = claimed {
         // A no-op once the request's stream took the place.
         intake.events.release_claim(&session, &key);
@@ -536,56 +555,6 @@ async fn serve_sessionless(
         .run(Request::from_parts(parts, Body::from(bytes)))
         .await;
     sessionless::watch(response, intake.events.clone(), owner, marker.closed)
-}
-
-/// A `tools/call` of a known tool beyond the principal's scope: 403 with an
-/// `insufficient_scope` challenge naming the scope (so a client can step up) and a JSON-RPC
-/// error body for the request's `id` naming the scope and how to get it (so a client that
-/// shows the body, not the header, says what to fix), and a denied line in the audit trail.
-/// `None` lets the call through.
-async fn tool_scope(
-    intake: &Intake,
-    parts: &http::request::Parts,
-    session: Option<&str>,
-    id: &Option<Value>,
-    params: Option<&Value>,
-) -> Option<Response> {
-    let auth = intake.auth.as_ref()?;
-    let principal = parts.extensions.get::<Principal>()?;
-    let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
-    let def = crate::mcp::tools::find_def(name)?;
-    let needed = crate::mcp::gate::needed_scope(def);
-    if principal.allows(needed) {
-        return None;
-    }
-    tracing::warn!(principal = %principal.key(), tool = name, needed = %needed, "tool call refused: insufficient scope");
-    auth.count(Reason::InsufficientScope);
-    if let Some(audit) = &intake.audit {
-        let mut event = AuditEvent::new(name, Outcome::Denied);
-        event.principal = principal.key().to_owned();
-        event.session = session.map(session_tag);
-        event.app = params
-            .and_then(|p| p.get("arguments"))
-            .and_then(|a| a.get("app"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        event.reason = Some(format!("insufficient_scope: needs {needed}"));
-        if let Err(error) = audit.record(event).await {
-            tracing::error!(%error, "audit line of a refused call not written");
-        }
-    }
-    let mut failure = Failure::insufficient(needed);
-    failure.detail = format!("the tool {name} needs the {needed} scope");
-    let (status, headers, _) = failure.answer(&auth.metadata_url(&parts.headers));
-    let held = axgate_parse::identity::format_scopes(&principal.scopes);
-    let body = axgate_parse::jsonrpc::scope_error_body(
-        id.clone(),
-        name,
-        needed.as_str(),
-        &held,
-        principal.kind == axgate_parse::identity::PrincipalKind::Static,
-    );
-    Some((status, headers, body).into_response())
 }
 
 fn count_method(metrics: &Metrics, method: &str) {

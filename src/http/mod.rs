@@ -4,11 +4,13 @@
 
 pub mod auth;
 pub mod conn;
+pub mod direct;
 pub mod guard;
 pub mod health;
 pub mod inflight;
 pub mod intake;
 pub mod observe;
+pub mod scope;
 pub mod sessionless;
 pub mod tls;
 

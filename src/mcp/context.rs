@@ -8,7 +8,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rmcp::model::LoggingMessageNotificationParam;
+use rmcp::model::{
+    LoggingMessageNotification, LoggingMessageNotificationParam, ServerNotification,
+};
 use rmcp::service::Peer;
 use rmcp::{RoleServer, model::LoggingLevel};
 use serde_json::Value;
@@ -197,7 +199,16 @@ pub struct ToolCtx {
     /// How a sessionless call asks the user, or carries the answer: an input-required
     /// result (`input_required.rs`); `None` in a session or when the client cannot answer.
     pub input: Option<super::input_required::CallInput>,
+    /// Where a call on the direct path sends its notifications (`direct.rs`); `None`: the
+    /// peer, through rmcp's loop.
+    pub notices: Option<Notices>,
 }
+
+/// How a call on the direct path sends a notification: stored straight on the session's
+/// stream in the event log, where rmcp's worker would store it, without the round trip
+/// through rmcp's loop and worker (which the call would otherwise wait for).
+#[derive(Clone)]
+pub struct Notices(pub Arc<dyn Fn(ServerNotification) + Send + Sync>);
 
 impl ToolCtx {
     /// The handle naming `node` in this call's result: minted in a session; `None` for a
@@ -247,6 +258,13 @@ impl ToolCtx {
         }
         let mut param = LoggingMessageNotificationParam::new(level, data);
         param.logger = Some("axgate".into());
-        let _ = self.peer.notify_logging_message(param).await;
+        match &self.notices {
+            Some(notices) => (notices.0)(ServerNotification::LoggingMessageNotification(
+                LoggingMessageNotification::new(param),
+            )),
+            None => {
+                let _ = self.peer.notify_logging_message(param).await;
+            }
+        }
     }
 }

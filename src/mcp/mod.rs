@@ -6,6 +6,7 @@ pub mod cache;
 pub mod completions;
 pub mod confirm;
 pub mod context;
+pub mod direct;
 pub mod errors;
 pub mod gate;
 pub mod input_required;

@@ -1,6 +1,7 @@
 //! The end of a tool call, apart from its dispatch in `server.rs`: it runs the tool, then
 //! counts it (metrics), logs it (tracing and `notifications/message`) and writes its audit
-//! line — the same whether the call answers its request or runs as a task (`tasks.rs`).
+//! line — the same whether the call answers its request or runs as a task (`tasks.rs`); and
+//! the answer to a call refused before it ran.
 
 #![allow(deprecated)]
 
@@ -12,8 +13,9 @@ use serde_json::json;
 
 use super::context::ToolCtx;
 use super::errors::denial_rule;
+use super::gate::{self, Refusal};
 use super::input_required::{self, CallInput};
-use super::server::{AxServer, CallMeta, Pending};
+use super::server::{AxServer, CallMeta, Pending, RETRY_AFTER_META};
 use super::tools;
 use crate::audit::Outcome;
 
@@ -137,5 +139,46 @@ impl AxServer {
         asked
             .filter(|_| outcome == "input_required")
             .map_or(result.into(), Into::into)
+    }
+
+    /// Answers a call refused before it ran: counted, logged, audited.
+    pub(super) async fn refuse(&self, meta: &CallMeta<'_>, refusal: Refusal) -> CallToolResponse {
+        let outcome = refusal.outcome();
+        self.shared
+            .metrics
+            .tool_calls
+            .with_label_values(&[meta.tool, outcome])
+            .inc();
+        if let Refusal::Limited(limited) = &refusal {
+            self.shared
+                .metrics
+                .rate_limited
+                .with_label_values(&[limited.limit.as_str()])
+                .inc();
+        }
+        tracing::warn!(
+            tool = meta.tool,
+            principal = gate::key_of(meta.principal),
+            rule = %refusal.rule(),
+            "tool call refused"
+        );
+        let mut event = Self::event(meta, Outcome::Denied);
+        event.reason = Some(refusal.rule());
+        if let Err(error) = self.record(event).await {
+            tracing::error!(tool = meta.tool, %error, "audit line of a refused call not written");
+        }
+        let mut result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+            refusal.message(meta.tool),
+        )]);
+        if let Refusal::Limited(limited) = &refusal {
+            // The retry hint in machine-readable form too.
+            let mut meta = serde_json::Map::new();
+            meta.insert(
+                RETRY_AFTER_META.into(),
+                json!(limited.retry_after.as_millis().max(1) as u64),
+            );
+            result.meta = Some(rmcp::model::MetaObject(meta));
+        }
+        result.into()
     }
 }

@@ -24,14 +24,14 @@ use rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
     ReadResourceResponse, SubscribeRequestParams, UnsubscribeRequestParams,
 };
-use rmcp::service::{RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::json;
 
 use super::admin::Admin;
 use super::cache::{self, Cacheable as _, STATIC};
-use super::context::{LeaseBook, SessionState, Sessionless, ToolCtx};
-use super::gate::{self, Refusal};
+use super::context::{LeaseBook, Notices, SessionState, Sessionless, ToolCtx};
+use super::direct::Direct;
+use super::gate;
 use super::input_required::{self, Call, Confirmations};
 use super::listens::Listens;
 use super::subscriptions::{Notifier, Subscriptions};
@@ -76,6 +76,9 @@ pub struct Shared {
     pub confirmations: Arc<Confirmations>,
     /// The tasks of every session (the tasks extension, `tasks.rs`).
     pub tasks: Arc<TaskStore>,
+    /// Sessions whose read-only calls skip rmcp's per-request tasks (`direct.rs`); `None`
+    /// where there is no HTTP session (stdio).
+    pub direct: Option<Arc<Direct>>,
 }
 
 #[derive(Clone)]
@@ -119,6 +122,15 @@ impl AxServer {
         }
     }
 
+    /// The handler of a session from its parts (the direct path's registry keeps them).
+    pub(super) fn resume(shared: Arc<Shared>, session: Arc<SessionState>) -> Self {
+        AxServer {
+            engine: shared.engine.clone(),
+            shared,
+            session,
+        }
+    }
+
     /// An audit event for a call, with who, where and which app filled in.
     pub(super) fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
         let mut event = AuditEvent::new(meta.tool, outcome);
@@ -156,47 +168,6 @@ impl AxServer {
         self.session.own_audit.push(kept);
         Ok(())
     }
-
-    /// Answers a call refused before it ran: counted, logged, audited.
-    async fn refuse(&self, meta: &CallMeta<'_>, refusal: Refusal) -> CallToolResponse {
-        let outcome = refusal.outcome();
-        self.shared
-            .metrics
-            .tool_calls
-            .with_label_values(&[meta.tool, outcome])
-            .inc();
-        if let Refusal::Limited(limited) = &refusal {
-            self.shared
-                .metrics
-                .rate_limited
-                .with_label_values(&[limited.limit.as_str()])
-                .inc();
-        }
-        tracing::warn!(
-            tool = meta.tool,
-            principal = gate::key_of(meta.principal),
-            rule = %refusal.rule(),
-            "tool call refused"
-        );
-        let mut event = Self::event(meta, Outcome::Denied);
-        event.reason = Some(refusal.rule());
-        if let Err(error) = self.record(event).await {
-            tracing::error!(tool = meta.tool, %error, "audit line of a refused call not written");
-        }
-        let mut result = rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-            refusal.message(meta.tool),
-        )]);
-        if let Refusal::Limited(limited) = &refusal {
-            // The retry hint in machine-readable form too.
-            let mut meta = serde_json::Map::new();
-            meta.insert(
-                RETRY_AFTER_META.into(),
-                json!(limited.retry_after.as_millis().max(1) as u64),
-            );
-            result.meta = Some(rmcp::model::MetaObject(meta));
-        }
-        result.into()
-    }
 }
 
 const INSTRUCTIONS: &str = "axgate drives this machine's applications through the accessibility \
@@ -231,6 +202,17 @@ impl ServerHandler for AxServer {
         info.server_info = server_info;
         info.instructions = Some(INSTRUCTIONS.into());
         info
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let session = context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok());
+        if let (Some(direct), Some(id)) = (&self.shared.direct, session) {
+            direct.register(id, self, context.peer);
+        }
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
@@ -558,6 +540,7 @@ impl ServerHandler for AxServer {
             admin: self.shared.admin.clone(),
             sessionless: sessionless.is_some(),
             input,
+            notices: context.extensions.get::<Notices>().cloned(),
         };
         // Writes are audited; their arguments are redacted before anything else.
         let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));

@@ -48,7 +48,7 @@ use tokio::sync::watch;
 use super::registry::Owner;
 use crate::metrics::Metrics;
 
-pub use tail::From;
+pub use tail::{From, Wire};
 
 /// Who may replay a sessionless stream: the principal whose request it answers (`None`
 /// when authentication is off).
@@ -293,6 +293,8 @@ pub struct EventLog {
     limits: EventLimits,
     index: RwLock<Index>,
     next_stream: AtomicU64,
+    /// Names the streams of requests the server answers itself (`open_request`).
+    next_direct: AtomicU64,
     /// Bytes held in total.
     held: AtomicUsize,
     /// Finished streams, oldest first: the first to go over the total budget, and the TTL.
@@ -314,6 +316,7 @@ impl EventLog {
             limits,
             index: RwLock::default(),
             next_stream: AtomicU64::new(1),
+            next_direct: AtomicU64::new(1),
             held: AtomicUsize::new(0),
             finished: Mutex::default(),
             unbound: Mutex::default(),

@@ -257,6 +257,9 @@ impl SessionManager for AxSessionManager {
         // The worker ended on its own (the handler quit): forget the session everywhere.
         self.registry.remove(id);
         self.log.drop_session(id);
+        if let Some(pins) = &self.pins {
+            pins.forget(id);
+        }
         Ok(false)
     }
 

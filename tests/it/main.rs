@@ -29,6 +29,7 @@ mod conformance_stateless;
 mod connections;
 mod denied_apps;
 mod deploy;
+mod direct;
 mod faults;
 mod fleet;
 mod fuzz_corpus;

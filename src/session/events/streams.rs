@@ -5,6 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
+use rmcp::model::ServerJsonRpcMessage;
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+
 use super::{Caller, EventLog, EventRef, Group, Resume, Whose, finish, gap_after};
 
 /// The stream number of a request id claimed before its stream exists (stream numbers
@@ -222,6 +225,35 @@ impl EventLog {
                 state.requests.insert(request_id.to_owned(), stream);
             }
         });
+    }
+
+    /// Opens the stream of request `request_id` in `session` for a request the server
+    /// answers itself (`http::direct`), as rmcp's worker and [`EventLog::bind`] open one:
+    /// a priming event carrying `retry`, the stream bound to the session and registered
+    /// for the request. Returns the stream's name for [`EventLog::deliver`] and its number;
+    /// `None` when the session is gone.
+    pub fn open_request(
+        &self,
+        session: &str,
+        request_id: &str,
+        retry: Duration,
+    ) -> Option<(String, u64)> {
+        let name = format!(
+            "direct:{}",
+            self.next_direct.fetch_add(1, Ordering::Relaxed)
+        );
+        let priming = self.append(&name, &ServerSseMessage::retry(retry));
+        let stream = self.bind(&priming, session)?;
+        self.register_request(session, request_id, stream);
+        Some((name, stream))
+    }
+
+    /// Stores `message` on the stream `name` from [`EventLog::open_request`]; a response
+    /// finishes it.
+    pub fn deliver(&self, name: &str, message: ServerJsonRpcMessage) {
+        let mut event = ServerSseMessage::default();
+        event.message = Some(Arc::new(message));
+        self.append(name, &event);
     }
 
     fn session_group(&self, session: &str) -> Option<Arc<Group>> {

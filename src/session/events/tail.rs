@@ -33,6 +33,31 @@ impl EventLog {
         stream: u64,
         from: From,
     ) -> impl Stream<Item = ServerSseMessage> + Send + Sync + 'static {
+        futures::stream::unfold(self.open_tail(stream, from), |mut tail| async move {
+            let next = tail.next().await?;
+            Some((next, tail))
+        })
+    }
+
+    /// [`EventLog::tail`] as the stored bytes, for a writer that puts them on the wire as
+    /// they are (`http::direct`): nothing is rebuilt or serialized again.
+    pub fn tail_wire(
+        self: &Arc<Self>,
+        stream: u64,
+        from: From,
+    ) -> impl Stream<Item = Wire> + Send + Sync + 'static {
+        futures::stream::unfold(self.open_tail(stream, from), |mut tail| async move {
+            let (event, _) = tail.next_stored().await?;
+            let wire = Wire {
+                id: tail.id(event.seq),
+                json: event.json,
+                retry: event.retry,
+            };
+            Some((wire, tail))
+        })
+    }
+
+    fn open_tail(self: &Arc<Self>, stream: u64, from: From) -> Tail {
         let opened = self
             .with_stream(stream, |_, state| {
                 let log = state.streams.get_mut(&stream)?;
@@ -48,7 +73,7 @@ impl EventLog {
             })
             .flatten();
         self.open_tails.fetch_add(1, Ordering::Relaxed);
-        let tail = match opened {
+        match opened {
             Some((rx, generation, cursor)) => Tail {
                 log: self.clone(),
                 stream,
@@ -63,12 +88,16 @@ impl EventLog {
                 cursor: None,
                 rx: None,
             },
-        };
-        futures::stream::unfold(tail, |mut tail| async move {
-            let next = tail.next().await?;
-            Some((next, tail))
-        })
+        }
     }
+}
+
+/// One event as stored: its id, its JSON (`None`: a priming event, empty data) and the
+/// reconnect hint it carries.
+pub struct Wire {
+    pub id: String,
+    pub json: Option<bytes::Bytes>,
+    pub retry: Option<std::time::Duration>,
 }
 
 struct Tail {
@@ -138,7 +167,16 @@ impl Tail {
         step.unwrap_or(Step::End)
     }
 
-    async fn next(&mut self) -> Option<ServerSseMessage> {
+    fn id(&self, seq: u64) -> String {
+        EventRef {
+            stream: self.stream,
+            seq,
+        }
+        .format()
+    }
+
+    /// The next event, and its message when it was kept for this reader (`live.rs`).
+    async fn next_stored(&mut self) -> Option<(Stored, Option<Arc<ServerJsonRpcMessage>>)> {
         loop {
             self.rx.as_mut()?.borrow_and_update();
             match self.look() {
@@ -148,27 +186,28 @@ impl Tail {
                 }
                 Step::Event(event, freed, live) => {
                     self.log.release(freed);
-                    let message = match (&event.json, live) {
-                        (None, _) => None,
-                        (Some(_), Some(live)) => Some(live),
-                        (Some(json), None) => match wire::decode(json, event.result) {
-                            Some(message) => Some(Arc::new(message)),
-                            None => continue,
-                        },
-                    };
-                    let mut out = ServerSseMessage::default();
-                    out.event_id = Some(
-                        EventRef {
-                            stream: self.stream,
-                            seq: event.seq,
-                        }
-                        .format(),
-                    );
-                    out.message = message;
-                    out.retry = event.retry;
-                    return Some(out);
+                    return Some((event, live));
                 }
             }
+        }
+    }
+
+    async fn next(&mut self) -> Option<ServerSseMessage> {
+        loop {
+            let (event, live) = self.next_stored().await?;
+            let message = match (&event.json, live) {
+                (None, _) => None,
+                (Some(_), Some(live)) => Some(live),
+                (Some(json), None) => match wire::decode(json, event.result) {
+                    Some(message) => Some(Arc::new(message)),
+                    None => continue,
+                },
+            };
+            let mut out = ServerSseMessage::default();
+            out.event_id = Some(self.id(event.seq));
+            out.message = message;
+            out.retry = event.retry;
+            return Some(out);
         }
     }
 }

@@ -1,0 +1,162 @@
+//! Tool calls answered without rmcp's per-request machinery (the "direct path").
+//!
+//! In a session, rmcp hands every request from the HTTP task to the session's worker, from
+//! there to the service loop, which spawns a task for the handler, whose response travels
+//! back the same way before it reaches the event log: four task hand-offs per call, beside
+//! the handler's own. The load profile (docs/PERFORMANCE.md, "Core under load") put that
+//! machinery at a quarter of a call's CPU. A read-only `tools/call` needs none of it: the
+//! HTTP layer (`http::direct`) opens the request's stream in the event log itself and asks
+//! this registry to run the call; the call runs through rmcp's own dispatch
+//! (`Service::handle_request`, the code every other request goes through) with the
+//! session's own handler and peer, and its response is stored in the log like any other.
+//!
+//! What rmcp's loop would have done and this does too: a cancellation token per request,
+//! cancelled by `notifications/cancelled` for its id ([`Direct::cancel`]) and when the
+//! session ends ([`Direct::forget`]); the HTTP request's parts in the context's extensions;
+//! the call's `notifications/message` stored on the session's stream, where rmcp's worker
+//! stores them ([`Notices`]: directly, not through rmcp's loop).
+//! What it does not do, which is why only read-only tools qualify (`http::direct` decides):
+//! mark requests the handler sends to the client (elicitation) as belonging to this request,
+//! and route progress notifications to its stream (requests with `_meta` go through rmcp).
+//!
+//! A session enters the registry when its client sends `notifications/initialized` (before
+//! that, rmcp answers), and leaves it when the session ends. The registry holds weak
+//! references to the session's state: it never keeps a session alive.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, RequestId, ServerJsonRpcMessage,
+};
+use rmcp::service::{Peer, RequestContext};
+use rmcp::{RoleServer, Service};
+use tokio_util::sync::CancellationToken;
+
+use super::context::{Notices, SessionState};
+use super::server::{AxServer, Shared};
+
+/// The sessions whose read-only tool calls may take the direct path.
+#[derive(Default)]
+pub struct Direct {
+    sessions: Mutex<HashMap<String, Arc<Entry>>>,
+}
+
+/// One initialized session: how to rebuild its handler, and its running direct calls.
+struct Entry {
+    shared: Weak<Shared>,
+    session: Weak<SessionState>,
+    peer: Peer<RoleServer>,
+    /// Request id (as JSON text) → the call's cancellation token.
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+/// A session's handler, ready to run one call ([`Direct::handler`]).
+pub struct Handler {
+    server: AxServer,
+    peer: Peer<RoleServer>,
+    entry: Arc<Entry>,
+}
+
+impl Direct {
+    /// The session `id` is initialized: its calls may take the direct path.
+    pub(super) fn register(&self, id: &str, server: &AxServer, peer: Peer<RoleServer>) {
+        let entry = Arc::new(Entry {
+            shared: Arc::downgrade(&server.shared),
+            session: Arc::downgrade(&server.session),
+            peer,
+            running: Mutex::default(),
+        });
+        self.lock().insert(id.to_owned(), entry);
+    }
+
+    /// The session ended: forgotten, and its running direct calls cancelled (as rmcp
+    /// cancels the requests of a session whose worker ends).
+    pub fn forget(&self, id: &str) {
+        let entry = self.lock().remove(id);
+        if let Some(entry) = entry {
+            for (_, token) in entry.running().drain() {
+                token.cancel();
+            }
+        }
+    }
+
+    /// `notifications/cancelled` for `request` (its id as JSON text) in session `id`.
+    pub fn cancel(&self, id: &str, request: &str) {
+        let entry = self.lock().get(id).cloned();
+        if let Some(token) = entry.and_then(|e| e.running().remove(request)) {
+            token.cancel();
+        }
+    }
+
+    /// Sessions registered (bounded by `sessions.max`: one entry per live session).
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The handler of session `id`, when the session is initialized and alive.
+    pub fn handler(&self, id: &str) -> Option<Handler> {
+        let entry = self.lock().get(id).cloned()?;
+        let (Some(shared), Some(session)) = (entry.shared.upgrade(), entry.session.upgrade())
+        else {
+            // Its worker ended without the session being closed: rmcp answers.
+            self.lock().remove(id);
+            return None;
+        };
+        Some(Handler {
+            server: AxServer::resume(shared, session),
+            peer: entry.peer.clone(),
+            entry,
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Entry {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Handler {
+    /// Runs `tools/call` request `id` (`key`: the id as JSON text) on a task of its own, as
+    /// rmcp's loop would, with `parts` in the context's extensions, and hands its response
+    /// (result or JSON-RPC error) to `deliver`; the call's notifications go to `notices`.
+    pub fn spawn(
+        self,
+        id: RequestId,
+        key: String,
+        params: CallToolRequestParams,
+        parts: http::request::Parts,
+        notices: Notices,
+        deliver: impl FnOnce(ServerJsonRpcMessage) + Send + 'static,
+    ) {
+        let token = CancellationToken::new();
+        self.entry.running().insert(key.clone(), token.clone());
+        let mut context = RequestContext::new(id.clone(), self.peer);
+        context.ct = token.clone();
+        context.extensions.insert(parts);
+        context.extensions.insert(notices);
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let (server, entry) = (self.server, self.entry);
+        tokio::spawn(async move {
+            let response = match server.handle_request(request, context).await {
+                Ok(result) => ServerJsonRpcMessage::response(result, id),
+                Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+            };
+            entry.running().remove(&key);
+            // A cancelled request gets no response (the event log ends its stream); nor
+            // does one of a session that ended.
+            if !token.is_cancelled() {
+                deliver(response);
+            }
+        });
+    }
+}
