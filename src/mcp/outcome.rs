@@ -57,16 +57,27 @@ impl AxServer {
             .backend_round_trips
             .with_label_values(&[def.name])
             .observe(ctx.stats.round_trips() as f64);
-        // Tool, app, outcome and timing only: never UI text, values or typed text.
-        tracing::info!(
-            request_id = %request_id,
-            tool = def.name,
-            app = %app,
-            outcome,
-            duration_ms = elapsed.as_millis() as u64,
-            round_trips = ctx.stats.round_trips(),
-            "tool call"
-        );
+        // Tool, app, outcome and timing only: never UI text, values or typed text. A read
+        // that went well is routine (thousands a second under load; a line each was 5 % of
+        // the server's CPU): debug. Acts, and every call that did not end well, at info.
+        macro_rules! call_line {
+            ($level:ident) => {
+                tracing::$level!(
+                    request_id = %request_id,
+                    tool = def.name,
+                    app = %app,
+                    outcome,
+                    duration_ms = elapsed.as_millis() as u64,
+                    round_trips = ctx.stats.round_trips(),
+                    "tool call"
+                )
+            };
+        }
+        if outcome == "ok" && def.effect == tools::Effect::Read {
+            call_line!(debug);
+        } else {
+            call_line!(info);
+        }
         #[allow(deprecated)]
         // A test's "no" (a failed assert, a wait that timed out) is not a fault of the server.
         let level = if matches!(outcome, "ok" | "assert_failed" | "wait_timeout") {

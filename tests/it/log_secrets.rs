@@ -2,6 +2,7 @@
 //! separately, with `RUST_LOG=trace`, sets a secure field, types text and writes the
 //! clipboard; none of those generated strings, and no full session id, may appear in what it
 //! prints (rmcp's own request/response debug lines quote them; `axgate::logging` caps them).
+//! And which tool calls the default level logs at all: acts and failures, not routine reads.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -95,4 +96,40 @@ async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
             "{args:?} {env:?}: a full session id reached the log:\n{log}"
         );
     }
+}
+
+/// At the default level (`info`) a read that went well leaves no `tool call` line (a busy
+/// Mac serves thousands a second), while an act and a failed read each leave one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routine_reads_are_logged_at_debug_and_acts_and_failures_at_info() {
+    let server = Axgate::serve(&["--backend", "demo"]);
+    let mut c = Client {
+        http: reqwest::Client::new(),
+        url: server.url.clone(),
+        session: None,
+        next_id: 1,
+    };
+    c.initialize().await;
+    let listed = c.call("list_apps", json!({})).await;
+    assert_eq!(listed["isError"], false, "{listed}");
+    let missing = c.call("get_tree", json!({"app": "Photoshop"})).await;
+    assert_eq!(missing["isError"], true, "{missing}");
+    let set = c
+        .call(
+            "set_value",
+            json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "value": "x"}),
+        )
+        .await;
+    assert_eq!(set["isError"], false, "{set}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = server.log();
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains("tool call")).collect();
+    let of = |tool: &str| lines.iter().filter(|l| l.contains(tool)).count();
+    assert_eq!(
+        of("list_apps"),
+        0,
+        "a routine read was logged at info:\n{log}"
+    );
+    assert_eq!(of("get_tree"), 1, "a failed read was not logged:\n{log}");
+    assert_eq!(of("set_value"), 1, "an act was not logged:\n{log}");
 }
