@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::ax::Engine;
 use crate::fleet::Fleet;
+use crate::mcp::AxServer;
 use crate::mcp::admin::{CapacitySummary, SessionAdmin, SessionSummary};
 use crate::mcp::context::LeaseBook;
 use crate::mcp::direct::Direct;
@@ -18,7 +19,7 @@ pub(crate) struct LeasePins {
     pub(crate) engine: Arc<Engine>,
     pub(crate) fleet: Arc<Fleet>,
     /// Not a pin: told when a session ends, like the others.
-    pub(crate) direct: Arc<Direct>,
+    pub(crate) direct: Arc<Direct<AxServer>>,
 }
 
 impl Pins for LeasePins {

@@ -65,7 +65,7 @@ pub struct AppState {
     /// The capacity signal for balancers: draining and exclusive mode (`crate::fleet`).
     pub fleet: Arc<Fleet>,
     /// Initialized sessions whose read-only calls skip rmcp's per-request tasks.
-    pub direct: Arc<Direct>,
+    pub direct: Arc<Direct<AxServer>>,
 }
 
 impl AppState {

@@ -28,6 +28,7 @@ use serde_json::Value;
 use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::AxServer;
 use crate::mcp::context::Notices;
 use crate::mcp::direct::{Direct, Handler};
 use crate::mcp::tools::{self, Effect};
@@ -39,7 +40,7 @@ const STANDARD_HEADERS: &str = "2026-07-28";
 
 /// What the direct path needs from the server.
 pub struct DirectPath {
-    pub calls: Arc<Direct>,
+    pub calls: Arc<Direct<AxServer>>,
     pub events: Arc<EventLog>,
     pub registry: Arc<SessionRegistry>,
     /// `server.sse_keep_alive`: a comment line after this long without an event.
@@ -54,7 +55,7 @@ pub struct DirectPath {
 
 /// A call this path will answer: everything checked, its stream open.
 pub struct Prepared {
-    handler: Handler,
+    handler: Handler<AxServer>,
     session: String,
     id: RequestId,
     key: String,
@@ -65,20 +66,20 @@ pub struct Prepared {
 
 impl DirectPath {
     /// The call, when this path answers it (`None`: rmcp does). `key` is the request id as
-    /// JSON text, already claimed in the session by the intake layer.
+    /// JSON text, already claimed in the session by the intake layer; `version` the
+    /// request's `MCP-Protocol-Version` header as rmcp will see it.
     pub fn prepare(
         &self,
         session: &str,
         parts: &http::request::Parts,
-        id: &Value,
-        key: &str,
+        version: Option<&http::HeaderValue>,
+        (id, key): (&Value, &str),
         params: Option<&Value>,
     ) -> Option<Prepared> {
         let params = params?;
         if params.get("_meta").is_some() || !plain_accept(&parts.headers) {
             return None;
         }
-        let version = parts.headers.get(crate::http::intake::VERSION_HEADER);
         if version.is_some_and(|v| v.to_str().map_or(true, |v| v >= STANDARD_HEADERS)) {
             return None;
         }

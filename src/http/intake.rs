@@ -46,7 +46,7 @@ use crate::audit::Audit;
 use crate::fleet::{Fleet, Refusal};
 use crate::http::auth::{Auth, Principal};
 use crate::http::direct::DirectPath;
-use crate::http::scope::tool_scope;
+use crate::http::scope::{Scope, tool_scope};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
@@ -78,6 +78,15 @@ pub struct Intake {
     pub fleet: Arc<Fleet>,
     /// Read-only tool calls answered without rmcp's per-request tasks.
     pub direct: DirectPath,
+}
+
+impl Intake {
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            auth: self.auth.as_ref(),
+            audit: self.audit.as_ref(),
+        }
+    }
 }
 
 /// A JSON-RPC error response with an HTTP status.
@@ -341,8 +350,14 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         None
     };
     if method == "tools/call"
-        && let Some(refused) =
-            tool_scope(&intake, &parts, session.as_deref(), &id, params.as_ref()).await
+        && let Some(refused) = tool_scope(
+            &intake.scope(),
+            &parts,
+            session.as_deref(),
+            &id,
+            params.as_ref(),
+        )
+        .await
     {
         return refused;
     }
@@ -371,9 +386,10 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     }
     let direct = match (&claimed, &id) {
         (Some((session, key)), Some(id)) if method == "tools/call" => {
+            let version = parts.headers.get(VERSION_HEADER);
             intake
                 .direct
-                .prepare(session, &parts, id, key, params.as_ref())
+                .prepare(session, &parts, version, (id, key), params.as_ref())
         }
         _ => None,
     };
@@ -542,8 +558,14 @@ async fn serve_sessionless(
         return fleet_refusal(&intake.fleet, message.id.clone(), &refusal);
     }
     if message.method == "tools/call"
-        && let Some(refused) =
-            tool_scope(intake, &parts, None, &message.id, message.params.as_ref()).await
+        && let Some(refused) = tool_scope(
+            &intake.scope(),
+            &parts,
+            None,
+            &message.id,
+            message.params.as_ref(),
+        )
+        .await
     {
         return refused;
     }

@@ -5,9 +5,15 @@
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
-use super::intake::Intake;
-use crate::audit::{AuditEvent, Outcome, session_tag};
-use crate::http::auth::{Failure, Principal, Reason};
+use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
+use crate::http::auth::{Auth, Failure, Principal, Reason};
+
+/// What the check needs: the authorisation (none when auth is off: nothing is refused) and
+/// where refusals are recorded.
+pub struct Scope<'a> {
+    pub auth: Option<&'a std::sync::Arc<Auth>>,
+    pub audit: Option<&'a Audit>,
+}
 
 /// A `tools/call` of a known tool beyond the principal's scope: 403 with an
 /// `insufficient_scope` challenge naming the scope (so a client can step up) and a JSON-RPC
@@ -15,13 +21,13 @@ use crate::http::auth::{Failure, Principal, Reason};
 /// shows the body, not the header, says what to fix), and a denied line in the audit trail.
 /// `None` lets the call through.
 pub async fn tool_scope(
-    intake: &Intake,
+    scope: &Scope<'_>,
     parts: &http::request::Parts,
     session: Option<&str>,
     id: &Option<Value>,
     params: Option<&Value>,
 ) -> Option<Response> {
-    let auth = intake.auth.as_ref()?;
+    let auth = scope.auth?;
     let principal = parts.extensions.get::<Principal>()?;
     let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
     let def = crate::mcp::tools::find_def(name)?;
@@ -31,7 +37,7 @@ pub async fn tool_scope(
     }
     tracing::warn!(principal = %principal.key(), tool = name, needed = %needed, "tool call refused: insufficient scope");
     auth.count(Reason::InsufficientScope);
-    if let Some(audit) = &intake.audit {
+    if let Some(audit) = scope.audit {
         let mut event = AuditEvent::new(name, Outcome::Denied);
         event.principal = principal.key().to_owned();
         event.session = session.map(session_tag);

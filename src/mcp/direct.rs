@@ -24,7 +24,7 @@
 //! references to the session's state: it never keeps a session alive.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, ClientRequest, RequestId, ServerJsonRpcMessage,
@@ -33,37 +33,46 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{RoleServer, Service};
 use tokio_util::sync::CancellationToken;
 
-use super::context::{Notices, SessionState};
-use super::server::{AxServer, Shared};
+use super::context::Notices;
 
-/// The sessions whose read-only tool calls may take the direct path.
-#[derive(Default)]
-pub struct Direct {
-    sessions: Mutex<HashMap<String, Arc<Entry>>>,
+/// The sessions whose read-only tool calls may take the direct path, with handlers of type
+/// `H` (the server's `AxServer`).
+pub struct Direct<H> {
+    sessions: Mutex<HashMap<String, Arc<Entry<H>>>>,
 }
 
+/// Rebuilds a session's handler from what it holds weakly; `None` once the session is gone.
+pub type Revive<H> = Box<dyn Fn() -> Option<H> + Send + Sync>;
+
 /// One initialized session: how to rebuild its handler, and its running direct calls.
-struct Entry {
-    shared: Weak<Shared>,
-    session: Weak<SessionState>,
+struct Entry<H> {
+    revive: Revive<H>,
     peer: Peer<RoleServer>,
     /// Request id (as JSON text) → the call's cancellation token.
     running: Mutex<HashMap<String, CancellationToken>>,
 }
 
 /// A session's handler, ready to run one call ([`Direct::handler`]).
-pub struct Handler {
-    server: AxServer,
+pub struct Handler<H> {
+    server: H,
     peer: Peer<RoleServer>,
-    entry: Arc<Entry>,
+    entry: Arc<Entry<H>>,
 }
 
-impl Direct {
-    /// The session `id` is initialized: its calls may take the direct path.
-    pub(super) fn register(&self, id: &str, server: &AxServer, peer: Peer<RoleServer>) {
+impl<H> Default for Direct<H> {
+    fn default() -> Self {
+        Direct {
+            sessions: Mutex::default(),
+        }
+    }
+}
+
+impl<H: Service<RoleServer> + Send + Sync + 'static> Direct<H> {
+    /// The session `id` is initialized: its calls may take the direct path. `revive` must
+    /// hold the session's state weakly: this registry never keeps a session alive.
+    pub fn register(&self, id: &str, revive: Revive<H>, peer: Peer<RoleServer>) {
         let entry = Arc::new(Entry {
-            shared: Arc::downgrade(&server.shared),
-            session: Arc::downgrade(&server.session),
+            revive,
             peer,
             running: Mutex::default(),
         });
@@ -99,33 +108,32 @@ impl Direct {
     }
 
     /// The handler of session `id`, when the session is initialized and alive.
-    pub fn handler(&self, id: &str) -> Option<Handler> {
+    pub fn handler(&self, id: &str) -> Option<Handler<H>> {
         let entry = self.lock().get(id).cloned()?;
-        let (Some(shared), Some(session)) = (entry.shared.upgrade(), entry.session.upgrade())
-        else {
+        let Some(server) = (entry.revive)() else {
             // Its worker ended without the session being closed: rmcp answers.
             self.lock().remove(id);
             return None;
         };
         Some(Handler {
-            server: AxServer::resume(shared, session),
+            server,
             peer: entry.peer.clone(),
             entry,
         })
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry<H>>>> {
         self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-impl Entry {
+impl<H> Entry<H> {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-impl Handler {
+impl<H: Service<RoleServer> + Send + Sync + 'static> Handler<H> {
     /// Runs `tools/call` request `id` (`key`: the id as JSON text) on a task of its own, as
     /// rmcp's loop would, with `parts` in the context's extensions, and hands its response
     /// (result or JSON-RPC error) to `deliver`; the call's notifications go to `notices`.

@@ -30,7 +30,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::admin::Admin;
 use super::cache::{self, Cacheable as _, STATIC};
 use super::context::{LeaseBook, Notices, SessionState, Sessionless, ToolCtx};
-use super::direct::Direct;
+use super::direct::{Direct, Revive};
 use super::gate;
 use super::input_required::{self, Call, Confirmations};
 use super::listens::Listens;
@@ -78,7 +78,7 @@ pub struct Shared {
     pub tasks: Arc<TaskStore>,
     /// Sessions whose read-only calls skip rmcp's per-request tasks (`direct.rs`); `None`
     /// where there is no HTTP session (stdio).
-    pub direct: Option<Arc<Direct>>,
+    pub direct: Option<Arc<Direct<AxServer>>>,
 }
 
 #[derive(Clone)]
@@ -122,13 +122,18 @@ impl AxServer {
         }
     }
 
-    /// The handler of a session from its parts (the direct path's registry keeps them).
-    pub(super) fn resume(shared: Arc<Shared>, session: Arc<SessionState>) -> Self {
-        AxServer {
-            engine: shared.engine.clone(),
-            shared,
-            session,
-        }
+    /// Rebuilds this session's handler from weak references to its parts, while the
+    /// session lives (what the direct path's registry keeps, `direct.rs`).
+    fn revive(&self) -> Revive<AxServer> {
+        let (shared, session) = (Arc::downgrade(&self.shared), Arc::downgrade(&self.session));
+        Box::new(move || {
+            let shared = shared.upgrade()?;
+            Some(AxServer {
+                engine: shared.engine.clone(),
+                shared,
+                session: session.upgrade()?,
+            })
+        })
     }
 
     /// An audit event for a call, with who, where and which app filled in.
@@ -211,7 +216,7 @@ impl ServerHandler for AxServer {
             .and_then(|p| p.headers.get("mcp-session-id"))
             .and_then(|v| v.to_str().ok());
         if let (Some(direct), Some(id)) = (&self.shared.direct, session) {
-            direct.register(id, self, context.peer);
+            direct.register(id, self.revive(), context.peer);
         }
     }
 
