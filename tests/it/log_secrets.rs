@@ -20,13 +20,18 @@ fn secret(what: &str) -> String {
     format!("{what}{nanos:x}zq")
 }
 
-async fn drive(server: &Axgate) -> (Vec<String>, String) {
-    let mut c = Client {
+/// A raw client of the spawned server.
+fn client_of(server: &Axgate) -> Client {
+    Client {
         http: reqwest::Client::new(),
         url: server.url.clone(),
         session: None,
         next_id: 1,
-    };
+    }
+}
+
+async fn drive(server: &Axgate) -> (Vec<String>, String) {
+    let mut c = client_of(server);
     c.initialize().await;
     let session = c.session.clone().expect("a session id");
     let (password, typed, clip) = (secret("pw"), secret("typed"), secret("clip"));
@@ -103,12 +108,7 @@ async fn no_secret_or_session_id_in_logs_at_trace_level_or_with_rust_log() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routine_reads_are_logged_at_debug_and_acts_and_failures_at_info() {
     let server = Axgate::serve(&["--backend", "demo"]);
-    let mut c = Client {
-        http: reqwest::Client::new(),
-        url: server.url.clone(),
-        session: None,
-        next_id: 1,
-    };
+    let mut c = client_of(&server);
     c.initialize().await;
     let listed = c.call("list_apps", json!({})).await;
     assert_eq!(listed["isError"], false, "{listed}");
