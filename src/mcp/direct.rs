@@ -98,15 +98,6 @@ impl<H: Service<RoleServer> + Send + Sync + 'static> Direct<H> {
         }
     }
 
-    /// Sessions registered (bounded by `sessions.max`: one entry per live session).
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The handler of session `id`, when the session is initialized and alive.
     pub fn handler(&self, id: &str) -> Option<Handler<H>> {
         let entry = self.lock().get(id).cloned()?;
