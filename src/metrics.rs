@@ -50,6 +50,8 @@ pub struct Families {
     pub mcp_requests: IntCounterVec,
     /// `tools/call` requests answered without rmcp's per-request tasks (`http::direct`).
     pub direct_calls: IntCounter,
+    /// Of those, the calls done within the hold: answered in one write (`http::direct`).
+    pub direct_whole: IntCounter,
     pub tool_calls: IntCounterVec,
     pub tool_duration: HistogramVec,
     pub backend_round_trips: HistogramVec,
@@ -287,6 +289,11 @@ impl Metrics {
             direct_calls: plain_counter(
                 "axgate_mcp_direct_calls_total",
                 "Read-only tools/call requests answered without rmcp's per-request tasks.",
+            )?,
+            direct_whole: plain_counter(
+                "axgate_mcp_direct_calls_whole_total",
+                "Direct tools/call requests done within the hold, answered in one write \
+                 (headers, priming event and response together).",
             )?,
             tool_calls: counter(
                 r,

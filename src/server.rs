@@ -334,6 +334,7 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
             retry: server.sse_retry,
             shutdown: state.shutdown.clone(),
             counted: state.metrics.direct_calls.clone(),
+            whole: state.metrics.direct_whole.clone(),
         },
     });
     let in_flight = Arc::new(InFlight::new(server.max_in_flight, state.metrics.clone()));

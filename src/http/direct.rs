@@ -1,9 +1,10 @@
 //! The HTTP side of the direct path (`mcp::direct`): a read-only `tools/call` in an
 //! initialized session is answered here, without rmcp's per-request tasks. The request's
 //! stream is opened in the event log exactly as rmcp's worker opens one (priming event,
-//! bound to the session, registered for the request id), the call runs on a task of its
-//! own, and the response body is that stream written as the log stored it: one SSE event
-//! per stored event, the JSON put on the wire as it is, never serialized again.
+//! bound to the session, registered for the request id), the call is polled by the
+//! response body itself, in the connection's task ([`Inline`]), and the body is that stream
+//! written as the log stored it: one SSE event per stored event, the JSON put on the wire
+//! as it is, never serialized again.
 //!
 //! Everything else goes to rmcp unchanged, and so does any request this path is not sure to
 //! answer as rmcp would: a request with `_meta` (progress tokens, per-request revisions), a
@@ -20,13 +21,14 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::response::Response;
-use futures::StreamExt;
+use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
+use hyper::body::Frame;
 use rmcp::model::{CallToolRequestParams, RequestId, ServerJsonRpcMessage};
 use serde::Deserialize;
 use serde_json::Value;
-use sse_stream::{KeepAlive, Sse, SseBody};
-use tokio_util::sync::CancellationToken;
+use sse_stream::Sse;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use crate::mcp::AxServer;
 use crate::mcp::context::Notices;
@@ -34,6 +36,10 @@ use crate::mcp::direct::{Direct, Handler};
 use crate::mcp::tools::{self, Effect};
 use crate::session::events::{From, Wire};
 use crate::session::{EventLog, SessionRegistry};
+
+/// How long a call may take and still be answered in one write, headers and all. A call
+/// that takes longer gets its headers and priming event now, and its response when done.
+const HOLD: Duration = Duration::from_millis(5);
 
 /// The first revision whose standard headers rmcp checks against the body.
 const STANDARD_HEADERS: &str = "2026-07-28";
@@ -51,6 +57,8 @@ pub struct DirectPath {
     pub shutdown: CancellationToken,
     /// `axgate_mcp_direct_calls_total`.
     pub counted: prometheus::IntCounter,
+    /// `axgate_mcp_direct_calls_whole_total`: the calls done within [`HOLD`].
+    pub whole: prometheus::IntCounter,
 }
 
 /// A call this path will answer: everything checked, its stream open.
@@ -103,8 +111,9 @@ impl DirectPath {
         })
     }
 
-    /// Starts the call and answers with its stream.
-    pub fn run(&self, call: Prepared, parts: http::request::Parts) -> Response {
+    /// Starts the call and answers with its stream. A call done within [`HOLD`] is answered
+    /// whole: headers, priming event and response leave in one write.
+    pub async fn run(&self, call: Prepared, parts: http::request::Parts) -> Response {
         self.counted.inc();
         // The session's own stream, as rmcp's worker names it.
         let (events, common) = (self.events.clone(), format!("{}:common", call.session));
@@ -114,18 +123,32 @@ impl DirectPath {
         let events = self.events.clone();
         let name = call.name;
         let (id, key, params) = (call.id, call.key, call.params);
-        call.handler
-            .spawn(id, key, params, parts, notices, move |message| {
+        let run = call
+            .handler
+            .call(id, key, params, parts, notices, move |message| {
                 events.deliver(&name, message);
             });
-        let shutdown = self.shutdown.clone();
-        let events = self
-            .events
-            .tail_wire(call.stream, From::Start)
-            .map(|wire| Ok::<_, Infallible>(sse(wire)))
-            .take_until(async move { shutdown.cancelled().await });
-        let body = SseBody::new(events)
-            .with_keep_alive::<Tick>(KeepAlive::new().interval(self.keep_alive));
+        let mut run = Call(Some(Box::pin(run)));
+        // One clock per response: first the hold, then the keep-alive.
+        let mut clock = Box::pin(tokio::time::sleep(HOLD));
+        let whole = std::future::poll_fn(|cx| {
+            if run.poll(cx).is_ready() {
+                return Poll::Ready(true);
+            }
+            clock.as_mut().poll(cx).map(|()| false)
+        })
+        .await;
+        if whole {
+            self.whole.inc();
+        }
+        let body = Stream {
+            call: run,
+            tail: self.events.tail_wire(call.stream, From::Start),
+            shutdown: self.shutdown.clone().cancelled_owned(),
+            clock,
+            quiet_since: tokio::time::Instant::now(),
+            keep_alive: self.keep_alive,
+        };
         let mut response = Response::new(Body::new(body));
         *response.status_mut() = StatusCode::OK;
         let headers = response.headers_mut();
@@ -144,6 +167,91 @@ impl DirectPath {
         if let Some(request) = params.and_then(|p| p.get("requestId")) {
             self.calls.cancel(session, &request.to_string());
         }
+    }
+}
+
+/// A direct call, polled by whoever holds it: first the request's own task (up to
+/// [`HOLD`]), then the response body. No task is spawned for it, unless it is still running
+/// when dropped (the client left, the server shuts down): then it finishes on a task of its
+/// own and its response is stored for a `Last-Event-ID` resume, as any call in rmcp's hands
+/// would be.
+struct Call(Option<Pin<Box<dyn Future<Output = ()> + Send>>>);
+
+impl Call {
+    /// Ready once the call has ended (and stored its response).
+    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let Some(call) = self.0.as_mut() else {
+            return Poll::Ready(());
+        };
+        let done = call.as_mut().poll(cx);
+        if done.is_ready() {
+            self.0 = None;
+        }
+        done
+    }
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        if let Some(call) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(call);
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The response body: the request's stream as the log stored it, one SSE event per
+    /// stored event, with the call polled in front of it; a keep-alive comment after
+    /// `keep_alive` without an event; the end at shutdown.
+    struct Stream<S> {
+        call: Call,
+        #[pin]
+        tail: S,
+        #[pin]
+        shutdown: WaitForCancellationFutureOwned,
+        clock: Pin<Box<tokio::time::Sleep>>,
+        quiet_since: tokio::time::Instant,
+        keep_alive: Duration,
+    }
+}
+
+impl<S: futures::Stream<Item = Wire>> http_body::Body for Stream<S> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = self.project();
+        // Ready or not, the tail says what there is to send.
+        let _ = this.call.poll(cx);
+        match this.tail.poll_next(cx) {
+            Poll::Ready(Some(wire)) => {
+                *this.quiet_since = tokio::time::Instant::now();
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from(sse(wire))))));
+            }
+            Poll::Ready(None) => return Poll::Ready(None),
+            Poll::Pending => {}
+        }
+        if this.shutdown.poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        // The clock is only moved when it rings: an event does not reset it.
+        while this.clock.as_mut().poll(cx).is_ready() {
+            let due = *this.quiet_since + *this.keep_alive;
+            if due <= tokio::time::Instant::now() {
+                *this.quiet_since = tokio::time::Instant::now();
+                this.clock
+                    .as_mut()
+                    .reset(*this.quiet_since + *this.keep_alive);
+                return Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(b":\n\n")))));
+            }
+            this.clock.as_mut().reset(due);
+        }
+        Poll::Pending
     }
 }
 
@@ -176,29 +284,6 @@ fn plain_accept(headers: &http::HeaderMap) -> bool {
         }
     }
     json && sse
-}
-
-/// The keep-alive clock of the SSE body.
-struct Tick(Pin<Box<tokio::time::Sleep>>);
-
-impl Future for Tick {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.0.as_mut().poll(cx)
-    }
-}
-
-impl sse_stream::Timer for Tick {
-    fn reset(mut self: Pin<&mut Self>, instant: std::time::Instant) {
-        self.0
-            .as_mut()
-            .reset(tokio::time::Instant::from_std(instant));
-    }
-
-    fn from_duration(duration: Duration) -> Self {
-        Tick(Box::pin(tokio::time::sleep(duration)))
-    }
 }
 
 #[cfg(test)]

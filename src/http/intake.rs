@@ -394,7 +394,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         _ => None,
     };
     let response = match direct {
-        Some(call) => intake.direct.run(call, parts),
+        Some(call) => intake.direct.run(call, parts).await,
         None => {
             next.run(Request::from_parts(parts, Body::from(bytes)))
                 .await

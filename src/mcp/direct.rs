@@ -24,6 +24,7 @@
 //! references to the session's state: it never keeps a session alive.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
@@ -125,10 +126,15 @@ impl<H> Entry<H> {
 }
 
 impl<H: Service<RoleServer> + Send + Sync + 'static> Handler<H> {
-    /// Runs `tools/call` request `id` (`key`: the id as JSON text) on a task of its own, as
-    /// rmcp's loop would, with `parts` in the context's extensions, and hands its response
-    /// (result or JSON-RPC error) to `deliver`; the call's notifications go to `notices`.
-    pub fn spawn(
+    /// Runs `tools/call` request `id` (`key`: the id as JSON text) as rmcp's loop would,
+    /// with `parts` in the context's extensions, and hands its response (result or JSON-RPC
+    /// error) to `deliver`; the call's notifications go to `notices`.
+    ///
+    /// The caller polls the returned future where it likes: `http::direct` polls it in the
+    /// connection's own task, so a read that is done at once needs no task of its own. The
+    /// call counts as running (`notifications/cancelled` reaches it) from now until the
+    /// future ends or is dropped.
+    pub fn call(
         self,
         id: RequestId,
         key: String,
@@ -136,7 +142,7 @@ impl<H: Service<RoleServer> + Send + Sync + 'static> Handler<H> {
         parts: http::request::Parts,
         notices: Notices,
         deliver: impl FnOnce(ServerJsonRpcMessage) + Send + 'static,
-    ) {
+    ) -> impl Future<Output = ()> + Send + 'static {
         let token = CancellationToken::new();
         self.entry.running().insert(key.clone(), token.clone());
         let mut context = RequestContext::new(id.clone(), self.peer);
@@ -144,18 +150,35 @@ impl<H: Service<RoleServer> + Send + Sync + 'static> Handler<H> {
         context.extensions.insert(parts);
         context.extensions.insert(notices);
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let (server, entry) = (self.server, self.entry);
-        tokio::spawn(async move {
+        let server = self.server;
+        let running = Running {
+            entry: self.entry,
+            key,
+        };
+        async move {
             let response = match server.handle_request(request, context).await {
                 Ok(result) => ServerJsonRpcMessage::response(result, id),
                 Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
             };
-            entry.running().remove(&key);
+            drop(running);
             // A cancelled request gets no response (the event log ends its stream); nor
             // does one of a session that ended.
             if !token.is_cancelled() {
                 deliver(response);
             }
-        });
+        }
+    }
+}
+
+/// A direct call's place in its session's running calls, given back when the call ends,
+/// however it ends.
+struct Running<H> {
+    entry: Arc<Entry<H>>,
+    key: String,
+}
+
+impl<H> Drop for Running<H> {
+    fn drop(&mut self) {
+        self.entry.running().remove(&self.key);
     }
 }

@@ -2,14 +2,16 @@
 //! initialized session are answered without rmcp's per-request tasks, on a stream the event
 //! log opened itself; everything else still goes through rmcp. Asserted over HTTP: which
 //! calls take it (its counter), that its stream looks like rmcp's (priming event with a
-//! reconnect hint, then the response) and replays like one, and that a cancellation or the
-//! end of the session stops a call running on it.
+//! reconnect hint, then the response) and replays like one, that a cancellation or the
+//! end of the session stops a call running on it, that a quick read is answered in one
+//! write while a long one gets its priming event at once, and that a call whose client left
+//! still ends and is kept for a resume.
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{Client, SseReader, TestServer, parse_sse, response_of, scrape};
+use crate::support::{Client, SseReader, TestServer, metric, parse_sse, response_of, scrape};
 
 const DIRECT: &str = "axgate_mcp_direct_calls_total";
 
@@ -248,4 +250,82 @@ async fn ending_the_session_stops_its_direct_calls() {
         .await
         .unwrap();
     assert_eq!(again.status(), 404);
+}
+
+const WHOLE: &str = "axgate_mcp_direct_calls_whole_total";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_quick_read_is_answered_whole_and_a_long_one_streams_and_outlives_its_client() {
+    let server = TestServer::start().await;
+    let mut c = server.client();
+    c.initialize().await;
+    first_direct_call(&server, &mut c).await;
+
+    // A quick read is done within the hold and answered in one write. A loaded machine may
+    // take longer now and then, so one of twenty is enough.
+    let before = metric(&server, WHOLE).await;
+    for _ in 0..20 {
+        let apps = c.call("list_apps", json!({})).await;
+        assert!(apps["structuredContent"]["apps"].is_array(), "{apps}");
+        if metric(&server, WHOLE).await > before {
+            break;
+        }
+    }
+    assert!(
+        metric(&server, WHOLE).await > before,
+        "no list_apps was answered whole"
+    );
+
+    // A long read gets its headers and priming event while it runs, not when it ends.
+    let whole = metric(&server, WHOLE).await;
+    let field = r#"window[0]/text_field["Name"]"#;
+    let body = json!({"jsonrpc": "2.0", "id": 700, "method": "tools/call",
+        "params": {"name": "wait_for", "arguments": {
+            "app": "Form", "target": field, "condition": "value_equals", "value": "late",
+            "timeout_ms": 60000}}});
+    let resp = c.post(&body).send().await.expect("wait_for");
+    assert_eq!(resp.status(), 200);
+    let mut reader = SseReader::new(resp);
+    let events = reader
+        .until(Duration::from_secs(10), |e| e.id.is_some())
+        .await;
+    let priming = events
+        .iter()
+        .find_map(|e| e.id.clone())
+        .expect("the priming event arrives while the call runs");
+    assert_eq!(calls_of(&server, "wait_for").await, 0.0, "still running");
+
+    // The client leaves; the call goes on, and its response is kept for a resume.
+    drop(reader);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let set = c
+        .call(
+            "set_value",
+            json!({"app": "Form", "target": field, "value": "late"}),
+        )
+        .await;
+    assert_ne!(set["isError"], json!(true), "{set}");
+    wait_ended(&server).await;
+    let resumed = c
+        .get()
+        .header("last-event-id", &priming)
+        .send()
+        .await
+        .expect("resume");
+    assert_eq!(resumed.status(), 200);
+    let text = tokio::time::timeout(Duration::from_secs(10), resumed.text())
+        .await
+        .expect("the resumed stream ends after the response")
+        .expect("body");
+    let response = response_of(&parse_sse(&text), 700).expect("the response, after a resume");
+    assert_eq!(
+        response["result"]["structuredContent"]["satisfied"],
+        json!(true),
+        "{response}"
+    );
+    assert_eq!(
+        metric(&server, WHOLE).await,
+        whole,
+        "the long read was not answered whole"
+    );
 }
