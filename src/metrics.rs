@@ -27,6 +27,8 @@ pub struct EngineMetrics {
     pub worker_queue_wait: Histogram,
     /// Calls refused because their app's worker queue was full (`busy`, reason `app_queue`).
     pub worker_busy: IntCounter,
+    /// App lists a call got from a read another call started after it arrived (`ax::shared`).
+    pub app_lists_shared: IntCounter,
 }
 
 /// Every metric family of the server, shared: a clone is one reference count, not one per
@@ -188,6 +190,11 @@ impl Metrics {
                 "Backend (accessibility API) call latency by operation.",
                 &["op"],
                 LATENCY,
+            )?,
+            app_lists_shared: plain_counter(
+                "axgate_backend_app_lists_shared_total",
+                "Running-app lists a call got from a read another call started after it \
+                 arrived, without a job of its own on the AX Global worker.",
             )?,
             nodes_walked: plain_counter(
                 "axgate_nodes_walked_total",

@@ -11,6 +11,7 @@ use tokio::sync::broadcast;
 use super::backend::{Backend, ChangeEvent, EventSink, ReadinessCheck, Snapshot, SnapshotRequest};
 use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
+use super::shared::{Got, Shared};
 use super::worker::{CallStats, WorkerConfig, WorkerKey, WorkerPool};
 use crate::metrics::EngineMetrics;
 use crate::policy::apps::AppRules;
@@ -60,6 +61,8 @@ pub struct Engine {
     app_rules: ArcSwap<AppRules>,
     /// Why this backend serves (`platform::Selected::reason`), once the binary says so.
     backend_reason: std::sync::OnceLock<String>,
+    /// The running apps, one read shared by the calls that want it at once.
+    apps: Shared<Vec<AppInfo>>,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -115,6 +118,7 @@ impl Engine {
             input: tokio::sync::Mutex::new(()),
             leases: Mutex::new(HashMap::new()),
             app_rules: ArcSwap::from_pointee(AppRules::default()),
+            apps: Shared::default(),
             backend_reason: std::sync::OnceLock::new(),
         })
     }
@@ -318,20 +322,27 @@ impl Engine {
     /// The running apps the app policy lets be used; denied apps are not shown.
     pub async fn list_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
         let rules = self.app_rules.load();
-        let mut apps = self.all_apps(stats).await?;
-        apps.retain(|app| rules.check_app(app).is_ok());
-        Ok(apps)
+        let apps = self.all_apps(stats).await?;
+        Ok(apps
+            .iter()
+            .filter(|app| rules.check_app(app).is_ok())
+            .cloned()
+            .collect())
     }
 
     /// Every running app, denied ones included (never shown to a caller).
-    pub(super) async fn running_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
+    pub(super) async fn running_apps(
+        &self,
+        stats: &CallStats,
+    ) -> Result<Arc<Vec<AppInfo>>, AxError> {
         self.all_apps(stats).await
     }
 
-    /// Every running app, denied ones included.
-    async fn all_apps(&self, stats: &CallStats) -> Result<Vec<AppInfo>, AxError> {
-        self.pool
-            .call(
+    /// Every running app, denied ones included: read by the Global worker after this call
+    /// began, shared with the calls that want it at the same time (`ax::shared`).
+    async fn all_apps(&self, stats: &CallStats) -> Result<Arc<Vec<AppInfo>>, AxError> {
+        let read = || {
+            self.pool.call(
                 WorkerKey::Global,
                 "backend",
                 "list_apps",
@@ -339,7 +350,12 @@ impl Engine {
                 stats,
                 |b, ctx| b.list_apps(ctx),
             )
-            .await
+        };
+        let (apps, got) = self.apps.get(read).await;
+        if got == Got::Shared {
+            self.metrics.app_lists_shared.inc();
+        }
+        apps
     }
 
     /// Finds the one running app named by `query`: a pid, a bundle id, or a name
@@ -350,7 +366,8 @@ impl Engine {
         let rules = self.app_rules.load();
         let apps = self.all_apps(stats).await?;
         let (usable, denied): (Vec<AppInfo>, Vec<AppInfo>) = apps
-            .into_iter()
+            .iter()
+            .cloned()
             .partition(|app| rules.check_app(app).is_ok());
         match pick_app(query, usable) {
             Err(AxError::AppNotFound { available, .. }) => match pick_app(query, denied) {

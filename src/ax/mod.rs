@@ -16,6 +16,7 @@ pub mod keys;
 pub mod launch;
 pub mod model;
 mod region;
+pub mod shared;
 /// The element path grammar (in `axgate_parse`, which is fuzzed on its own).
 pub use axgate_parse::element_path as path;
 pub mod tree;

@@ -17,11 +17,11 @@ impl Engine {
         stats: &CallStats,
     ) -> Result<(), AxError> {
         let rules = self.app_rules();
-        for app in self.running_apps(stats).await? {
-            let Err(denial) = rules.check_app(&app) else {
+        for app in self.running_apps(stats).await?.iter() {
+            let Err(denial) = rules.check_app(app) else {
                 continue;
             };
-            let windows = self.list_windows(&app, stats).await?;
+            let windows = self.list_windows(app, stats).await?;
             let shown = windows
                 .iter()
                 .filter(|w| !w.minimized)
