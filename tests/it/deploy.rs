@@ -17,6 +17,7 @@ const METRICS: &[&str] = &[
     "axgate_mcp_requests_total",
     "axgate_mcp_direct_calls_total",
     "axgate_mcp_direct_calls_whole_total",
+    "axgate_backend_app_lists_shared_total",
     "axgate_tool_calls_total",
     "axgate_tool_call_duration_seconds",
     "axgate_backend_call_duration_seconds",
