@@ -44,6 +44,23 @@ async fn first_direct_call(server: &TestServer, c: &mut Client) -> String {
     panic!("no list_apps call took the direct path");
 }
 
+/// The events of a `Last-Event-ID` resume after `last`, read until the stream ends (the
+/// request's response ends it).
+async fn resume(c: &Client, last: &str) -> Vec<crate::support::Event> {
+    let resumed = c
+        .get()
+        .header("last-event-id", last)
+        .send()
+        .await
+        .expect("resume");
+    assert_eq!(resumed.status(), 200);
+    let text = tokio::time::timeout(Duration::from_secs(10), resumed.text())
+        .await
+        .expect("the resumed stream ends after the response")
+        .expect("body");
+    parse_sse(&text)
+}
+
 /// The count of finished calls of `tool`, any outcome.
 async fn calls_of(server: &TestServer, tool: &str) -> f64 {
     let text = scrape(server.addr, None).await;
@@ -83,19 +100,8 @@ async fn read_only_calls_take_the_direct_path_and_the_rest_go_through_rmcp() {
     assert!(apps.iter().any(|a| a["name"] == "Form"), "{response}");
 
     // The stream is in the log: resuming after the priming event replays the response.
-    let resumed = c
-        .get()
-        .header("last-event-id", &priming)
-        .send()
-        .await
-        .expect("resume");
-    assert_eq!(resumed.status(), 200);
-    let replay = tokio::time::timeout(Duration::from_secs(10), resumed.text())
-        .await
-        .expect("the replay of a finished stream ends")
-        .expect("body");
-    let replayed = parse_sse(&replay);
-    assert_eq!(replayed.len(), 1, "{replay}");
+    let replayed = resume(&c, &priming).await;
+    assert_eq!(replayed.len(), 1, "{replayed:?}");
     assert_eq!(replayed[0].id.as_deref(), Some(answer.as_str()));
     assert_eq!(replayed[0].json(), Some(response.clone()));
 
@@ -306,18 +312,8 @@ async fn a_quick_read_is_answered_whole_and_a_long_one_streams_and_outlives_its_
         .await;
     assert_ne!(set["isError"], json!(true), "{set}");
     wait_ended(&server).await;
-    let resumed = c
-        .get()
-        .header("last-event-id", &priming)
-        .send()
-        .await
-        .expect("resume");
-    assert_eq!(resumed.status(), 200);
-    let text = tokio::time::timeout(Duration::from_secs(10), resumed.text())
-        .await
-        .expect("the resumed stream ends after the response")
-        .expect("body");
-    let response = response_of(&parse_sse(&text), 700).expect("the response, after a resume");
+    let response =
+        response_of(&resume(&c, &priming).await, 700).expect("the response, after a resume");
     assert_eq!(
         response["result"]["structuredContent"]["satisfied"],
         json!(true),
