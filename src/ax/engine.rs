@@ -12,7 +12,7 @@ use super::backend::{Backend, ChangeEvent, EventSink, ReadinessCheck, Snapshot, 
 use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
 use super::shared::{Got, Shared};
-use super::worker::{CallStats, WorkerConfig, WorkerKey, WorkerPool};
+use super::worker::{CallStats, REPLY_GRACE, WorkerConfig, WorkerKey, WorkerPool};
 use crate::metrics::EngineMetrics;
 use crate::policy::apps::AppRules;
 
@@ -118,7 +118,7 @@ impl Engine {
             input: tokio::sync::Mutex::new(()),
             leases: Mutex::new(HashMap::new()),
             app_rules: ArcSwap::from_pointee(AppRules::default()),
-            apps: Shared::default(),
+            apps: Shared::new("backend"),
             backend_reason: std::sync::OnceLock::new(),
         })
     }
@@ -351,7 +351,8 @@ impl Engine {
                 |b, ctx| b.list_apps(ctx),
             )
         };
-        let (apps, got) = self.apps.get(read).await;
+        let until = self.deadline() + REPLY_GRACE;
+        let (apps, got) = self.apps.get(until, read).await;
         if got == Got::Shared {
             self.metrics.app_lists_shared.inc();
         }

@@ -12,10 +12,13 @@
 //!
 //! The reader that leads a read may be dropped (its request cancelled): another waiting
 //! caller then starts the read. An error is every waiter's error, as a timeout of the Global
-//! worker would be. The last result stays until the next read (one app list).
+//! worker would be. A caller waits no longer than its own deadline: a hung read ends each
+//! waiter with a timeout when that waiter's time is up, as its own job would have. The last
+//! result stays until the next read (one app list).
 
 use std::future::Future;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use tokio::sync::Notify;
 
@@ -23,6 +26,8 @@ use super::error::AxError;
 
 /// Reads of one kind (`T`: the running apps), shared between concurrent callers.
 pub struct Shared<T> {
+    /// Who makes the reads, as a timeout names it ("backend").
+    what: &'static str,
     state: Mutex<State<T>>,
     /// Rung when a read ends or its leader leaves.
     ended: Notify,
@@ -46,9 +51,11 @@ pub enum Got {
     Shared,
 }
 
-impl<T> Default for Shared<T> {
-    fn default() -> Self {
+impl<T> Shared<T> {
+    /// No read yet; `what` names the reader in a timeout ("backend").
+    pub fn new(what: &'static str) -> Self {
         Shared {
+            what,
             state: Mutex::new(State {
                 started: 0,
                 running: false,
@@ -57,18 +64,18 @@ impl<T> Default for Shared<T> {
             ended: Notify::new(),
         }
     }
-}
 
-impl<T> Shared<T> {
     /// The result of a read that started after this call did: made by `read` when no read
     /// is running (or when the one this caller waited for was abandoned), else the next
-    /// read another caller makes.
-    pub async fn get<F, Fut>(&self, read: F) -> (Result<Arc<T>, AxError>, Got)
+    /// read another caller makes, waited for until `until` (then a timeout). `read` keeps
+    /// its own deadline.
+    pub async fn get<F, Fut>(&self, until: Instant, read: F) -> (Result<Arc<T>, AxError>, Got)
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<T, AxError>>,
     {
         let mut need = None;
+        let arrived = Instant::now();
         let number = loop {
             let ended = self.ended.notified();
             let mut ended = std::pin::pin!(ended);
@@ -89,7 +96,13 @@ impl<T> Shared<T> {
                     break state.started;
                 }
             }
-            ended.await;
+            if tokio::time::timeout_at(until.into(), ended).await.is_err() {
+                let timeout = AxError::Timeout {
+                    app: self.what.to_owned(),
+                    after: arrived.elapsed(),
+                };
+                return (Err(timeout), Got::Shared);
+            }
         };
         let mut lead = Lead {
             shared: self,
@@ -141,6 +154,10 @@ mod tests {
     use std::time::Duration;
     use tokio::sync::oneshot;
 
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
     /// A read that returns its own number once `go` fires, counting reads.
     async fn read(reads: &AtomicU64, go: oneshot::Receiver<()>) -> Result<u64, AxError> {
         let number = reads.fetch_add(1, Ordering::SeqCst) + 1;
@@ -150,12 +167,12 @@ mod tests {
 
     #[tokio::test]
     async fn callers_that_arrive_during_a_read_share_the_next_one_not_that_one() {
-        let shared = Arc::new(Shared::<u64>::default());
+        let shared = Arc::new(Shared::<u64>::new("backend"));
         let reads = Arc::new(AtomicU64::new(0));
         let (first_go, first_wait) = oneshot::channel();
         let first = {
             let (shared, reads) = (shared.clone(), reads.clone());
-            tokio::spawn(async move { shared.get(|| read(&reads, first_wait)).await })
+            tokio::spawn(async move { shared.get(far(), || read(&reads, first_wait)).await })
         };
         while reads.load(Ordering::SeqCst) == 0 {
             tokio::task::yield_now().await;
@@ -168,7 +185,7 @@ mod tests {
             later.push(tokio::spawn(async move {
                 let (go, wait) = oneshot::channel();
                 go.send(()).unwrap();
-                shared.get(|| read(&reads, wait)).await
+                shared.get(far(), || read(&reads, wait)).await
             }));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -193,24 +210,24 @@ mod tests {
 
     #[tokio::test]
     async fn a_caller_alone_reads_every_time() {
-        let shared = Shared::<u64>::default();
+        let shared = Shared::<u64>::new("backend");
         let reads = AtomicU64::new(0);
         for expected in 1..=3 {
             let (go, wait) = oneshot::channel();
             go.send(()).unwrap();
-            let (result, got) = shared.get(|| read(&reads, wait)).await;
+            let (result, got) = shared.get(far(), || read(&reads, wait)).await;
             assert_eq!((*result.unwrap(), got), (expected, Got::Read));
         }
     }
 
     #[tokio::test]
     async fn a_leader_that_leaves_hands_the_read_to_a_waiting_caller() {
-        let shared = Arc::new(Shared::<u64>::default());
+        let shared = Arc::new(Shared::<u64>::new("backend"));
         let reads = Arc::new(AtomicU64::new(0));
         let (_never, stuck) = oneshot::channel::<()>();
         let leader = {
             let (shared, reads) = (shared.clone(), reads.clone());
-            tokio::spawn(async move { shared.get(|| read(&reads, stuck)).await })
+            tokio::spawn(async move { shared.get(far(), || read(&reads, stuck)).await })
         };
         while reads.load(Ordering::SeqCst) == 0 {
             tokio::task::yield_now().await;
@@ -220,7 +237,7 @@ mod tests {
             tokio::spawn(async move {
                 let (go, wait) = oneshot::channel();
                 go.send(()).unwrap();
-                shared.get(|| read(&reads, wait)).await
+                shared.get(far(), || read(&reads, wait)).await
             })
         };
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -234,14 +251,14 @@ mod tests {
 
     #[tokio::test]
     async fn an_error_is_every_waiters_error() {
-        let shared = Arc::new(Shared::<u64>::default());
+        let shared = Arc::new(Shared::<u64>::new("backend"));
         let (go, wait) = oneshot::channel::<()>();
         let started = Arc::new(Notify::new());
         let first = {
             let (shared, started) = (shared.clone(), started.clone());
             tokio::spawn(async move {
                 shared
-                    .get(|| async move {
+                    .get(far(), || async move {
                         started.notify_one();
                         let _ = wait.await;
                         Ok(1)
@@ -254,7 +271,7 @@ mod tests {
         let waiters: Vec<_> = (0..3)
             .map(|_| {
                 let shared = shared.clone();
-                tokio::spawn(async move { shared.get(failing).await })
+                tokio::spawn(async move { shared.get(far(), failing).await })
             })
             .collect();
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -267,5 +284,34 @@ mod tests {
                 AxError::Backend("the worker stopped".into())
             );
         }
+    }
+
+    #[tokio::test]
+    async fn a_waiter_ends_at_its_own_deadline_when_the_read_hangs() {
+        let shared = Arc::new(Shared::<u64>::new("backend"));
+        let reads = Arc::new(AtomicU64::new(0));
+        let (_never, stuck) = oneshot::channel::<()>();
+        let _leader = {
+            let (shared, reads) = (shared.clone(), reads.clone());
+            tokio::spawn(async move { shared.get(far(), || read(&reads, stuck)).await })
+        };
+        while reads.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        let started = Instant::now();
+        let until = started + Duration::from_millis(100);
+        let waiting = shared.get(until, || read(&reads, stuck_read()));
+        let (result, got) = tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("the waiter ends at its deadline, not with the hung read");
+        assert!(matches!(result, Err(AxError::Timeout { .. })), "{result:?}");
+        assert_eq!(got, Got::Shared);
+        assert!(started.elapsed() >= Duration::from_millis(100));
+        assert_eq!(reads.load(Ordering::SeqCst), 1, "it never read itself");
+    }
+
+    /// A read's `go` for a read that never runs (the caller only ever waits).
+    fn stuck_read() -> oneshot::Receiver<()> {
+        oneshot::channel().1
     }
 }

@@ -68,7 +68,7 @@ impl CallStats {
 type Job = Box<dyn FnOnce(&dyn Backend) + Send>;
 
 /// How long past the deadline a caller waits for the backend's own (deadline-bounded) reply.
-const REPLY_GRACE: Duration = Duration::from_millis(150);
+pub(super) const REPLY_GRACE: Duration = Duration::from_millis(150);
 
 /// What a caller refused because its app's queue is full is told to wait before retrying.
 pub const BUSY_RETRY_AFTER: Duration = Duration::from_secs(1);
