@@ -1,10 +1,11 @@
 //! The HTTP side of the direct path (`mcp::direct`): a read-only `tools/call` in an
 //! initialized session is answered here, without rmcp's per-request tasks. The request's
 //! stream is opened in the event log exactly as rmcp's worker opens one (priming event,
-//! bound to the session, registered for the request id), the call is polled by the
-//! response body itself, in the connection's task ([`Inline`]), and the body is that stream
-//! written as the log stored it: one SSE event per stored event, the JSON put on the wire
-//! as it is, never serialized again.
+//! bound to the session, registered for the request id). The call is polled in the
+//! connection's own task ([`Call`]), first for up to [`HOLD`] before the headers go out,
+//! then by the response body ([`CallBody`]), which is that stream written as the log stored
+//! it: one SSE event per stored event, the JSON put on the wire as it is, never serialized
+//! again.
 //!
 //! Everything else goes to rmcp unchanged, and so does any request this path is not sure to
 //! answer as rmcp would: a request with `_meta` (progress tokens, per-request revisions), a
@@ -141,7 +142,7 @@ impl DirectPath {
         if whole {
             self.whole.inc();
         }
-        let body = Stream {
+        let body = CallBody {
             call: run,
             tail: self.events.tail_wire(call.stream, From::Start),
             shutdown: self.shutdown.clone().cancelled_owned(),
@@ -205,7 +206,7 @@ pin_project_lite::pin_project! {
     /// The response body: the request's stream as the log stored it, one SSE event per
     /// stored event, with the call polled in front of it; a keep-alive comment after
     /// `keep_alive` without an event; the end at shutdown.
-    struct Stream<S> {
+    struct CallBody<S> {
         call: Call,
         #[pin]
         tail: S,
@@ -217,7 +218,7 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<S: futures::Stream<Item = Wire>> http_body::Body for Stream<S> {
+impl<S: futures::Stream<Item = Wire>> http_body::Body for CallBody<S> {
     type Data = Bytes;
     type Error = Infallible;
 
