@@ -165,6 +165,29 @@ mod tests {
         Ok(number)
     }
 
+    type Leader = tokio::task::JoinHandle<(Result<Arc<u64>, AxError>, Got)>;
+
+    /// A shared read whose leader is running read 1 and stays there until the returned
+    /// sender fires (or is dropped).
+    async fn stuck_leader() -> (
+        Arc<Shared<u64>>,
+        Arc<AtomicU64>,
+        Leader,
+        oneshot::Sender<()>,
+    ) {
+        let shared = Arc::new(Shared::<u64>::new("backend"));
+        let reads = Arc::new(AtomicU64::new(0));
+        let (release, stuck) = oneshot::channel::<()>();
+        let leader = {
+            let (shared, reads) = (shared.clone(), reads.clone());
+            tokio::spawn(async move { shared.get(far(), || read(&reads, stuck)).await })
+        };
+        while reads.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        (shared, reads, leader, release)
+    }
+
     #[tokio::test]
     async fn callers_that_arrive_during_a_read_share_the_next_one_not_that_one() {
         let shared = Arc::new(Shared::<u64>::new("backend"));
@@ -222,16 +245,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_leader_that_leaves_hands_the_read_to_a_waiting_caller() {
-        let shared = Arc::new(Shared::<u64>::new("backend"));
-        let reads = Arc::new(AtomicU64::new(0));
-        let (_never, stuck) = oneshot::channel::<()>();
-        let leader = {
-            let (shared, reads) = (shared.clone(), reads.clone());
-            tokio::spawn(async move { shared.get(far(), || read(&reads, stuck)).await })
-        };
-        while reads.load(Ordering::SeqCst) == 0 {
-            tokio::task::yield_now().await;
-        }
+        let (shared, reads, leader, _never) = stuck_leader().await;
         let waiter = {
             let (shared, reads) = (shared.clone(), reads.clone());
             tokio::spawn(async move {
@@ -288,16 +302,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_waiter_ends_at_its_own_deadline_when_the_read_hangs() {
-        let shared = Arc::new(Shared::<u64>::new("backend"));
-        let reads = Arc::new(AtomicU64::new(0));
-        let (_never, stuck) = oneshot::channel::<()>();
-        let _leader = {
-            let (shared, reads) = (shared.clone(), reads.clone());
-            tokio::spawn(async move { shared.get(far(), || read(&reads, stuck)).await })
-        };
-        while reads.load(Ordering::SeqCst) == 0 {
-            tokio::task::yield_now().await;
-        }
+        let (shared, reads, _leader, _never) = stuck_leader().await;
         let started = Instant::now();
         let until = started + Duration::from_millis(100);
         let waiting = shared.get(until, || read(&reads, stuck_read()));
