@@ -74,6 +74,8 @@ pub struct Families {
     pub event_log_bytes: IntGauge,
     /// JSON bytes of messages kept in memory for their live consumer (`session/events/live.rs`).
     pub event_live_bytes: IntGauge,
+    /// Bytes of the replay log's two queues of stream numbers (`session/events/queue.rs`).
+    pub event_log_queue_bytes: IntGauge,
     /// Bytes of finished task results kept for `tasks/get` (`mcp/tasks.rs`).
     pub task_result_bytes: IntGauge,
     /// Tasks held, running or finished and kept.
@@ -354,6 +356,10 @@ impl Metrics {
             event_live_bytes: gauge(
                 "axgate_event_live_bytes",
                 "JSON bytes of outgoing messages kept in memory for their waiting live reader (at most 4 MiB; each at most 64 KiB).",
+            )?,
+            event_log_queue_bytes: gauge(
+                "axgate_event_log_queue_bytes",
+                "Bytes of the replay log's queues of finished and unbound streams (24 per entry; at most twice the live streams, or 1,024 entries, per queue).",
             )?,
             task_result_bytes: gauge(
                 "axgate_task_result_bytes",

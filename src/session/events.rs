@@ -31,6 +31,7 @@
 
 mod append;
 mod live;
+mod queue;
 mod streams;
 mod tail;
 #[cfg(test)]
@@ -48,6 +49,7 @@ use tokio::sync::watch;
 use super::registry::Owner;
 use crate::metrics::Metrics;
 
+use queue::Queue;
 pub use tail::{From, Wire};
 
 /// Who may replay a sessionless stream: the principal whose request it answers (`None`
@@ -271,9 +273,6 @@ impl Index {
     }
 }
 
-/// A queue of streams in time order, for the total budget and the TTL sweep.
-type Queue = Mutex<VecDeque<(Instant, u64)>>;
-
 /// Counters for tests and administration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EventLogStats {
@@ -318,8 +317,8 @@ impl EventLog {
             next_stream: AtomicU64::new(1),
             next_direct: AtomicU64::new(1),
             held: AtomicUsize::new(0),
-            finished: Mutex::default(),
-            unbound: Mutex::default(),
+            finished: Queue::default(),
+            unbound: Queue::default(),
             evicted: AtomicU64::new(0),
             too_large: AtomicU64::new(0),
             live: live::LiveHeld::new(metrics.as_ref().map(|m| m.event_live_bytes.clone())),
@@ -407,10 +406,10 @@ impl EventLog {
     /// it drops, plus the entries of streams already gone.
     pub fn sweep(&self) {
         let ttl = self.limits.finished_ttl;
-        while let Some(n) = self.pop_expired(&self.finished, ttl) {
+        while let Some(n) = self.finished.pop_expired(ttl) {
             self.remove_stream(n, None);
         }
-        while let Some(n) = self.pop_expired(&self.unbound, ttl) {
+        while let Some(n) = self.unbound.pop_expired(ttl) {
             let orphan = self
                 .with_stream(n, |group, state| {
                     group.session.is_none()
@@ -426,12 +425,27 @@ impl EventLog {
         }
     }
 
-    /// The front of a time-ordered queue, when it is older than `ttl`.
-    fn pop_expired(&self, queue: &Queue, ttl: Duration) -> Option<u64> {
-        let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-        match queue.front() {
-            Some((at, _)) if at.elapsed() >= ttl => queue.pop_front().map(|(_, n)| n),
-            _ => None,
+    /// Queues a stream that finished (`finished`) or was created outside any session
+    /// (`unbound`), compacting the queue when it asks: an entry stays while its stream is
+    /// in the log (and, for `unbound`, still outside any session).
+    fn enqueue(&self, unbound: bool, stream: u64) {
+        let queue = if unbound {
+            &self.unbound
+        } else {
+            &self.finished
+        };
+        if queue.push(stream) {
+            let index = self.read();
+            queue.compact(|n| {
+                index
+                    .groups
+                    .get(&n)
+                    .is_some_and(|g| !unbound || g.session.is_none())
+            });
+        }
+        if let Some(m) = &self.metrics {
+            m.event_log_queue_bytes
+                .set((self.finished.bytes() + self.unbound.bytes()) as i64);
         }
     }
 

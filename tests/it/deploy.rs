@@ -44,6 +44,7 @@ const METRICS: &[&str] = &[
     "axgate_events_too_large_total",
     "axgate_event_log_bytes",
     "axgate_event_live_bytes",
+    "axgate_event_log_queue_bytes",
     "axgate_task_result_bytes",
     "axgate_tasks",
     "axgate_jwt_cache_bytes",

@@ -177,3 +177,35 @@ async fn a_resume_of_evicted_events_is_told_they_are_gone() {
     assert_eq!(resp.status(), 200);
     assert!(resp.text().await.unwrap().trim().is_empty());
 }
+
+/// Regression: the log's queues of finished and unbound streams kept an entry for every call
+/// until the TTL (5 minutes), long after the session's budget had let its stream go: at a few
+/// thousand calls a second, tens of MiB no budget weighed. Now a queue is compacted once it
+/// doubles, so 3,000 quick calls leave at most 2 × 1,024 entries of 24 bytes in the finished
+/// queue (its allocation: at most 2,048 entries) and next to nothing in the unbound one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_quick_calls_keep_the_stream_queues_within_their_bound() {
+    const CALLS: usize = 3_000;
+    let server = TestServer::with_config(config(
+        "[sessions]\nmax_stream_bytes = 65536\nmax_session_bytes = 65536\n",
+    ))
+    .await;
+    let mut client = server.client();
+    client.initialize().await;
+    let args = json!({"name": "list_apps", "arguments": {}});
+    for _ in 0..CALLS {
+        let (id, events) = client.request_events("tools/call", args.clone()).await;
+        let reply = crate::support::response_of(&events, id).expect("a response");
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+    }
+    let text = server.state.metrics.render();
+    let bytes: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("axgate_event_log_queue_bytes "))
+        .and_then(|v| v.parse().ok())
+        .expect("the queue gauge is exported");
+    assert!(
+        bytes > 0.0 && bytes <= (2_048 * 24 + 2_048) as f64,
+        "{bytes} bytes of queues after {CALLS} calls"
+    );
+}

@@ -13,8 +13,9 @@
 //!
 //! Prints Markdown tables; never fails on a figure. `--short` (CI): fewer cells, about a
 //! second each. `--hold SECS`: only the one-session c=32 `list_apps` cell (bearer), for a
-//! profiler (it prints axgate's pid). `--soak SECS`: only the soak (`soak.rs`). `--versus BIN`:
-//! only the release build beside the axgate binary BIN (`versus.rs`, bench/dist.sh). Run it
+//! profiler (it prints axgate's pid); `--hold SECS --per-connection`: the same cell with a
+//! session per connection. `--soak SECS`: only the soak (`soak.rs`). `--versus BIN`: only
+//! the release build beside the axgate binary BIN (`versus.rs`, bench/dist.sh). Run it
 //! through `bench/load.sh`, which builds everything once.
 
 mod cells;
@@ -270,19 +271,26 @@ async fn main() -> anyhow::Result<()> {
     };
     let rmcp_target = Target::from_url(&rmcp.url, None)?;
     if let Some(secs) = flag_secs("--hold") {
-        // For a profiler: only the one-session c=32 list_apps cell (bearer), held long.
+        // For a profiler: only the c=32 list_apps cell (bearer), held long; one session,
+        // or with `--per-connection` a session per connection.
         let (server, target) = target_of(AuthMode::Bearer)?;
+        let sessions = if std::env::args().any(|a| a == "--per-connection") {
+            Sessions::PerConnection
+        } else {
+            Sessions::One
+        };
         println!(
-            "axgate (bearer) pid {}, holding c=32 for {secs} s",
-            server.pid()
+            "axgate (bearer) pid {}, holding c=32 ({}) for {secs} s",
+            server.pid(),
+            sessions.label()
         );
-        let group = (Sessions::One, 32);
+        let group = (sessions, 32);
         let f = cells::run(
             server,
             &target,
             &list_op(),
             32,
-            Sessions::One,
+            sessions,
             Duration::from_secs(secs),
             usize::MAX,
         )

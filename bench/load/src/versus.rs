@@ -1,7 +1,7 @@
 //! `--versus BIN`: the same axgate built two ways, side by side in one run — the release
 //! build next to this harness and the binary `BIN` (bench/dist.sh passes the `dist`
-//! profile's). Only `tools/call list_apps` (bearer) in one session at c = 1 and c = 32,
-//! alternating between the two servers for a few rounds so that machine noise falls on both;
+//! profile's). Only `tools/call list_apps` (bearer): one session at c = 1 and c = 32, and
+//! a session per connection at c = 32, alternating between the two servers for a few rounds so that machine noise falls on both;
 //! prints each round and the median ratio of each figure (BIN ÷ release). Before that, on
 //! the fresh servers, the resident set of 1,000 idle sessions with open GET streams.
 
@@ -33,7 +33,7 @@ pub(crate) async fn run(
         let server = servers::axgate_binary(&path, name, creds, mode, &own)?;
         servers.push((path.display().to_string(), server));
     }
-    println!("\n## One axgate, two builds (bearer, one session, list_apps)\n");
+    println!("\n## One axgate, two builds (bearer, list_apps)\n");
     for (i, (path, _)) in servers.iter().enumerate() {
         println!("- build {}: `{path}`", ["A (release)", "B"][i]);
     }
@@ -53,19 +53,23 @@ pub(crate) async fn run(
             s.kib_per_session
         );
     }
-    println!("\n| c | round | build | req/s | p50 ms | p99 ms | server CPU µs/call |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("\n| sessions | c | round | build | req/s | p50 ms | p99 ms | server CPU µs/call |");
+    println!("|---|---|---|---|---|---|---|---|");
     let list = list_op();
-    for c in [1, 32] {
+    for (sessions, c) in [
+        (Sessions::One, 1),
+        (Sessions::One, 32),
+        (Sessions::PerConnection, 32),
+    ] {
         let mut ratios: Vec<[f64; 3]> = Vec::new();
         for round in 1..=ROUNDS {
             let mut figures: Vec<Figures> = Vec::new();
             for (i, (_, server)) in servers.iter().enumerate() {
                 let target = Target::from_url(&server.url, creds.header(mode))?;
-                let f =
-                    cells::run(server, &target, &list, c, Sessions::One, measure, 200_000).await?;
+                let f = cells::run(server, &target, &list, c, sessions, measure, 200_000).await?;
                 println!(
-                    "| {c} | {round} | {} | {:.0} | {} | {} | {:.0} |",
+                    "| {} | {c} | {round} | {} | {:.0} | {} | {} | {:.0} |",
+                    sessions.label(),
                     ["A", "B"][i],
                     f.per_sec,
                     ms(f.p50_us),
@@ -87,7 +91,8 @@ pub(crate) async fn run(
             v[v.len() / 2]
         };
         println!(
-            "\nc={c}, B ÷ A (median of {ROUNDS} rounds): req/s {:.2}×, p50 {:.2}×, CPU per call {:.2}×\n",
+            "\n{}, c={c}, B ÷ A (median of {ROUNDS} rounds): req/s {:.2}×, p50 {:.2}×, CPU per call {:.2}×\n",
+            sessions.label(),
             median(0),
             median(1),
             median(2)

@@ -3,9 +3,8 @@
 //! group lock only; the budgets are enforced there, and the total budget afterwards from the
 //! global queue of finished streams (oldest first).
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError};
-use std::time::Instant;
 
 use bytes::Bytes;
 use futures::Stream;
@@ -51,10 +50,7 @@ impl EventLog {
         drop(index);
         drop(state);
         if common.is_none() {
-            self.unbound
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push_back((Instant::now(), n));
+            self.enqueue(true, n);
         }
         Some(n)
     }
@@ -162,10 +158,7 @@ impl EventLog {
     }
 
     pub(super) fn queue_finished(&self, stream: u64) {
-        self.finished
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push_back((Instant::now(), stream));
+        self.enqueue(false, stream);
     }
 
     /// Gives back bytes no longer held.
@@ -286,12 +279,7 @@ impl EventLog {
     /// the most (found from each session's byte count, no stream is visited).
     fn enforce_total(&self, current: u64) {
         while self.held.load(Ordering::Relaxed) > self.limits.total_bytes {
-            let next = {
-                let mut queue = self.finished.lock().unwrap_or_else(PoisonError::into_inner);
-                let at = queue.iter().take(2).position(|&(_, n)| n != current);
-                at.and_then(|at| queue.remove(at))
-            };
-            if let Some((_, n)) = next {
+            if let Some(n) = self.finished.pop_oldest_but(current) {
                 self.remove_stream(n, Some(Budget::Total));
                 continue;
             }

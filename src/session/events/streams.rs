@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rmcp::model::ServerJsonRpcMessage;
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 
-use super::{Caller, EventLog, EventRef, Group, Resume, Whose, finish, gap_after};
+use super::{Caller, EventLog, EventRef, Group, Resume, StreamLog, Whose, finish, gap_after};
 
 /// The stream number of a request id claimed before its stream exists (stream numbers
 /// count up from 1 and never reach it).
@@ -228,24 +228,40 @@ impl EventLog {
     }
 
     /// Opens the stream of request `request_id` in `session` for a request the server
-    /// answers itself (`http::direct`), as rmcp's worker and [`EventLog::bind`] open one:
-    /// a priming event carrying `retry`, the stream bound to the session and registered
-    /// for the request. Returns the stream's name for [`EventLog::deliver`] and its number;
-    /// `None` when the session is gone.
+    /// answers itself (`http::direct`), ending as rmcp's worker and [`EventLog::bind`] leave
+    /// one: a priming event carrying `retry`, the stream in the session's group and
+    /// registered for the request. It is created there at once — no group of its own, no
+    /// move, no entry in the queue of unbound streams — under one index write. Returns the
+    /// stream's name for [`EventLog::deliver`] and its number; `None` when the session is
+    /// gone.
     pub fn open_request(
         &self,
         session: &str,
         request_id: &str,
         retry: Duration,
     ) -> Option<(String, u64)> {
+        let group = self.session_group(session)?;
         let name = format!(
             "direct:{}",
             self.next_direct.fetch_add(1, Ordering::Relaxed)
         );
-        let priming = self.append(&name, &ServerSseMessage::retry(retry));
-        let stream = self.bind(&priming, session)?;
-        self.register_request(session, request_id, stream);
-        Some((name, stream))
+        let n = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        {
+            let mut state = group.lock();
+            if state.retired {
+                return None;
+            }
+            let mut log = StreamLog::new(&name, false);
+            log.request = Some(request_id.to_owned());
+            state.streams.insert(n, log);
+            state.requests.insert(request_id.to_owned(), n);
+            // Indexed before the group's lock is let go, as `drop_session` expects.
+            let mut index = self.write();
+            index.by_rmcp_id.insert(name.clone(), n);
+            index.groups.insert(n, group.clone());
+        }
+        self.append(&name, &ServerSseMessage::retry(retry));
+        Some((name, n))
     }
 
     /// Stores `message` on the stream `name` from [`EventLog::open_request`]; a response

@@ -12,6 +12,7 @@ use rmcp::model::{
 use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use serde_json::json;
 
+use super::queue::SLACK;
 use super::{EVENT_OVERHEAD, EventLimits, EventLog, From, Resume};
 
 const KIB: usize = 1024;
@@ -275,4 +276,65 @@ async fn nothing_is_kept_live_without_a_reader_and_a_leaving_reader_gives_it_bac
     assert!(log.live.bytes() > 0, "kept for the reader");
     drop(reader);
     assert_eq!(log.live.bytes(), 0, "the reader left: given back");
+}
+
+#[test]
+fn a_direct_request_stream_opens_in_its_session_and_is_never_queued_as_unbound() {
+    let log = EventLog::new(limits(64 * KIB, 64 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let (name, n) = log
+        .open_request("s", "7", Duration::from_millis(100))
+        .expect("the session exists");
+    assert_eq!(log.session_of(n).as_deref(), Some("s"));
+    assert_eq!(log.unbound.len(), 0, "nothing for the sweep to find");
+    assert_eq!(log.stats().events, 1, "the priming event");
+    // Registered for its request: a cancellation ends it.
+    assert!(!log.is_finished(n));
+    log.finish_request("s", "7");
+    assert!(log.is_finished(n));
+    // The response is stored on the same stream, after the priming event.
+    assert_eq!(log.append(&name, &response(7, 10)), format!("{n}-1"));
+    // A session that is gone opens nothing.
+    log.drop_session("s");
+    assert!(
+        log.open_request("s", "8", Duration::from_millis(100))
+            .is_none()
+    );
+}
+
+#[test]
+fn the_queues_of_finished_and_unbound_streams_stay_bounded_under_many_calls() {
+    // A session budget of a few calls: each finished stream is soon evicted by the session,
+    // long before the 300 s TTL would pop its queue entry.
+    let log = EventLog::new(limits(64 * KIB, 4 * KIB, 1024 * KIB), None);
+    log.open_session("s");
+    let calls = 20 * SLACK;
+    for i in 0..calls {
+        if i % 2 == 0 {
+            // The direct path.
+            let (name, _) = log
+                .open_request("s", &i.to_string(), Duration::from_millis(100))
+                .expect("opens");
+            log.append(&name, &response(i as i64, 10));
+        } else {
+            // rmcp's path: a stream created outside the session, then bound to it.
+            let rmcp_id = format!("r{i}");
+            request_stream(&log, "s", &rmcp_id);
+            log.append(&rmcp_id, &response(i as i64, 10));
+        }
+    }
+    let live = log.stats().streams;
+    assert!(live < 64, "the session budget holds few streams: {live}");
+    for (queue, which) in [(&log.finished, "finished"), (&log.unbound, "unbound")] {
+        assert!(
+            queue.len() <= 2 * SLACK,
+            "{which}: {} entries after {calls} calls, {live} live streams",
+            queue.len()
+        );
+        assert!(
+            queue.bytes() <= 4 * SLACK * 24,
+            "{which}: {} bytes",
+            queue.bytes()
+        );
+    }
 }
