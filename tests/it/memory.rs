@@ -198,12 +198,7 @@ async fn many_quick_calls_keep_the_stream_queues_within_their_bound() {
         let reply = crate::support::response_of(&events, id).expect("a response");
         assert_eq!(reply["result"]["isError"], false, "{reply}");
     }
-    let text = server.state.metrics.render();
-    let bytes: f64 = text
-        .lines()
-        .find_map(|l| l.strip_prefix("axgate_event_log_queue_bytes "))
-        .and_then(|v| v.parse().ok())
-        .expect("the queue gauge is exported");
+    let bytes = crate::support::metric(&server, "axgate_event_log_queue_bytes").await;
     assert!(
         bytes > 0.0 && bytes <= (2_048 * 24 + 2_048) as f64,
         "{bytes} bytes of queues after {CALLS} calls"
