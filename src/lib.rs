@@ -1,26 +1,15 @@
 //! axgate: one process per desktop that serves MCP over Streamable HTTP and drives the
 //! machine's applications through the platform accessibility API.
+//!
+//! This library is the front of the workspace's crates for the binary, the integration tests
+//! and the benchmarks; it holds nothing of its own. `ax` is the engine (`axgate-engine`),
+//! `platform` the backends (`axgate-platform`), `client` the CLI client and scenarios
+//! (`axgate-client`), and the rest the server (`axgate-server`).
 
-/// What stops a server: any future, boxed. A generic parameter here made every crate that
-/// starts a server (the binary, each test binary, the conformance fixture) compile the whole
-/// serving stack again, since optimised builds do not share generic instances between
-/// crates; boxed, it is compiled once, in this crate (docs/ARCHITECTURE.md, "Build time").
-pub type Shutdown = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
-
-pub mod audit;
-pub mod ax;
-pub mod client;
-pub mod config;
-pub mod fleet;
-mod hooks;
-pub mod http;
-/// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
-pub use axgate_parse::identity;
-pub mod logging;
-pub mod mcp;
-pub mod metrics;
-pub mod platform;
-pub mod policy;
-pub mod server;
-pub mod session;
-pub mod stdio;
+pub use axgate_client as client;
+pub use axgate_engine as ax;
+pub use axgate_platform as platform;
+pub use axgate_server::{
+    Shutdown, audit, config, fleet, http, identity, logging, mcp, metrics, policy, server,
+    session, stdio,
+};

@@ -2,7 +2,7 @@
 //! MCP interface (HTTP on a port-0 loopback listener, so the engine is exercised), run on
 //! every backend with the same "contract app": a window "Contract" with Name, Password,
 //! Subscribe, Volume, Greet, Clear, Disabled, a status label, an Items list and an
-//! Edit > Clear Name menu (`src/platform/demo/apps/contract.json`,
+//! Edit > Clear Name menu (`crates/platform/src/demo/apps/contract.json`,
 //! `tests/desktop/apps/contract.py`, `tests/contract/macos/ContractApp.swift`).
 //!
 //! Each contract is a function of a [`run::Target`] (how to start the app on that backend,

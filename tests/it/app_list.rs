@@ -1,4 +1,4 @@
-//! The running-app list under concurrent calls (src/ax/shared.rs): calls that arrive while
+//! The running-app list under concurrent calls (crates/engine/src/shared.rs): calls that arrive while
 //! a read of the list runs share the next read instead of queueing one each on the AX
 //! Global worker, and every one of them still gets a whole, current list. Asserted over
 //! HTTP through `axgate_backend_app_lists_shared_total`.

@@ -1,4 +1,4 @@
-//! The direct path (src/mcp/direct.rs, src/http/direct.rs): read-only tool calls in an
+//! The direct path (crates/server/src/mcp/direct.rs, crates/server/src/http/direct.rs): read-only tool calls in an
 //! initialized session are answered without rmcp's per-request tasks, on a stream the event
 //! log opened itself; everything else still goes through rmcp. Asserted over HTTP: which
 //! calls take it (its counter), that its stream looks like rmcp's (priming event with a

@@ -21,6 +21,7 @@ mod capacity;
 mod cli;
 mod clients;
 mod clients_policy;
+mod code_map;
 mod confirmation;
 mod confirmation_acts;
 mod confirmation_keys;

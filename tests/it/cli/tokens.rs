@@ -277,3 +277,10 @@ async fn the_clients_variables_do_not_stop_axgate_serve() {
     assert!(ran.stdout.starts_with("Form pid=41001"), "{ran:?}");
     never_shown(&ran, &token);
 }
+
+/// The client and the server's `config` are separate crates, each with its own name for the
+/// client's variable prefix: `axgate serve` must leave exactly the client's variables alone.
+#[test]
+fn the_server_leaves_alone_exactly_the_prefix_the_client_reads() {
+    assert_eq!(axgate::client::args::ENV_PREFIX, axgate::config::CLIENT_ENV_PREFIX);
+}

@@ -1,0 +1,287 @@
+//! The demo backend's [`Backend`] implementation: each call checks what the machine allows
+//! (permission, a locked screen), then runs on one app's tree through `with_app` or on the
+//! process registry. Synthetic input (clicks, keys, typing) brings the target app to the
+//! front, as posting events to it does on a desktop.
+
+use std::sync::atomic::Ordering;
+
+use axgate_engine::backend::{Click, Launchable, WindowAction};
+use axgate_engine::capabilities::Capabilities;
+use axgate_engine::keys::KeyCombo;
+use axgate_engine::{
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
+};
+
+use super::{
+    DemoBackend, hit, interact, keyboard, lock, render, scroll, selection, snapshot, windows,
+};
+
+impl DemoBackend {
+    /// Runs one synthetic-input operation (refused while the screen is locked) and brings
+    /// the app to the front.
+    fn input<T>(
+        &self,
+        pid: Pid,
+        what: &str,
+        ctx: &mut CallCtx,
+        op: impl FnOnce(&mut super::AppTree) -> Result<(T, Vec<axgate_engine::ChangeEvent>), AxError>,
+    ) -> Result<T, AxError> {
+        self.simulation().check_unlocked(what)?;
+        let out = self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            op(tree)
+        })?;
+        // The app may have quit (a save dialog's "Don't Save"): only a running app comes front.
+        if self.app(pid).is_ok() {
+            self.frontmost.store(pid, Ordering::Relaxed);
+        }
+        Ok(out)
+    }
+}
+
+impl Backend for DemoBackend {
+    fn name(&self) -> &'static str {
+        "demo"
+    }
+
+    fn readiness(&self) -> Vec<ReadinessCheck> {
+        self.simulation().readiness()
+    }
+
+    /// Every capability: the demo apps model all of it.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all()
+    }
+
+    fn set_event_sink(&self, sink: EventSink) {
+        *lock(&self.sink) = Some(sink);
+    }
+
+    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+        ctx.trips(1);
+        let frontmost = self.frontmost.load(Ordering::Relaxed);
+        Ok(lock(&self.registry)
+            .running
+            .iter()
+            .map(|a| AppInfo {
+                pid: a.pid,
+                name: a.spec.name.clone(),
+                bundle_id: Some(a.spec.bundle_id.clone()),
+                started_at: a.started_at,
+                frontmost: a.pid == frontmost,
+            })
+            .collect())
+    }
+
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        self.with_app(pid, ctx, |_, ctx| {
+            ctx.trips(1);
+            Ok(((), Vec::new()))
+        })
+    }
+
+    fn snapshot(
+        &self,
+        pid: Pid,
+        request: &SnapshotRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Snapshot, AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            Ok((snapshot::snapshot(tree, request, ctx)?, Vec::new()))
+        })
+    }
+
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok((snapshot::list_windows(tree), Vec::new()))
+        })
+    }
+
+    fn perform_action(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        action: &str,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok(((), interact::perform_action(tree, node, action)?))
+        })
+    }
+
+    fn set_value(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        value: &AxValue,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok(((), interact::set_value(tree, node, value)?))
+        })
+    }
+
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok(((), interact::focus(tree, node)?))
+        })?;
+        self.frontmost.store(pid, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let Click {
+            point,
+            button,
+            count,
+        } = click;
+        self.input(pid, "synthetic clicks", ctx, |tree| {
+            Ok(((), interact::click_at(tree, point, button, count)))
+        })
+    }
+
+    fn element_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok((hit::element_at(tree, point), Vec::new()))
+        })
+    }
+
+    fn screenshot(
+        &self,
+        pid: Pid,
+        region: Option<Rect>,
+        ctx: &mut CallCtx,
+    ) -> Result<Capture, AxError> {
+        self.simulation().check_unlocked("screenshots")?;
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            let area = match region {
+                Some(r) => r,
+                None => render::window_area(tree)?,
+            };
+            let png = render::render(tree, area, ctx)?;
+            Ok((Capture::new(png, Some(area)), Vec::new()))
+        })
+    }
+
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        self.input(pid, "synthetic typing", ctx, |tree| {
+            Ok(((), keyboard::type_text(tree, text)?))
+        })
+    }
+
+    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+        self.input(pid, "synthetic key presses", ctx, |tree| {
+            let mut events = Vec::new();
+            keyboard::press_key(tree, combo, &mut events);
+            Ok(((), events))
+        })
+    }
+
+    fn key_receiver(
+        &self,
+        pid: Pid,
+        combo: &KeyCombo,
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok((keyboard::receiver(tree, combo), Vec::new()))
+        })
+    }
+
+    fn scroll(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        delta: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        self.simulation().check_unlocked("synthetic scrolling")?;
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok(((), scroll::scroll_at(tree, point, delta)?))
+        })
+    }
+
+    fn drag(
+        &self,
+        pid: Pid,
+        from: (f64, f64),
+        to: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        self.input(pid, "synthetic drags", ctx, |tree| {
+            Ok(((), scroll::drag(tree, from, to)))
+        })
+    }
+
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            Ok(((), selection::select(tree, node)?))
+        })
+    }
+
+    fn window_action(
+        &self,
+        pid: Pid,
+        window: NodeId,
+        action: WindowAction,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        let activate = self.with_app(pid, ctx, |tree, ctx| {
+            ctx.trips(1);
+            let (events, activate) = windows::window_action(tree, window, action)?;
+            Ok((activate, events))
+        })?;
+        if activate {
+            self.frontmost.store(pid, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
+        ctx.trips(1);
+        self.resolve_launch(spec)
+    }
+
+    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        ctx.trips(1);
+        self.launch(spec)
+    }
+
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+        ctx.trips(1);
+        self.quit(pid, force)
+    }
+
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        ctx.trips(1);
+        self.app(pid)?;
+        self.frontmost.store(pid, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+        ctx.trips(1);
+        Ok(lock(&self.clipboard).clone())
+    }
+
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        ctx.trips(1);
+        *lock(&self.clipboard) = text.to_owned();
+        Ok(())
+    }
+}

@@ -1,0 +1,41 @@
+//! The platform-neutral half of the macOS backend: every decision of the AXUIElement
+//! adapter that needs no Apple API, compiled and tested on every OS. `platform/macos` calls
+//! into it and keeps only the code that touches Apple frameworks.
+//!
+//! Tables and rules: `roles` (native role/subrole → [`axgate_engine::Role`], implied actions),
+//! `action_names`, `notifications`, `decode` (attribute slots → engine types, value caps),
+//! `writes` (write plans, clamping, the verdict on a timed-out write), `failures` (AX
+//! failure classes → engine errors), `readiness` (checks and fix texts). Walks: `walk` (the
+//! bounded, cycle-guarded tree walk over an [`walk::AxSource`], one round trip per node),
+//! `budget` (timeouts sliced from the deadline, child and text caps) and `handle_table`
+//! (`NodeId` ↔ element per process). Input: `input_guard` (may a synthetic event be
+//! posted?), `gestures`, `keystrokes`, `key_layout` (which key types a character on
+//! the current layout; the modifier events of a combo). (The click point, activation point or frame centre,
+//! is engine-generic: `RawNode::click_point`; so is a screenshot's scale: `ax::Capture`.)
+//! Chromium/Electron: `tree_fill` (when a tree switched on by `AXManualAccessibility` has
+//! filled; the `AXEnhancedUserInterface` opt-in). Processes: `capture` (screencapture arguments and covered area), `launch_spec`, `child`
+//! (helper programs with a deadline).
+//!
+//! Must not know: Apple types (Core Foundation, AX, CoreGraphics), HTTP, MCP or sessions.
+// On other hosts the adapter that calls most of this is not compiled; the tests use it all.
+#![cfg_attr(not(target_os = "macos"), allow(dead_code))]
+
+pub(crate) mod action_names;
+pub(crate) mod budget;
+pub(crate) mod capture;
+pub(crate) mod child;
+pub(crate) mod decode;
+pub(crate) mod failures;
+pub(crate) mod gestures;
+pub(crate) mod handle_table;
+pub(crate) mod input_guard;
+pub(crate) mod key_layout;
+pub(crate) mod keystrokes;
+pub(crate) mod launch_spec;
+pub(crate) mod notifications;
+pub(crate) mod pixels;
+pub(crate) mod readiness;
+pub(crate) mod roles;
+pub(crate) mod tree_fill;
+pub(crate) mod walk;
+pub(crate) mod writes;

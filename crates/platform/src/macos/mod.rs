@@ -1,0 +1,270 @@
+//! The macOS backend (AXUIElement), compiled only for Apple targets. A thin adapter from the
+//! [`Backend`] trait to the Accessibility API; every decision that can be tested without a
+//! Mac (role and action tables, value decoding, write plans, budgets, click sequences,
+//! capture arguments, the tree walk) lives in the platform-neutral `platform/mac_logic`.
+//!
+//! Process model: the main thread must run the CFRunLoop (observers and NSWorkspace need
+//! it), so `main` hands its work to [`run_with_main_loop`]. AX queries run on the engine's
+//! per-pid worker threads; AX objects never leave this module (the engine sees `NodeId`s).
+//!
+//! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
+//! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target`
+//! and `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events)
+//! with `key_layout` (the current keyboard layout), behind `guard` (the input guard's
+//! facts), `hit_test`, `apps` + `launch`, `chromium`
+//! (first contact with Chromium/Electron apps), `clipboard`,
+//! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot` with
+//! `capture_sck` (ScreenCaptureKit),
+//! `runloop`, `errors` (code classes), `process`. Everything that needs no Apple API
+//! (tables, decoding, write plans, budgets, the tree walk, the handle table, the input
+//! guard, error and readiness texts, gestures, keystrokes and key layouts, capture
+//! arguments) lives in
+//! `platform/mac_logic`.
+
+mod actions;
+mod apps;
+mod attrs;
+mod capture_sck;
+mod chromium;
+mod clipboard;
+mod element;
+mod errors;
+mod exits;
+mod guard;
+mod handles;
+mod hit_test;
+mod input;
+mod key_layout;
+mod launch;
+mod observer;
+mod permissions;
+mod process;
+mod runloop;
+mod screenshot;
+mod snapshot;
+mod target;
+mod typing;
+mod windows;
+
+use std::sync::Arc;
+
+use axgate_engine::backend::{Click, WindowAction};
+use axgate_engine::capabilities::{Capabilities, Capability};
+use axgate_engine::keys::KeyCombo;
+use axgate_engine::{
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
+    Rect, Snapshot, SnapshotRequest, WindowInfo,
+};
+
+pub use runloop::run_with_main_loop;
+
+use crate::mac_logic::budget::{self, Slicing};
+use element::AxElement;
+use handles::Handles;
+use observer::Observers;
+
+/// The macOS accessibility backend.
+pub struct MacBackend {
+    handles: Arc<Handles>,
+    observers: Observers,
+    /// Bundle ids that also get `AXEnhancedUserInterface` (`backend.enhanced_ui_apps`).
+    enhanced_ui_apps: Vec<String>,
+}
+
+impl MacBackend {
+    /// Sets the process-wide AX messaging timeout and starts with empty handle tables.
+    /// Cheap and infallible; readiness reports missing grants.
+    pub fn new() -> Self {
+        MacBackend::with_options(Slicing::default(), Vec::new())
+    }
+
+    /// [`MacBackend::new`] with AX calls timed by `slicing` (the floor of the per-call slice)
+    /// and the bundle ids that get `AXEnhancedUserInterface`.
+    pub(crate) fn with_options(slicing: Slicing, enhanced_ui_apps: Vec<String>) -> Self {
+        attrs::set_slicing(slicing);
+        if let Some(system) = AxElement::system_wide() {
+            system.set_timeout(budget::GLOBAL_TIMEOUT);
+        }
+        let handles = Arc::new(Handles::new());
+        MacBackend {
+            observers: Observers::new(Arc::clone(&handles)),
+            handles,
+            enhanced_ui_apps,
+        }
+    }
+
+    /// Prepares an app the first time a call reaches it (Chromium/Electron accessibility on,
+    /// and a bounded wait for such a tree to fill), and keeps it observed.
+    fn touch(&self, pid: Pid, ctx: &mut CallCtx) {
+        if self.handles.first_contact(pid) {
+            chromium::prepare(pid, &self.enhanced_ui_apps, ctx);
+        }
+        self.observers.ensure(pid, ctx);
+    }
+}
+
+impl Default for MacBackend {
+    fn default() -> Self {
+        MacBackend::new()
+    }
+}
+
+impl Backend for MacBackend {
+    fn name(&self) -> &'static str {
+        "macos"
+    }
+
+    fn readiness(&self) -> Vec<ReadinessCheck> {
+        permissions::readiness()
+    }
+
+    /// Everything but telling what a key would press (no AX API answers it; the confirmation
+    /// of destructive keys falls back to the focused element).
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::all().without(Capability::KeyReceiver)
+    }
+
+    fn set_event_sink(&self, sink: EventSink) {
+        self.observers.set_sink(sink);
+    }
+
+    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+        apps::list_apps(ctx)
+    }
+
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        apps::probe(pid, ctx)
+    }
+
+    fn snapshot(
+        &self,
+        pid: Pid,
+        request: &SnapshotRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Snapshot, AxError> {
+        self.touch(pid, ctx);
+        snapshot::snapshot(&self.handles, pid, request, ctx)
+    }
+
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+        self.touch(pid, ctx);
+        windows::list_windows(&self.handles, pid, ctx)
+    }
+
+    fn perform_action(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        action: &str,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        actions::perform_action(&self.handles, pid, node, action, ctx)
+    }
+
+    fn set_value(
+        &self,
+        pid: Pid,
+        node: NodeId,
+        value: &AxValue,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        actions::set_value(&self.handles, pid, node, value, ctx)
+    }
+
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        actions::focus(&self.handles, pid, node, ctx)
+    }
+
+    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
+        input::click_at(pid, click, ctx)
+    }
+
+    fn element_at(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<Option<NodeId>, AxError> {
+        self.touch(pid, ctx);
+        hit_test::element_at(&self.handles, pid, point, ctx)
+    }
+
+    fn screenshot(
+        &self,
+        pid: Pid,
+        region: Option<Rect>,
+        ctx: &mut CallCtx,
+    ) -> Result<Capture, AxError> {
+        screenshot::screenshot(pid, region, ctx)
+    }
+
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        typing::type_text(pid, text, ctx)
+    }
+
+    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+        typing::press_key(pid, combo, ctx)
+    }
+
+    fn scroll(
+        &self,
+        pid: Pid,
+        point: (f64, f64),
+        delta: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        input::scroll(pid, point, delta, ctx)
+    }
+
+    fn drag(
+        &self,
+        pid: Pid,
+        from: (f64, f64),
+        to: (f64, f64),
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        input::drag(pid, from, to, ctx)
+    }
+
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+        actions::select(&self.handles, pid, node, ctx)
+    }
+
+    fn window_action(
+        &self,
+        pid: Pid,
+        window: NodeId,
+        action: WindowAction,
+        ctx: &mut CallCtx,
+    ) -> Result<(), AxError> {
+        windows::window_action(&self.handles, pid, window, action, ctx)
+    }
+
+    fn resolve_launch(
+        &self,
+        spec: &str,
+        _ctx: &mut CallCtx,
+    ) -> Result<axgate_engine::Launchable, AxError> {
+        launch::resolve_launch(spec)
+    }
+
+    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        launch::launch_app(spec, ctx)
+    }
+
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+        launch::quit_app(pid, force, ctx)
+    }
+
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+        launch::activate_app(pid, ctx)
+    }
+
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+        clipboard::read_clipboard(ctx)
+    }
+
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+        clipboard::write_clipboard(text, ctx)
+    }
+}

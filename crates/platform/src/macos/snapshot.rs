@@ -1,0 +1,93 @@
+//! `Backend::snapshot` on macOS: the AX source behind the platform-neutral walk
+//! (`mac_logic::walk`). One round trip per node: every attribute of `NODE_ATTRS` and
+//! `AXChildren` in one `AXUIElementCopyMultipleAttributeValues`. The walk decides the
+//! order, the budgets and the cycle guard; this file only makes the call and says what an
+//! error code means.
+
+use std::time::Instant;
+
+use accessibility_sys::kAXErrorInvalidUIElement;
+use core_foundation::array::CFArray;
+use core_foundation::string::CFString;
+
+use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
+use crate::mac_logic::decode::NODE_ATTRS;
+use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
+
+use super::apps;
+use super::attrs::{self, CHILDREN};
+use super::element::AxElement;
+use super::errors::{AxFailure, AxResult, to_ax_error};
+use super::handles::Handles;
+
+/// Reads nodes of one app through batched attribute reads.
+struct MacSource {
+    /// `NODE_ATTRS` followed by `AXChildren`, built once per snapshot.
+    names: CFArray<CFString>,
+}
+
+impl MacSource {
+    fn new() -> Self {
+        let mut names: Vec<&str> = NODE_ATTRS.to_vec();
+        names.push(CHILDREN);
+        MacSource {
+            names: attrs::names(&names),
+        }
+    }
+}
+
+impl AxSource for MacSource {
+    type Element = AxElement;
+    type Failure = AxFailure;
+
+    fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
+        let (values, children) = attrs::read_with_children(element, &self.names, ctx)?;
+        Ok(NodeRead { values, children })
+    }
+
+    fn classify(&self, failure: AxFailure) -> FailureKind {
+        if failure.is(kAXErrorInvalidUIElement) {
+            FailureKind::Gone
+        } else if failure.is_timeout() {
+            FailureKind::Timeout
+        } else {
+            FailureKind::Other
+        }
+    }
+}
+
+pub(super) fn snapshot(
+    handles: &Handles,
+    pid: Pid,
+    request: &SnapshotRequest,
+    ctx: &mut CallCtx,
+) -> Result<Snapshot, AxError> {
+    let started = Instant::now();
+    let root = match request.root {
+        None => apps::app_element(pid)?,
+        Some(node) => handles.element(pid, node)?,
+    };
+    let limits = Limits {
+        max_depth: request.max_depth,
+        max_nodes: request.max_nodes,
+        skip_children: request.skip_children,
+    };
+    let walked = walk::walk(&MacSource::new(), root, limits, ctx)
+        .map_err(|f| to_ax_error(f, pid, request.root, started))?;
+    let mut nodes = walked.nodes;
+    let ids = handles.mint(pid, walked.elements);
+    for (node, id) in nodes.iter_mut().zip(ids) {
+        node.id = id;
+    }
+    Ok(Snapshot {
+        nodes,
+        truncated: walked.truncated,
+    })
+}
+
+/// One element read the way a snapshot reads it (one round trip), for operations that
+/// re-read their target. The id, parent and child count are left for the caller.
+pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
+    let values = attrs::read_many(element, &attrs::names(NODE_ATTRS), ctx)?;
+    Ok(walk::node_from(&values))
+}

@@ -1,0 +1,114 @@
+//! Windows of an app: the list (`AXWindows`, one batched read per window) and window
+//! operations through their attributes and buttons: raise + main (focus), `AXMinimized`,
+//! the close button's `AXPress`, `AXPosition` and `AXSize` (global top-left points).
+
+use std::time::Instant;
+
+use accessibility_sys::kAXErrorInvalidUIElement;
+
+use axgate_engine::backend::WindowAction;
+use axgate_engine::{AxError, CallCtx, NodeId, Pid, WindowInfo};
+
+use super::actions::{self, false_cf, true_cf};
+use super::apps;
+use super::attrs;
+use super::errors::{AxFailure, to_ax_error};
+use super::handles::Handles;
+use super::target::Target;
+use crate::mac_logic::decode::{self, WINDOW_ATTRS};
+use crate::mac_logic::roles;
+
+/// The app's windows. Windows that vanish while being read are left out.
+pub(super) fn list_windows(
+    handles: &Handles,
+    pid: Pid,
+    ctx: &mut CallCtx,
+) -> Result<Vec<WindowInfo>, AxError> {
+    let started = Instant::now();
+    let app = apps::app_element(pid)?;
+    let fail = |f: AxFailure| to_ax_error(f, pid, None, started);
+    let windows = attrs::read_elements(&app, "AXWindows", ctx).map_err(fail)?;
+    let names = attrs::names(WINDOW_ATTRS);
+    let mut read = Vec::with_capacity(windows.len());
+    for window in windows {
+        match attrs::read_many(&window, &names, ctx) {
+            Ok(values) => read.push((window, decode::decode_window(&values))),
+            Err(f) if f.is(kAXErrorInvalidUIElement) => {}
+            Err(f) => return Err(fail(f)),
+        }
+    }
+    let (elements, fields): (Vec<_>, Vec<_>) = read.into_iter().unzip();
+    let ids = handles.mint(pid, elements);
+    Ok(ids
+        .into_iter()
+        .zip(fields)
+        .map(|(node, w)| WindowInfo {
+            node,
+            title: w.title,
+            frame: w.frame,
+            focused: w.focused,
+            minimized: w.minimized,
+        })
+        .collect())
+}
+
+/// Operates on a window. The engine verifies the effect.
+pub(super) fn window_action(
+    handles: &Handles,
+    pid: Pid,
+    window: NodeId,
+    action: WindowAction,
+    ctx: &mut CallCtx,
+) -> Result<(), AxError> {
+    let target = Target::read(handles, pid, window, ctx)?;
+    if !roles::is_window(target.node.role) {
+        return Err(AxError::Unsupported(format!(
+            "{} is not a window; list_windows names the app's windows",
+            target.describe()
+        )));
+    }
+    match action {
+        WindowAction::Focus => {
+            actions::bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
+            actions::raise_window(&target, ctx)
+        }
+        WindowAction::Minimize => target.write("AXMinimized", &true_cf(), ctx),
+        WindowAction::Restore => {
+            if target.node.states.visible {
+                return actions::raise_window(&target, ctx);
+            }
+            target.write("AXMinimized", &false_cf(), ctx)?;
+            actions::raise_window(&target, ctx)
+        }
+        WindowAction::Close => {
+            let button = attrs::read_element(&target.element, "AXCloseButton", ctx)
+                .map_err(|f| target.fail(f))?;
+            let Some(button) = button else {
+                return Err(AxError::Unsupported(format!(
+                    "{} has no close button; press its Cancel or Close button instead",
+                    target.describe()
+                )));
+            };
+            target.perform_on(&button, "AXPress", ctx)
+        }
+        WindowAction::Move { x, y } => {
+            let value = attrs::point_value(x, y)
+                .filter(|_| x.is_finite() && y.is_finite())
+                .ok_or_else(|| invalid(&target, "the position must be finite numbers"))?;
+            target.write("AXPosition", &value, ctx)
+        }
+        WindowAction::Resize { w, h } => {
+            let value = attrs::size_value(w, h)
+                .filter(|_| w.is_finite() && h.is_finite() && w > 0.0 && h > 0.0)
+                .ok_or_else(|| invalid(&target, "the size must be positive finite numbers"))?;
+            target.write("AXSize", &value, ctx)
+        }
+    }
+}
+
+fn invalid(target: &Target, reason: &str) -> AxError {
+    AxError::InvalidValue {
+        element: target.describe(),
+        reason: reason.to_owned(),
+    }
+}

@@ -1,0 +1,147 @@
+//! The operational endpoints and the HTTP metrics layer: `/metrics` (Prometheus text),
+//! `/readyz` (200 only when the backend can serve; 503 with the failing checks and how to fix
+//! each), and the middleware that counts requests by route template, method and status.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::StatusCode;
+use serde::Serialize;
+
+use axgate_engine::Engine;
+use crate::fleet::Fleet;
+use crate::metrics::Metrics;
+use crate::session::AxSessionManager;
+
+/// What the operational endpoints read.
+pub struct Observed {
+    pub metrics: Metrics,
+    pub engine: Arc<Engine>,
+    pub sessions: Arc<AxSessionManager>,
+    pub fleet: Arc<Fleet>,
+}
+
+/// The bounded route label of a path: never the raw path.
+pub fn route_template(path: &str) -> &'static str {
+    match path {
+        "/mcp" => "/mcp",
+        "/healthz" => "/healthz",
+        "/readyz" => "/readyz",
+        "/metrics" => "/metrics",
+        p if p.starts_with("/.well-known/oauth-protected-resource") => {
+            "/.well-known/oauth-protected-resource"
+        }
+        _ => "other",
+    }
+}
+
+/// Counts every request by route template, method and status, and times it.
+pub async fn layer(State(metrics): State<Metrics>, request: Request, next: Next) -> Response {
+    let route = route_template(request.uri().path());
+    let method: &'static str = match request.method().as_str() {
+        "GET" => "GET",
+        "POST" => "POST",
+        "DELETE" => "DELETE",
+        "HEAD" => "HEAD",
+        "OPTIONS" => "OPTIONS",
+        _ => "other",
+    };
+    let started = Instant::now();
+    let response = next.run(request).await;
+    metrics
+        .http_duration
+        .with_label_values(&[route, method])
+        .observe(started.elapsed().as_secs_f64());
+    metrics
+        .http_requests
+        .with_label_values(&[route, method, response.status().as_str()])
+        .inc();
+    response
+}
+
+#[derive(Serialize)]
+struct CheckBody {
+    name: &'static str,
+    ok: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fix: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct ReadyBody {
+    ready: bool,
+    backend: &'static str,
+    /// Why this backend serves (for `auto`: what it found).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    backend_reason: Option<String>,
+    /// The backend's capabilities (`ax::Capability` names), and those it lacks: a tool that
+    /// needs a lacking one fails naming it.
+    capabilities: Vec<&'static str>,
+    lacks: Vec<&'static str>,
+    checks: Vec<CheckBody>,
+}
+
+/// Runs the readiness checks and records them as gauges.
+async fn readiness(observed: &Observed) -> ReadyBody {
+    let checks = observed.engine.readiness().await;
+    for c in &checks {
+        observed
+            .metrics
+            .readiness
+            .with_label_values(&[c.name])
+            .set(i64::from(c.ok));
+    }
+    ReadyBody {
+        ready: checks.iter().all(|c| c.ok),
+        backend: observed.engine.backend_name(),
+        backend_reason: observed.engine.backend_reason().map(str::to_owned),
+        capabilities: capability_names(observed.engine.capabilities().present()),
+        lacks: capability_names(observed.engine.capabilities().missing()),
+        checks: checks
+            .into_iter()
+            .map(|c| CheckBody {
+                name: c.name,
+                ok: c.ok,
+                fix: (!c.ok).then_some(c.detail),
+            })
+            .collect(),
+    }
+}
+
+fn capability_names(list: Vec<axgate_engine::Capability>) -> Vec<&'static str> {
+    list.into_iter()
+        .map(axgate_engine::Capability::as_str)
+        .collect()
+}
+
+pub async fn readyz(State(observed): State<Arc<Observed>>) -> Response {
+    let body = readiness(&observed).await;
+    let status = if body.ready {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (status, Json(body)).into_response()
+}
+
+pub async fn metrics(State(observed): State<Arc<Observed>>) -> Response {
+    let m = &observed.metrics;
+    m.sessions_active
+        .set(observed.sessions.registry().len() as i64);
+    m.sse_streams_open
+        .set(observed.sessions.event_log().open_tails() as i64);
+    readiness(&observed).await;
+    observed.fleet.record();
+    (
+        [(
+            http::header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        m.render(),
+    )
+        .into_response()
+}

@@ -1,0 +1,256 @@
+//! Acting tools on one element: `perform_action`, `click` (with the actuation ladder) and
+//! `focus`. Each checks the element first (exists, enabled, not leased by another session),
+//! acts, waits for the effect, and returns the element afterwards plus the diff.
+
+use rmcp::model::{CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::app_arg::{AppArg, app_ref};
+use super::receivers::pointer_receiver;
+use super::target::{Located, acted, locate_for_write, observe};
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use axgate_engine::AxError;
+use axgate_engine::act::{Rung, ladder, perform_rung};
+use axgate_engine::backend::MouseButton;
+use crate::mcp::confirm::{activates_nothing, decide};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::ActOut;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ActionArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+    /// An action the element lists, such as `press` or `increment`.
+    action: String,
+}
+
+pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
+    name: "perform_action",
+    title: "Perform an action on an element",
+    description: "Performs an action the element lists (press, increment, show_menu, …).",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<ActionArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn perform_action(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: ActionArgs = parse_args(args)?;
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let node = &located.element.node;
+    if !node.actions.iter().any(|a| a == &args.action) {
+        return Err(AxError::UnsupportedAction {
+            element: located.label(),
+            action: args.action,
+            available: node.actions.clone(),
+        }
+        .into());
+    }
+    // Stepping, menus and raising activate nothing; every other action may.
+    if !matches!(
+        args.action.as_str(),
+        "increment" | "decrement" | "show_menu" | "raise"
+    ) {
+        confirm_destructive(ctx, &located, &args.action, Vec::new()).await?;
+    }
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let id = node.id;
+    let changes = observe(ctx, &app, &scope, || {
+        ctx.engine
+            .perform_action(&app, id, &args.action, &ctx.stats)
+    })
+    .await?;
+    Ok(acted(ctx, &located, "perform_action", changes, None).await)
+}
+
+/// The decision point for an act on `located` (and on the elements in `more`).
+async fn confirm_destructive(
+    ctx: &ToolCtx,
+    located: &Located,
+    verb: &str,
+    mut more: Vec<super::receivers::Receiver>,
+) -> Result<(), ToolError> {
+    more.insert(
+        0,
+        (
+            located.element.node.clone(),
+            located.element.path.to_string(),
+        ),
+    );
+    decide(ctx, &located.conn.app.name, verb, &more).await
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Button {
+    #[default]
+    Left,
+    Right,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+enum Strategy {
+    // Said in `ClickArgs::strategy` (variant docs would each become a schema branch).
+    #[default]
+    Auto,
+    Action,
+    Pointer,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClickArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+    #[serde(default)]
+    button: Button,
+    /// 1 (default) or 2 for a double click.
+    #[serde(default)]
+    count: Option<u32>,
+    /// `auto` (default) tries press, pointer, select, set value until an effect shows;
+    /// `action`: press only; `pointer`: pointer click only.
+    #[serde(default)]
+    strategy: Strategy,
+}
+
+pub(super) static CLICK: ToolDef = ToolDef {
+    name: "click",
+    title: "Click an element",
+    description: "Clicks an element and verifies the effect (press, pointer, select or set value).",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<ClickArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: ClickArgs = parse_args(args)?;
+    let count = args.count.unwrap_or(1);
+    if !(1..=2).contains(&count) {
+        return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
+    }
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let app = located.conn.app.clone();
+    // A pointer click lands on whatever is under the element's centre: decide on that too.
+    let under = match (args.strategy, located.element.node.frame) {
+        (Strategy::Action, _) | (_, None) => None,
+        (_, Some(frame)) => pointer_receiver(ctx, &app, frame.center()).await?,
+    };
+    confirm_destructive(ctx, &located, "click", under.into_iter().collect()).await?;
+    let scope = located.scope(ctx).await?;
+    let node = &located.element.node;
+    let button = match args.button {
+        Button::Left => MouseButton::Left,
+        Button::Right => MouseButton::Right,
+    };
+    let rungs: Vec<Rung> = match (args.strategy, args.button, count) {
+        (Strategy::Pointer, _, _) => vec![Rung::Pointer],
+        (Strategy::Action, Button::Left, 1) => vec![Rung::Press],
+        (Strategy::Action, _, _) => {
+            return Err(ToolError::Usage(
+                "right and double clicks need the pointer: use strategy auto or pointer".into(),
+            ));
+        }
+        (Strategy::Auto, Button::Right, _) if node.actions.iter().any(|a| a == "show_menu") => {
+            let id = node.id;
+            let changes = observe(ctx, &app, &scope, || {
+                ctx.engine.perform_action(&app, id, "show_menu", &ctx.stats)
+            })
+            .await?;
+            return Ok(acted(ctx, &located, "click", changes, None).await);
+        }
+        (Strategy::Auto, Button::Left, 1) => ladder(&located.element),
+        (Strategy::Auto, _, _) => vec![Rung::Pointer],
+    };
+    if rungs.is_empty() {
+        return Err(AxError::Unsupported(format!(
+            "{} offers no way to click it (no press action, no frame)",
+            located.label()
+        ))
+        .into());
+    }
+    let mut tried = Vec::new();
+    for rung in rungs {
+        let outcome = observe(ctx, &app, &scope, || {
+            perform_rung(
+                &ctx.engine,
+                &app,
+                &located.element,
+                rung,
+                button,
+                count,
+                &ctx.stats,
+            )
+        })
+        .await;
+        match outcome {
+            Ok(changes) if !changes.is_empty() => {
+                return Ok(acted(ctx, &located, "click", changes, Some(rung)).await);
+            }
+            Ok(_) => tried.push(format!("{} (no effect)", rung.as_str())),
+            Err(e) if e.is_timeout() || matches!(e, AxError::AppExited { .. }) => {
+                return Err(e.into());
+            }
+            Err(e) => tried.push(format!("{} ({})", rung.as_str(), e.kind())),
+        }
+    }
+    Err(AxError::NoEffect {
+        element: located.label(),
+        tried,
+    }
+    .into())
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TargetArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+}
+
+pub(super) static FOCUS: ToolDef = ToolDef {
+    name: "focus",
+    title: "Focus an element",
+    description: "Moves keyboard focus to an element and verifies it.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<TargetArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: TargetArgs = parse_args(args)?;
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    // Focus moves the keyboard's target; it presses nothing (a later key press is decided
+    // on the element it would press).
+    activates_nothing(ctx);
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let (pid, id) = (app.pid, located.element.node.id);
+    let changes = observe(ctx, &app, &scope, || {
+        ctx.engine
+            .run(&app, &ctx.stats, "focus", move |b, c| b.focus(pid, id, c))
+    })
+    .await?;
+    Ok(acted(ctx, &located, "focus", changes, None).await)
+}

@@ -1,0 +1,481 @@
+//! Value and input tools: `set_value` (coerced, clamped, read back), `type_text`,
+//! `press_key`, `scroll` and `drag`. Synthetic input is machine-wide, so it all goes
+//! through the engine's input lock. Typed text never reaches a log or a result.
+
+use std::time::Duration;
+
+use rmcp::model::{CallToolResult, JsonObject};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::app_arg::{AppArg, app_ref};
+use super::receivers::{Receiver, key_receivers, pointer_receiver};
+use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
+use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use axgate_engine::act::act_and_observe;
+use axgate_engine::engine::BackendOp;
+use axgate_engine::keys::KeyCombo;
+use axgate_engine::values::{coerce, matches};
+use axgate_engine::{AxError, AxValue, Target};
+use crate::mcp::confirm::{activates_nothing, decide};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::ActOut;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SetValueArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element: a path or a handle.
+    target: String,
+    /// Converted to the element's type and clamped to its range.
+    #[schemars(with = "super::schema::Scalar")]
+    value: Value,
+}
+
+pub(super) static SET_VALUE: ToolDef = ToolDef {
+    name: "set_value",
+    title: "Set an element's value",
+    description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
+    effect: Effect::Act,
+    idempotent: true,
+    input: input_schema::<SetValueArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn set_value(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: SetValueArgs = parse_args(args)?;
+    let given = match args.value {
+        Value::String(s) => AxValue::Text(s),
+        Value::Bool(b) => AxValue::Bool(b),
+        Value::Number(n) => AxValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+        other => {
+            return Err(ToolError::Usage(format!(
+                "invalid argument `value`: expected a string, boolean or number, found {other}"
+            )));
+        }
+    };
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let node = &located.element.node;
+    if !node.states.value_settable {
+        return Err(AxError::NotSettable {
+            element: located.label(),
+        }
+        .into());
+    }
+    let value = coerce(node, given).map_err(|reason| AxError::InvalidValue {
+        element: located.label(),
+        reason,
+    })?;
+    // A field that already holds the value will show no change: the write is still made
+    // (and read back), but waiting for an effect that cannot come would only cost time.
+    let holds = !node.states.secure && matches(&value, node.value.as_ref());
+    // Writing a check box's state clicks it ("Erase data on quit"); writing text or a number
+    // activates nothing.
+    if matches!(value, AxValue::Bool(_)) {
+        let receiver = (node.clone(), located.element.path.to_string());
+        decide(ctx, &located.conn.app.name, "tick or untick", &[receiver]).await?;
+    } else {
+        activates_nothing(ctx);
+    }
+    let wait = if holds { Duration::ZERO } else { VERIFY_WAIT };
+    let changes = write_value(ctx, &located, value.clone(), wait).await?;
+    let after = located
+        .conn
+        .resolve(
+            &ctx.engine,
+            &Target::Path(located.element.path.clone()),
+            &ctx.stats,
+        )
+        .await?;
+    // A secure field cannot be read back (backends mask it): its write cannot be verified,
+    // and the result says so (`verified` is false unless something else visibly changed).
+    let unverifiable = after.node.states.secure;
+    if !unverifiable && !matches(&value, after.node.value.as_ref()) {
+        let secure = after.node.states.secure;
+        let show = |v: Option<&AxValue>| match (secure, v) {
+            (true, _) => "•••".to_owned(),
+            (false, Some(v)) => format!("{:?}", v.to_string()),
+            (false, None) => "nothing".to_owned(),
+        };
+        return Err(AxError::NotApplied {
+            element: located.label(),
+            expected: show(Some(&value)),
+            actual: show(after.node.value.as_ref()),
+        }
+        .into());
+    }
+    Ok(acted(ctx, &located, "set_value", changes, None).await)
+}
+
+/// Writes `value` and returns the changes seen within `wait`.
+async fn write_value(
+    ctx: &ToolCtx,
+    located: &Located,
+    value: AxValue,
+    wait: Duration,
+) -> Result<Vec<axgate_engine::diff::Change>, ToolError> {
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let (pid, id) = (app.pid, located.element.node.id);
+    let write = || {
+        ctx.engine.run(&app, &ctx.stats, "set_value", move |b, c| {
+            b.set_value(pid, id, &value, c)
+        })
+    };
+    Ok(act_and_observe(&ctx.engine, &app, &scope, &ctx.stats, wait, write).await?)
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TypeArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element to type into; default: the focused one.
+    #[serde(default)]
+    target: Option<String>,
+    text: String,
+    #[serde(default)]
+    clear_first: bool,
+}
+
+pub(super) static TYPE_TEXT: ToolDef = ToolDef {
+    name: "type_text",
+    title: "Type text",
+    description: "Types text as key presses into an element or the focused element.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<TypeArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn type_text(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: TypeArgs = parse_args(args)?;
+    let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    if args.clear_first {
+        if located.element.node.states.value_settable {
+            write_value(ctx, &located, AxValue::Text(String::new()), VERIFY_WAIT).await?;
+        } else {
+            press(
+                ctx,
+                &located,
+                KeyCombo::parse("cmd+a", &[]).map_err(ToolError::Usage)?,
+            )
+            .await?;
+            press(
+                ctx,
+                &located,
+                KeyCombo::parse("backspace", &[]).map_err(ToolError::Usage)?,
+            )
+            .await?;
+        }
+    }
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    // A Tab moves focus, so what a later Space or Return presses is only known once the text
+    // before it is typed: each run up to a Tab is decided on, then typed.
+    let mut changes = Vec::new();
+    for (i, run) in runs(&args.text).into_iter().enumerate() {
+        let here = if i == 0 {
+            None
+        } else {
+            focused_now(ctx, &located).await?
+        };
+        let receivers = typing_receivers(ctx, here.as_ref().unwrap_or(&located), run).await?;
+        decide(ctx, &app.name, "type a key that presses", &receivers).await?;
+        let text = run.to_owned();
+        changes.extend(
+            observe(ctx, &app, &scope, || async {
+                let _input = ctx.engine.input_lock().await;
+                let text = text.clone();
+                ctx.engine
+                    .run(&app, &ctx.stats, "type_text", move |b, c| {
+                        b.type_text(pid, &text, c)
+                    })
+                    .await
+            })
+            .await?,
+        );
+    }
+    Ok(acted(ctx, &located, "type_text", changes, None).await)
+}
+
+/// `text` cut after each Tab (at least one run, possibly empty).
+fn runs(text: &str) -> Vec<&str> {
+    let mut runs: Vec<&str> = text.split_inclusive('\t').collect();
+    if runs.is_empty() {
+        runs.push(text);
+    }
+    runs
+}
+
+/// The focused element of `located`'s app now, if any.
+async fn focused_now(ctx: &ToolCtx, located: &Located) -> Result<Option<Located>, ToolError> {
+    let conn = located.conn.clone();
+    Ok(super::query::focused(ctx, &conn)
+        .await?
+        .map(|element| Located { conn, element }))
+}
+
+/// What the Spaces and Returns of a run of typed text would press.
+async fn typing_receivers(
+    ctx: &ToolCtx,
+    located: &Located,
+    run: &str,
+) -> Result<Vec<Receiver>, ToolError> {
+    let mut receivers = Vec::new();
+    for (present, key) in [
+        (run.contains(' '), "space"),
+        (run.contains(['\n', '\r']), "return"),
+    ] {
+        if present {
+            let combo = KeyCombo::parse(key, &[]).map_err(ToolError::Usage)?;
+            receivers.extend(key_receivers(ctx, located, &combo).await?);
+        }
+    }
+    Ok(receivers)
+}
+
+/// Focuses `target` (when given and not focused yet) or finds the focused element.
+async fn focused_or(ctx: &ToolCtx, app: &str, target: Option<&str>) -> Result<Located, ToolError> {
+    if let Some(target) = target {
+        let located = locate_for_write(ctx, app, target).await?;
+        if !located.element.node.states.focused {
+            let app = located.conn.app.clone();
+            let (pid, id) = (app.pid, located.element.node.id);
+            ctx.engine
+                .run(&app, &ctx.stats, "focus", move |b, c| b.focus(pid, id, c))
+                .await?;
+        }
+        return Ok(located);
+    }
+    let conn = ctx
+        .session
+        .connections
+        .open(&ctx.engine, app, &ctx.stats)
+        .await?;
+    ctx.engine.check_write(&conn.app, &ctx.session.owner)?;
+    let element = super::query::focused(ctx, &conn).await?.ok_or_else(|| {
+        ToolError::Usage(
+            "nothing is focused in the app: give `target` to focus an element first".into(),
+        )
+    })?;
+    Ok(Located { conn, element })
+}
+
+async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), ToolError> {
+    let app = located.conn.app.clone();
+    let pid = app.pid;
+    let _input = ctx.engine.input_lock().await;
+    ctx.engine
+        .run(&app, &ctx.stats, "press_key", move |b, c| {
+            b.press_key(pid, &combo, c)
+        })
+        .await?;
+    Ok(())
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct KeyArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// A key (`a`, `return`, `tab`, `escape`, `up`, `page_down`, `f1`…) or a combo such as
+    /// `cmd+shift+s`.
+    key: String,
+    /// Any of `cmd`, `ctrl`, `opt`, `shift`.
+    #[serde(default)]
+    modifiers: Vec<String>,
+    /// Focus this element first; default: the focused one.
+    #[serde(default)]
+    target: Option<String>,
+}
+
+pub(super) static PRESS_KEY: ToolDef = ToolDef {
+    name: "press_key",
+    title: "Press a key",
+    description: "Presses a key or combo such as `cmd+s`.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<KeyArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn press_key(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    let args: KeyArgs = parse_args(args)?;
+    let combo = KeyCombo::parse(&args.key, &args.modifiers)
+        .map_err(|e| ToolError::Usage(format!("invalid argument `key`: {e}")))?;
+    let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    let receivers = key_receivers(ctx, &located, &combo).await?;
+    let verb = format!("press the key {combo}, which presses");
+    decide(ctx, &located.conn.app.name, &verb, &receivers).await?;
+    let scope = axgate_engine::act::Scope::app();
+    let app = located.conn.app.clone();
+    let changes = observe(ctx, &app, &scope, || async {
+        press(ctx, &located, combo).await.map_err(|e| match e {
+            ToolError::Ax(e) => e,
+            ToolError::Usage(m) | ToolError::Refused(m) | ToolError::WaitTimeout(m) => {
+                AxError::Unsupported(m)
+            }
+            e @ ToolError::InputRequired => AxError::Unsupported(e.to_string()),
+        })
+    })
+    .await?;
+    Ok(acted(ctx, &located, "press_key", changes, None).await)
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ScrollArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element to scroll (a scroll area or anything inside one).
+    target: String,
+    direction: Direction,
+    /// Lines to scroll (default 3, at most 100).
+    #[serde(default)]
+    amount: Option<u32>,
+}
+
+pub(super) static SCROLL: ToolDef = ToolDef {
+    name: "scroll",
+    title: "Scroll",
+    description: "Scrolls an element with the pointer wheel.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<ScrollArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: ScrollArgs = parse_args(args)?;
+    let amount = f64::from(args.amount.unwrap_or(3).clamp(1, 100));
+    let delta = match args.direction {
+        Direction::Up => (0.0, -amount),
+        Direction::Down => (0.0, amount),
+        Direction::Left => (-amount, 0.0),
+        Direction::Right => (amount, 0.0),
+    };
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let point = center(&located)?;
+    activates_nothing(ctx);
+    let pid = located.conn.app.pid;
+    pointer_act(ctx, &located, "scroll", move |b, c| {
+        b.scroll(pid, point, delta, c)
+    })
+    .await
+}
+
+/// Synthetic pointer input to the located element's app: under the machine-wide input lock,
+/// verified by the changes it causes.
+async fn pointer_act(
+    ctx: &ToolCtx,
+    located: &Located,
+    op: &'static str,
+    input: impl BackendOp<()>,
+) -> Result<CallToolResult, ToolError> {
+    let scope = located.scope(ctx).await?;
+    let app = located.conn.app.clone();
+    let changes = observe(ctx, &app, &scope, || async {
+        let _input = ctx.engine.input_lock().await;
+        ctx.engine.run(&app, &ctx.stats, op, input).await
+    })
+    .await?;
+    Ok(acted(ctx, located, op, changes, None).await)
+}
+
+fn center(located: &Located) -> Result<(f64, f64), ToolError> {
+    located
+        .element
+        .node
+        .frame
+        .map(|f| f.center())
+        .ok_or_else(|| {
+            AxError::Unsupported(format!("{} has no frame on screen", located.label())).into()
+        })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct DragArgs {
+    /// Name, bundle id or pid.
+    #[serde(deserialize_with = "app_ref")]
+    #[schemars(with = "AppArg")]
+    app: String,
+    /// The element to drag from (its centre).
+    from: String,
+    /// The element to drop on (its centre); or give `to_x` and `to_y`.
+    #[serde(default)]
+    to: Option<String>,
+    /// Drop point, global x in points.
+    #[serde(default)]
+    to_x: Option<f64>,
+    /// Drop point, global y in points.
+    #[serde(default)]
+    to_y: Option<f64>,
+}
+
+pub(super) static DRAG: ToolDef = ToolDef {
+    name: "drag",
+    title: "Drag",
+    description: "Drags from an element to another element or a point.",
+    effect: Effect::Act,
+    idempotent: false,
+    input: input_schema::<DragArgs>,
+    output: Some(output_schema::<ActOut>),
+};
+
+pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
+    let args: DragArgs = parse_args(args)?;
+    let located = locate_for_write(ctx, &args.app, &args.from).await?;
+    let from = center(&located)?;
+    let mut receivers = Vec::new();
+    let to = match (&args.to, args.to_x, args.to_y) {
+        (Some(t), None, None) => {
+            let target = locate_for_write(ctx, &args.app, t).await?;
+            receivers.push((target.element.node.clone(), target.element.path.to_string()));
+            center(&target)?
+        }
+        (None, Some(x), Some(y)) => (x, y),
+        _ => {
+            return Err(ToolError::Usage(
+                "give either `to` (an element) or both `to_x` and `to_y`".into(),
+            ));
+        }
+    };
+    // A drop activates what lies under the drop point (a trash can, a "Delete" well), named
+    // or not: it is decided like a click there.
+    receivers.extend(pointer_receiver(ctx, &located.conn.app, to).await?);
+    decide(ctx, &located.conn.app.name, "drop onto", &receivers).await?;
+    let pid = located.conn.app.pid;
+    pointer_act(ctx, &located, "drag", move |b, c| b.drag(pid, from, to, c)).await
+}

@@ -1,0 +1,143 @@
+//! What every element tool does around its own work: resolve `app` + `target`, check a
+//! write may happen (lease, enabled), and build the verified result — the element's state
+//! afterwards plus the diff of what changed.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::CallToolResult;
+
+use super::structured;
+use axgate_engine::act::{Rung, Scope, act_and_observe};
+use axgate_engine::diff::{Change, render};
+use axgate_engine::handles::describe;
+use axgate_engine::{AppConnection, AppInfo, AxError, Resolved, Target, tree};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
+
+/// How long an act waits for its effect by default.
+pub(super) const VERIFY_WAIT: Duration = Duration::from_millis(1500);
+
+/// Runs `act` on `app` and returns the changes it caused within `scope`, waiting up to
+/// [`VERIFY_WAIT`] for them (`ax::act::act_and_observe` with the call's engine and stats).
+pub(super) async fn observe<F, Fut>(
+    ctx: &ToolCtx,
+    app: &AppInfo,
+    scope: &Scope,
+    act: F,
+) -> Result<Vec<Change>, AxError>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<(), AxError>>,
+{
+    act_and_observe(&ctx.engine, app, scope, &ctx.stats, VERIFY_WAIT, act).await
+}
+
+/// An app connection and a resolved element in it.
+pub(super) struct Located {
+    pub(super) conn: Arc<AppConnection>,
+    pub(super) element: Resolved,
+}
+
+impl Located {
+    /// `button "Save" at window[0]/button[0]`.
+    pub(super) fn label(&self) -> String {
+        let n = &self.element.node;
+        format!(
+            "{} at {}",
+            describe(n.role, n.title.as_deref()),
+            self.element.path
+        )
+    }
+
+    pub(super) async fn scope(&self, ctx: &ToolCtx) -> Result<Scope, ToolError> {
+        Ok(Scope::of(&ctx.engine, &self.conn.app, &self.element, &ctx.stats).await?)
+    }
+}
+
+pub(super) fn parse_target(field: &str, text: &str) -> Result<Target, ToolError> {
+    Target::parse(text).map_err(|e| ToolError::Usage(format!("invalid argument `{field}`: {e}")))
+}
+
+/// Resolves `target` in `app` for reading.
+pub(super) async fn locate(ctx: &ToolCtx, app: &str, target: &str) -> Result<Located, ToolError> {
+    let target = parse_target("target", target)?;
+    let conn = ctx
+        .session
+        .connections
+        .open(&ctx.engine, app, &ctx.stats)
+        .await?;
+    let element = conn.resolve(&ctx.engine, &target, &ctx.stats).await?;
+    Ok(Located { conn, element })
+}
+
+/// Resolves `target` for a write: no other session's lease, and the element is enabled.
+pub(super) async fn locate_for_write(
+    ctx: &ToolCtx,
+    app: &str,
+    target: &str,
+) -> Result<Located, ToolError> {
+    let located = locate(ctx, app, target).await?;
+    ctx.engine
+        .check_write(&located.conn.app, &ctx.session.owner)?;
+    if !located.element.node.states.enabled {
+        return Err(AxError::Disabled {
+            element: located.label(),
+        }
+        .into());
+    }
+    Ok(located)
+}
+
+/// The verified result of an act: the element re-read, the changes, the rung used.
+pub(super) async fn acted(
+    ctx: &ToolCtx,
+    located: &Located,
+    tool: &str,
+    changes: Vec<Change>,
+    rung: Option<Rung>,
+) -> CallToolResult {
+    let path = &located.element.path;
+    let after = located
+        .conn
+        .resolve(&ctx.engine, &Target::Path(path.clone()), &ctx.stats)
+        .await;
+    let (node, gone) = match after {
+        Ok(r) if r.node.id == located.element.node.id => (r.node, false),
+        _ => (located.element.node.clone(), true),
+    };
+    let handle = ctx.handle(&located.conn, &node, path);
+    let verified = !changes.is_empty();
+    let mut text = format!("{tool} {path}");
+    if let Some(r) = rung {
+        text.push_str(&format!(" (rung: {})", r.as_str()));
+    }
+    text.push('\n');
+    if gone {
+        text.push_str("the element is gone now (closed or replaced)\n");
+    } else {
+        text.push_str(&tree::compact_line(&node, handle.as_deref()));
+        text.push('\n');
+    }
+    if verified {
+        text.push_str(&render(&changes));
+    } else {
+        text.push_str(
+            "no observable effect yet: check with get_element or wait_for before relying on it\n",
+        );
+    }
+    let out = ActOut {
+        app: located.conn.app.name.clone(),
+        pid: located.conn.app.pid,
+        tool: tool.to_owned(),
+        element: NodeOut::new(&node, handle, path.to_string(), 0),
+        element_gone: gone,
+        verified,
+        rung: rung.map(|r| r.as_str().to_owned()),
+        changes: changes.iter().map(ChangeOut::from).collect(),
+        round_trips: ctx.stats.round_trips(),
+    };
+    structured(text, &out)
+}
