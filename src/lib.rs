@@ -10,6 +10,6 @@ pub use axgate_client as client;
 pub use axgate_engine as ax;
 pub use axgate_platform as platform;
 pub use axgate_server::{
-    Shutdown, audit, config, fleet, http, identity, logging, mcp, metrics, policy, server,
-    session, stdio,
+    Shutdown, audit, config, fleet, http, identity, logging, mcp, metrics, policy, server, session,
+    stdio,
 };

@@ -23,17 +23,36 @@ const WORDS: &[(&str, &[&str])] = &[
     ("MCP", &["crate::mcp", "crate::stdio", "axgate_server"]),
     (
         "MCP semantics",
-        &["crate::mcp::tools", "crate::mcp::resources", "crate::mcp::prompts"],
+        &[
+            "crate::mcp::tools",
+            "crate::mcp::resources",
+            "crate::mcp::prompts",
+        ],
     ),
     ("MCP wire", &["crate::mcp::wire", "rmcp::model"]),
     ("AX", &["axgate_engine", "axgate_platform"]),
     (
         "platform APIs",
-        &["axgate_platform", "atspi", "x11rb", "accessibility_sys", "objc2", "core_foundation", "core_graphics"],
+        &[
+            "axgate_platform",
+            "atspi",
+            "x11rb",
+            "accessibility_sys",
+            "objc2",
+            "core_foundation",
+            "core_graphics",
+        ],
     ),
     (
         "Apple APIs",
-        &["accessibility_sys", "objc2", "core_foundation", "core_graphics", "block2", "foreign_types"],
+        &[
+            "accessibility_sys",
+            "objc2",
+            "core_foundation",
+            "core_graphics",
+            "block2",
+            "foreign_types",
+        ],
     ),
     ("session", &["crate::session"]),
     ("session internals", &["crate::session::"]),
@@ -43,19 +62,55 @@ const WORDS: &[(&str, &[&str])] = &[
     ("tool semantics", &["crate::mcp::tools"]),
     ("JSON", &["serde_json", "serde::"]),
     ("apps", &["AppInfo", "axgate_engine::model"]),
-    ("UI text", &["RawNode", "axgate_engine::tree", "axgate_engine::diff"]),
+    (
+        "UI text",
+        &["RawNode", "axgate_engine::tree", "axgate_engine::diff"],
+    ),
     (
         "the network",
-        &["reqwest", "hyper", "axum", "tokio::net", "std::net::TcpStream"],
+        &[
+            "reqwest",
+            "hyper",
+            "axum",
+            "tokio::net",
+            "std::net::TcpStream",
+        ],
     ),
-    ("the product", &["axgate_server", "axgate_engine", "axgate_platform", "axgate_client"]),
+    (
+        "the product",
+        &[
+            "axgate_server",
+            "axgate_engine",
+            "axgate_platform",
+            "axgate_client",
+        ],
+    ),
     (
         "the server",
-        &["axgate_server", "crate::http", "crate::mcp", "crate::session", "crate::config"],
+        &[
+            "axgate_server",
+            "crate::http",
+            "crate::mcp",
+            "crate::session",
+            "crate::config",
+        ],
     ),
     (
         "everything else",
-        &["crate::http", "crate::server", "crate::mcp", "crate::session", "crate::config", "crate::policy", "crate::audit", "crate::worker", "crate::engine", "axgate_server", "axgate_platform", "serde_json"],
+        &[
+            "crate::http",
+            "crate::server",
+            "crate::mcp",
+            "crate::session",
+            "crate::config",
+            "crate::policy",
+            "crate::audit",
+            "crate::worker",
+            "crate::engine",
+            "axgate_server",
+            "axgate_platform",
+            "serde_json",
+        ],
     ),
     // Knows everything: the binary's entry and the wiring between layers.
     ("—", &[]),
@@ -111,7 +166,11 @@ fn rows() -> Vec<Row> {
         rows.push(Row {
             line: line.chars().take(80).collect(),
             modules,
-            words: if cells.len() == 3 { words } else { vec![format!("<{} cells>", cells.len())] },
+            words: if cells.len() == 3 {
+                words
+            } else {
+                vec![format!("<{} cells>", cells.len())]
+            },
         });
     }
     assert!(rows.len() > 20, "read the module table");
@@ -128,7 +187,10 @@ fn module_files(name: &str) -> Vec<PathBuf> {
         return out;
     }
     if path.ends_with(".rs") {
-        return [src.join(path)].into_iter().filter(|p| p.is_file()).collect();
+        return [src.join(path)]
+            .into_iter()
+            .filter(|p| p.is_file())
+            .collect();
     }
     let file = src.join(format!("{path}.rs"));
     let mut out = Vec::new();
@@ -150,7 +212,10 @@ fn module_path(file: &Path) -> (String, String) {
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if parts.last().is_some_and(|p| p == "mod" || p == "lib" || p == "main") {
+    if parts
+        .last()
+        .is_some_and(|p| p == "mod" || p == "lib" || p == "main")
+    {
         parts.pop();
     }
     let join = |parts: &[String]| {
@@ -183,7 +248,8 @@ fn code_of(file: &Path) -> String {
 /// module under it).
 fn names(line: &str, ban: &str, this: &str) -> bool {
     let own = ban.starts_with("crate::")
-        && (this == ban.trim_end_matches("::") || this.starts_with(&format!("{}::", ban.trim_end_matches("::"))));
+        && (this == ban.trim_end_matches("::")
+            || this.starts_with(&format!("{}::", ban.trim_end_matches("::"))));
     !own && line.match_indices(ban).any(|(i, _)| {
         let before = line[..i].chars().next_back();
         let after = line[i + ban.len()..].chars().next();
@@ -220,7 +286,12 @@ fn no_module_imports_a_layer_it_must_not_know() {
         let banned: Vec<&str> = row
             .words
             .iter()
-            .flat_map(|w| WORDS.iter().filter(move |(k, _)| k == w).flat_map(|(_, b)| b.iter()))
+            .flat_map(|w| {
+                WORDS
+                    .iter()
+                    .filter(move |(k, _)| k == w)
+                    .flat_map(|(_, b)| b.iter())
+            })
             .copied()
             .collect();
         for name in &row.modules {

@@ -86,4 +86,3 @@ pub(crate) fn token_source(connect: &Connect) -> Result<TokenSource, ClientError
     }
     Ok(TokenSource::none())
 }
-

@@ -13,8 +13,8 @@ use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
 use super::shared::{Got, Shared};
 use super::worker::{CallStats, REPLY_GRACE, WorkerConfig, WorkerKey, WorkerPool};
-use crate::metrics::EngineMetrics;
 use crate::app_rules::AppRules;
+use crate::metrics::EngineMetrics;
 
 /// Engine tuning, from configuration.
 #[derive(Clone, Debug)]

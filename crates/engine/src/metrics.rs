@@ -15,4 +15,3 @@ pub struct EngineMetrics {
     /// App lists a call got from a read another call started after it arrived (`ax::shared`).
     pub app_lists_shared: IntCounter,
 }
-

@@ -99,8 +99,22 @@ pub struct RawNode {
     /// The platform's own role name (`AXButton`, `push button`, …).
     pub native_role: String,
     pub subrole: Option<String>,
+    /// The accessible name: what a person hears from a screen reader and what paths
+    /// (`button["Search"]`), `find`, handles and the compact text use. Each backend computes it
+    /// from its own fields the way its platform's assistive technology does (docs/TOOLS.md,
+    /// "Names"); `None` when the element has no name at all.
+    pub name: Option<String>,
+    /// The raw fields the name may come from, kept for `get_element` and for `find` asked for
+    /// one field: the platform's title (macOS `AXTitle`, AT-SPI name)…
     pub title: Option<String>,
+    /// …its description (macOS `AXDescription`, which `setAccessibilityLabel` sets; AT-SPI
+    /// description)…
     pub description: Option<String>,
+    /// …the hint text an empty field shows (macOS `AXPlaceholderValue`)…
+    pub placeholder: Option<String>,
+    /// …the tooltip (macOS `AXHelp`, AT-SPI tooltip text)…
+    pub help: Option<String>,
+    /// …and the developer's identifier (macOS `AXIdentifier`, AT-SPI `accessible-id`).
     pub identifier: Option<String>,
     pub value: Option<AxValue>,
     pub min_value: Option<f64>,
@@ -125,8 +139,11 @@ impl RawNode {
             role,
             native_role: native_role.into(),
             subrole: None,
+            name: None,
             title: None,
             description: None,
+            placeholder: None,
+            help: None,
             identifier: None,
             value: None,
             min_value: None,
@@ -139,11 +156,13 @@ impl RawNode {
         }
     }
 
-    /// The label a person would read: the title, else the description.
+    /// The label a person would read: the accessible name, else (for a backend that does not
+    /// compute one yet) the title, else the description.
     pub fn label(&self) -> Option<&str> {
-        self.title
+        self.name
             .as_deref()
-            .filter(|t| !t.is_empty())
+            .filter(|n| !n.is_empty())
+            .or(self.title.as_deref().filter(|t| !t.is_empty()))
             .or(self.description.as_deref().filter(|d| !d.is_empty()))
     }
 

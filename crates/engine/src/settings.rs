@@ -44,4 +44,3 @@ pub struct BackendConfig {
     /// macOS: bundle ids that also get `AXEnhancedUserInterface` (Chrome).
     pub enhanced_ui_apps: Vec<String>,
 }
-

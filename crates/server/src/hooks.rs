@@ -4,13 +4,13 @@
 
 use std::sync::Arc;
 
-use axgate_engine::Engine;
 use crate::fleet::Fleet;
 use crate::mcp::AxServer;
 use crate::mcp::admin::{CapacitySummary, SessionAdmin, SessionSummary};
 use crate::mcp::context::LeaseBook;
 use crate::mcp::direct::Direct;
 use crate::session::{AxSessionManager, Pins};
+use axgate_engine::Engine;
 
 /// Whether a session holds an app lease or, in exclusive mode, the machine: the session
 /// manager (which knows neither) never evicts it to make room.

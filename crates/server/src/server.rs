@@ -18,7 +18,6 @@ use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetReques
 use tower_http::trace::TraceLayer;
 
 use crate::audit::Audit;
-use axgate_engine::Engine;
 use crate::config::Config;
 use crate::fleet::{self, Fleet};
 use crate::hooks::{LeasePins, ServerAdmin};
@@ -38,6 +37,7 @@ use crate::mcp::server::Shared;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
+use axgate_engine::Engine;
 
 /// Everything the server shares between requests.
 #[derive(Clone)]

@@ -19,11 +19,11 @@ use rmcp::ServiceExt as _;
 use rmcp::service::QuitReason;
 
 use crate::audit::Audit;
-use axgate_engine::Engine;
 use crate::config::Config;
 use crate::mcp::AxServer;
 use crate::mcp::server::Shared;
 use crate::metrics::Metrics;
+use axgate_engine::Engine;
 
 /// Why the stdio session ended, when it did not end because stdin closed.
 #[derive(Debug, thiserror::Error)]

@@ -282,5 +282,8 @@ async fn the_clients_variables_do_not_stop_axgate_serve() {
 /// client's variable prefix: `axgate serve` must leave exactly the client's variables alone.
 #[test]
 fn the_server_leaves_alone_exactly_the_prefix_the_client_reads() {
-    assert_eq!(axgate::client::args::ENV_PREFIX, axgate::config::CLIENT_ENV_PREFIX);
+    assert_eq!(
+        axgate::client::args::ENV_PREFIX,
+        axgate::config::CLIENT_ENV_PREFIX
+    );
 }

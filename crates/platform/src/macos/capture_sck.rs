@@ -26,9 +26,9 @@ use objc2_screen_capture_kit::{
     SCContentFilter, SCScreenshotManager, SCShareableContent, SCStreamConfiguration,
 };
 
-use axgate_engine::Rect;
 use crate::mac_logic::capture::Target;
 use crate::mac_logic::pixels;
+use axgate_engine::Rect;
 
 #[link(name = "CoreGraphics", kind = "framework")]
 unsafe extern "C" {

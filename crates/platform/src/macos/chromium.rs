@@ -9,8 +9,8 @@ use std::thread;
 use objc2::rc::autoreleasepool;
 use objc2_app_kit::NSRunningApplication;
 
-use axgate_engine::{CallCtx, Pid};
 use crate::mac_logic::tree_fill::{self, CHILDREN_LOOKED_INTO, Next};
+use axgate_engine::{CallCtx, Pid};
 
 use super::actions::true_cf;
 use super::apps;

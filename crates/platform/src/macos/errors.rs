@@ -12,8 +12,8 @@ use accessibility_sys::{
     kAXErrorInvalidUIElement, kAXErrorNoValue, kAXErrorNotImplemented,
 };
 
-use axgate_engine::{AxError, NodeId, Pid};
 use crate::mac_logic::failures::{self, Context, Failure};
+use axgate_engine::{AxError, NodeId, Pid};
 
 use super::process;
 

@@ -8,10 +8,8 @@
 use std::thread;
 use std::time::Instant;
 
+use crate::mac_logic::input_guard::{self, AppRef, Event, FRONTMOST_POLLS, Observed, PointOwner};
 use axgate_engine::{AxError, CallCtx, Pid};
-use crate::mac_logic::input_guard::{
-    self, AppRef, Event, FRONTMOST_POLLS, Observed, PointOwner,
-};
 
 use super::actions;
 use super::attrs;

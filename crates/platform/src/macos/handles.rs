@@ -2,8 +2,8 @@
 //! with `CFEqual`), keyed by the process start time the kernel reports, so a relaunched app
 //! never inherits the handles of the process that had its pid.
 
-use axgate_engine::{AxError, NodeId, Pid};
 use crate::mac_logic::handle_table::HandleTable;
+use axgate_engine::{AxError, NodeId, Pid};
 
 use super::element::AxElement;
 use super::process;

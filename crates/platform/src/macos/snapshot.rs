@@ -10,9 +10,9 @@ use accessibility_sys::kAXErrorInvalidUIElement;
 use core_foundation::array::CFArray;
 use core_foundation::string::CFString;
 
-use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 use crate::mac_logic::decode::NODE_ATTRS;
 use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
+use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
 use super::apps;
 use super::attrs::{self, CHILDREN};

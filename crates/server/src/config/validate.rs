@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use super::TlsFiles;
 use super::{AuthConfig, IssuerConfig, JwtConfig, PolicyConfig, Raw, Source, key};
-use axgate_engine::app_rules::AppRules;
 use crate::policy::confirm::Unconfirmed;
 use crate::policy::principal::Override;
+use axgate_engine::app_rules::AppRules;
 
 /// What an `auth.issuers` entry takes from `[auth]` when it does not say.
 pub(super) struct Defaults {

@@ -12,10 +12,10 @@ use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 use serde::Serialize;
 
-use axgate_engine::Engine;
 use crate::fleet::Fleet;
 use crate::metrics::Metrics;
 use crate::session::AxSessionManager;
+use axgate_engine::Engine;
 
 /// What the operational endpoints read.
 pub struct Observed {

@@ -17,9 +17,9 @@ use rmcp::service::ElicitationError;
 use super::context::ToolCtx;
 use super::errors::ToolError;
 use super::input_required::{Confirm, Route};
+use crate::policy::confirm::{Confirmation, Unconfirmed};
 use axgate_engine::RawNode;
 use axgate_engine::handles::describe;
-use crate::policy::confirm::{Confirmation, Unconfirmed};
 
 /// How long the user has to answer.
 const ANSWER_WITHIN: Duration = Duration::from_secs(120);

@@ -18,9 +18,9 @@ use serde_json::Value;
 use super::admin::Admin;
 use super::own_audit::OwnAudit;
 use super::subscriptions::Subscriptions;
-use axgate_engine::{AppConnection, CallStats, Connections, ElementPath, Engine, RawNode};
 use crate::policy::Policy;
 use crate::policy::confirm::Confirmation;
+use axgate_engine::{AppConnection, CallStats, Connections, ElementPath, Engine, RawNode};
 
 /// Severity as an ordered number (MCP levels are syslog's).
 #[allow(deprecated)]

@@ -39,11 +39,11 @@ use super::tasks::{self, TaskStore};
 use super::tools;
 use super::{completions, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
-use axgate_engine::{CallStats, Engine};
 use crate::identity::Principal;
 use crate::metrics::Metrics;
 use crate::policy::SharedPolicy;
 use crate::policy::principal::Subject;
+use axgate_engine::{CallStats, Engine};
 
 /// The protocol revisions this server speaks, newest first.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[

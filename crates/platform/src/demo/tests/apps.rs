@@ -3,9 +3,9 @@
 use std::time::Instant;
 
 use super::*;
-use axgate_engine::{Role, SnapshotRequest};
 use crate::demo::spec::{self, ChildSpec, Effect, NodeSpec};
 use crate::demo::tree::AppTree;
+use axgate_engine::{Role, SnapshotRequest};
 
 #[test]
 fn every_app_loads_with_its_pid_name_and_bundle_id() {

@@ -3,8 +3,8 @@
 use std::thread::sleep;
 
 use super::*;
-use axgate_engine::{AppInfo, ChangeKind};
 use crate::demo::FIRST_LAUNCHED_PID;
+use axgate_engine::{AppInfo, ChangeKind};
 
 const DELAY: Duration = Duration::from_millis(200);
 

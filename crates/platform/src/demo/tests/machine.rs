@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::*;
-use axgate_engine::{ChangeEvent, ChangeKind, Rect};
 use crate::demo::{DemoOptions, Simulation};
+use axgate_engine::{ChangeEvent, ChangeKind, Rect};
 
 fn quick_hang() -> DemoBackend {
     DemoBackend::with_options(DemoOptions {

@@ -99,7 +99,12 @@ fn focus(b: &DemoBackend, app: &str, identifier: &str) {
         .expect("focus");
 }
 
-fn flag(b: &DemoBackend, app: &str, identifier: &str, f: fn(&axgate_engine::States) -> bool) -> bool {
+fn flag(
+    b: &DemoBackend,
+    app: &str,
+    identifier: &str,
+    f: fn(&axgate_engine::States) -> bool,
+) -> bool {
     f(&b.node_by_identifier(app, identifier)
         .unwrap_or_else(|| panic!("{app} has no element {identifier:?}"))
         .states)

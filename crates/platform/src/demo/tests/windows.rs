@@ -2,9 +2,9 @@
 //! dialog), move and resize.
 
 use super::*;
+use crate::demo::windows::MIN_SIZE;
 use axgate_engine::backend::WindowAction;
 use axgate_engine::{ChangeKind, Rect, WindowInfo};
-use crate::demo::windows::MIN_SIZE;
 
 fn windows(b: &DemoBackend, app: &str) -> Vec<WindowInfo> {
     b.list_windows(pid(b, app), &mut ctx()).unwrap()

@@ -10,13 +10,13 @@ use super::app_arg::{AppArg, app_ref};
 use super::receivers::pointer_receiver;
 use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
-use axgate_engine::AxError;
-use axgate_engine::act::{Rung, ladder, perform_rung};
-use axgate_engine::backend::MouseButton;
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
+use axgate_engine::AxError;
+use axgate_engine::act::{Rung, ladder, perform_rung};
+use axgate_engine::backend::MouseButton;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -8,11 +8,11 @@ use serde::Deserialize;
 
 use super::app_arg::{AppArg, app_ref};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use axgate_engine::{AppConnection, SnapshotRequest, tree};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::resources::windows_out;
 use crate::mcp::wire::{AppOut, ListAppsOut, ListWindowsOut};
+use axgate_engine::{AppConnection, SnapshotRequest, tree};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -10,13 +10,13 @@ use serde_json::Value;
 use super::app_arg::{AppArg, app_ref};
 use super::target::{Located, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use axgate_engine::act::Scope;
-use axgate_engine::tree::{self, IndexedNode};
-use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
+use axgate_engine::act::Scope;
+use axgate_engine::tree::{self, IndexedNode};
+use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

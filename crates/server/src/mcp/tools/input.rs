@@ -13,15 +13,15 @@ use super::app_arg::{AppArg, app_ref};
 use super::receivers::{Receiver, key_receivers, pointer_receiver};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use crate::mcp::confirm::{activates_nothing, decide};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::ActOut;
 use axgate_engine::act::act_and_observe;
 use axgate_engine::engine::BackendOp;
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::values::{coerce, matches};
 use axgate_engine::{AxError, AxValue, Target};
-use crate::mcp::confirm::{activates_nothing, decide};
-use crate::mcp::context::ToolCtx;
-use crate::mcp::errors::ToolError;
-use crate::mcp::wire::ActOut;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -21,11 +21,11 @@ use std::time::Instant;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
-use axgate_engine::tree::{self, IndexedNode};
-use axgate_engine::{AppConnection, AxError, ElementPath, Role, SnapshotRequest, Target};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::NodeOut;
+use axgate_engine::tree::{self, IndexedNode};
+use axgate_engine::{AppConnection, AxError, ElementPath, Role, SnapshotRequest, Target};
 
 /// The most bytes of text plus structured nodes one page holds: 1 MiB less room for the
 /// result's envelope (JSON-RPC, SSE framing, the other fields).

@@ -9,11 +9,11 @@ use super::app_arg::{AppArg, app_ref};
 use super::apps::{AppArgs, open_app_of};
 use super::target::locate;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use axgate_engine::tree::{self, IndexedNode};
-use axgate_engine::{AppConnection, ElementPath, NodeId, RawNode, Resolved, SnapshotRequest};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::NodeOut;
+use axgate_engine::tree::{self, IndexedNode};
+use axgate_engine::{AppConnection, ElementPath, NodeId, RawNode, Resolved, SnapshotRequest};
 
 /// Nodes searched for the focused element or a node's path.
 const SEARCH_BUDGET: usize = 20_000;

@@ -2,10 +2,10 @@
 //! the element a key combination would press, the element under the pointer, any element by
 //! its node id. Each is returned with where it is, for the question put to the user.
 
-use axgate_engine::keys::{Key, KeyCombo, NamedKey};
-use axgate_engine::{AppInfo, AxError, NodeId, RawNode, SnapshotRequest};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
+use axgate_engine::keys::{Key, KeyCombo, NamedKey};
+use axgate_engine::{AppInfo, AxError, NodeId, RawNode, SnapshotRequest};
 
 use super::target::Located;
 

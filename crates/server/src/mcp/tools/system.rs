@@ -12,11 +12,11 @@ use serde::{Deserialize, Serialize};
 use super::app_arg::{AppArg, app_ref};
 use super::target::{acted, locate, locate_for_write, observe};
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use axgate_engine::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale};
 use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, AppOut};
+use axgate_engine::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

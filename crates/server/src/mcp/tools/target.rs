@@ -9,13 +9,13 @@ use std::time::Duration;
 use rmcp::model::CallToolResult;
 
 use super::structured;
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
 use axgate_engine::act::{Rung, Scope, act_and_observe};
 use axgate_engine::diff::{Change, render};
 use axgate_engine::handles::describe;
 use axgate_engine::{AppConnection, AppInfo, AxError, Resolved, Target, tree};
-use crate::mcp::context::ToolCtx;
-use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
 
 /// How long an act waits for its effect by default.
 pub(super) const VERIFY_WAIT: Duration = Duration::from_millis(1500);

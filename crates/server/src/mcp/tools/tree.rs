@@ -12,11 +12,11 @@ use super::app_arg::{AppArg, app_ref};
 use super::pages::{self, Frontier};
 use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
-use axgate_engine::tree::{self, IndexedNode};
-use axgate_engine::{AppConnection, ElementPath, RawNode, Role, SnapshotRequest};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{FindOut, NodeOut, TreeOut};
+use axgate_engine::tree::{self, IndexedNode};
+use axgate_engine::{AppConnection, ElementPath, RawNode, Role, SnapshotRequest};
 
 const MAX_DEPTH: u32 = 64;
 const MAX_NODES: usize = 20_000;

@@ -12,14 +12,14 @@ use serde::{Deserialize, Serialize};
 use super::app_arg::{AppArg, app_ref};
 use super::target::parse_target;
 use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use crate::mcp::context::ToolCtx;
+use crate::mcp::errors::ToolError;
+use crate::mcp::wire::{ChangeOut, NodeOut};
 use axgate_engine::act::{Scope, next_event, picture};
 use axgate_engine::diff::{diff as tree_diff, render};
 use axgate_engine::{
     AppConnection, AxError, AxValue, ElementPath, RawNode, Resolved, SnapshotRequest, Target, tree,
 };
-use crate::mcp::context::ToolCtx;
-use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{ChangeOut, NodeOut};
 
 /// Fallback poll interval when no event arrives.
 const POLL: Duration = Duration::from_millis(250);
