@@ -146,7 +146,7 @@ fn stdout_is_protocol_only_and_closing_stdin_ends_the_process() {
     // Every tool but the admin ones: stdio has no HTTP sessions to administer.
     let served = axgate::mcp::tools::all()
         .iter()
-        .filter(|t| !t.effect.administers())
+        .filter(|t| !t.profile.effect.administers())
         .count();
     assert_eq!(tools, served, "{listed}");
     send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",

@@ -37,7 +37,7 @@ use crate::metrics::Metrics;
 
 pub use chain::{GENESIS, line_hash};
 pub use event::{ANONYMOUS, AuditEvent, AuditLine, MAX_FIELD_BYTES, Outcome, session_tag};
-pub use redact::redact_args;
+pub use redact::{has_rule, redact_args, ruled_names};
 pub use trail::trail_files;
 pub use writer::anchor_path;
 

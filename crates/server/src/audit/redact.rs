@@ -19,14 +19,18 @@ enum Keep {
     Length,
 }
 
-/// Splits a call's arguments into the element acted on (`target`, or `from` for `drag`) and
-/// the redacted map written as the line's `redacted`. `app` is left out: it is the event's
-/// own field, which the caller fills from the arguments.
-pub fn redact_args(tool: &str, args: &Map<String, Value>) -> (Option<String>, Map<String, Value>) {
+/// Splits a call's arguments into the element acted on (the argument named `element`: the
+/// tool's record says which, `target` for most, `from` for `drag`) and the redacted map
+/// written as the line's `redacted`. `app` is left out: it is the event's own field, which
+/// the caller fills from the arguments.
+pub fn redact_args(
+    element: &str,
+    args: &Map<String, Value>,
+) -> (Option<String>, Map<String, Value>) {
     let mut target = None;
     let mut redacted = Map::new();
     for (name, value) in args {
-        match keep(tool, name, value, args) {
+        match keep(element, name, value, args) {
             Keep::Target => target = value.as_str().map(str::to_owned),
             Keep::Skip => {}
             Keep::Verbatim => {
@@ -40,26 +44,94 @@ pub fn redact_args(tool: &str, args: &Map<String, Value>) -> (Option<String>, Ma
     (target, redacted)
 }
 
-fn keep(tool: &str, name: &str, value: &Value, args: &Map<String, Value>) -> Keep {
+/// What an argument is, by its name, for the audit line.
+#[derive(Clone, Copy)]
+enum Rule {
+    /// `app`: the event's own field.
+    App,
+    /// An element or menu path (`to`, `menu`): names UI the way `target` does.
+    Path,
+    /// A lowercase word (`press`, `down`, `left`).
+    Word,
+    /// A list of lowercase words (modifier names).
+    Words,
+    /// A key: kept when named or a shortcut, else typing (its length).
+    Key,
+    /// An option's title (shown in the UI) or its index.
+    Option,
+    Number,
+    Flag,
+    /// Free text the caller types, sets or copies: only its length, always.
+    Text,
+}
+
+/// The rule of every argument name of a tool that changes something. A name missing here is
+/// written as its length; a test holds every argument of every such tool to this table, and
+/// every row to an argument, so the table is the list of what the trail may keep.
+const RULES: &[(&str, Rule)] = &[
+    ("app", Rule::App),
+    ("target", Rule::Path),
+    ("from", Rule::Path),
+    ("to", Rule::Path),
+    ("menu", Rule::Path),
+    ("action", Rule::Word),
+    ("direction", Rule::Word),
+    ("button", Rule::Word),
+    ("strategy", Rule::Word),
+    ("modifiers", Rule::Words),
+    ("key", Rule::Key),
+    ("option", Rule::Option),
+    ("count", Rule::Number),
+    ("amount", Rule::Number),
+    ("x", Rule::Number),
+    ("y", Rule::Number),
+    ("w", Rule::Number),
+    ("h", Rule::Number),
+    ("to_x", Rule::Number),
+    ("to_y", Rule::Number),
+    ("timeout_ms", Rule::Number),
+    ("seconds", Rule::Number),
+    ("clear_first", Rule::Flag),
+    ("force", Rule::Flag),
+    ("draining", Rule::Flag),
+    // A session's tag (a hash prefix, as the trail names sessions), kept when it is one.
+    ("tag", Rule::Word),
+    ("text", Rule::Text),
+    ("value", Rule::Text),
+];
+
+fn rule(name: &str) -> Option<Rule> {
+    RULES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// The argument names the audit trail has a rule for.
+pub fn ruled_names() -> impl Iterator<Item = &'static str> {
+    RULES.iter().map(|(n, _)| *n)
+}
+
+/// Whether the audit trail has a rule for an argument of this name (a test holds every
+/// argument of every tool that changes something to it, so none is written by accident).
+pub fn has_rule(name: &str) -> bool {
+    rule(name).is_some()
+}
+
+fn keep(element: &str, name: &str, value: &Value, args: &Map<String, Value>) -> Keep {
     let ok = |safe: bool| if safe { Keep::Verbatim } else { Keep::Length };
-    match name {
-        "app" if value.is_string() => Keep::Skip,
-        "target" if value.is_string() => Keep::Target,
-        "from" if tool == "drag" && value.is_string() => Keep::Target,
-        // Element paths and menu paths name UI the way `target` does.
-        "to" | "menu" => ok(value.is_string()),
-        "action" | "direction" | "button" | "strategy" | "mode" => ok(is_token(value)),
-        "modifiers" => ok(value
+    if name == element && value.is_string() {
+        return Keep::Target;
+    }
+    match rule(name) {
+        Some(Rule::App) if value.is_string() => Keep::Skip,
+        Some(Rule::Path) => ok(value.is_string() && name != "target" && name != "from"),
+        Some(Rule::Word) => ok(is_token(value)),
+        Some(Rule::Words) => ok(value
             .as_array()
             .is_some_and(|items| items.iter().all(is_token))),
-        "key" => ok(is_safe_key(value, args)),
-        // An option's title (shown in the UI) or its index.
-        "option" => ok(value.is_string() || value.is_number()),
-        "count" | "amount" | "x" | "y" | "w" | "h" | "to_x" | "to_y" | "timeout_ms" | "seconds" => {
-            ok(value.is_number())
-        }
-        "clear_first" | "force" => ok(value.is_boolean()),
-        // `text`, `value` and everything unknown.
+        Some(Rule::Key) => ok(is_safe_key(value, args)),
+        Some(Rule::Option) => ok(value.is_string() || value.is_number()),
+        Some(Rule::Number) => ok(value.is_number()),
+        Some(Rule::Flag) => ok(value.is_boolean()),
+        // `text`, `value`, everything unknown, and a known name of the wrong type.
         _ => Keep::Length,
     }
 }
@@ -108,7 +180,8 @@ mod tests {
 
     fn check(tool: &str, args: Value, target: Option<&str>, expect: Value) {
         let args = args.as_object().expect("an object").clone();
-        let (t, redacted) = redact_args(tool, &args);
+        let element = if tool == "drag" { "from" } else { "target" };
+        let (t, redacted) = redact_args(element, &args);
         assert_eq!(t.as_deref(), target, "{tool}");
         assert_eq!(Value::Object(redacted), expect, "{tool}");
     }

@@ -202,7 +202,7 @@ async fn typed_text_and_secure_values_never_reach_the_file() {
     ];
     for (tool, args) in calls {
         let args = args.as_object().expect("object");
-        let (target, redacted) = redact_args(tool, args);
+        let (target, redacted) = redact_args("target", args);
         let mut event = AuditEvent::new(tool, Outcome::Ok);
         event.app = args.get("app").and_then(|a| a.as_str()).map(str::to_owned);
         event.target = target;

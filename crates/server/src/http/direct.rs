@@ -94,7 +94,7 @@ impl DirectPath {
         }
         let params = CallToolRequestParams::deserialize(params).ok()?;
         let def = tools::find_def(&params.name)?;
-        if def.effect != Effect::Read {
+        if def.profile.effect != Effect::Read {
             return None;
         }
         let id = RequestId::deserialize(id).ok()?;

@@ -38,7 +38,7 @@ pub fn principal_of(context: &RequestContext<RoleServer>) -> Option<Principal> {
 
 /// The scope a tool needs.
 pub fn needed_scope(def: &ToolDef) -> Scope {
-    match def.effect {
+    match def.profile.effect {
         Effect::Read => Scope::Read,
         Effect::Act => Scope::Act,
         Effect::Admin | Effect::AdminRead => Scope::Admin,
@@ -97,7 +97,7 @@ fn permitted(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
     if principal.is_some_and(|p| !p.allows(needed)) {
         return Err(Refusal::Scope { needed });
     }
-    if policy.read_only && def.effect == Effect::Act {
+    if policy.read_only && def.profile.effect == Effect::Act {
         return Err(Refusal::ReadOnly);
     }
     Ok(())
@@ -109,7 +109,7 @@ pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
     let who = principal.map_or(Subject::from(LOCAL), Subject::of);
     policy
         .limits
-        .check(who, !def.effect.reads_only())
+        .check(who, !def.profile.effect.reads_only())
         .map_err(Refusal::Limited)
 }
 

@@ -41,7 +41,7 @@ impl AxServer {
         let started = Instant::now();
         let (mut result, outcome) = match stale {
             Some(error) => input_required::refused(error),
-            None => tools::call(&ctx, def.name, args).await,
+            None => tools::call(&ctx, def, args).await,
         };
         let elapsed = started.elapsed();
         let metrics = &self.shared.metrics;
@@ -73,7 +73,7 @@ impl AxServer {
                 )
             };
         }
-        if outcome == "ok" && def.effect == tools::Effect::Read {
+        if outcome == "ok" && def.profile.effect == tools::Effect::Read {
             call_line!(debug);
         } else {
             call_line!(info);
@@ -125,7 +125,9 @@ impl AxServer {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .map(|c| c.as_str().to_owned())
-                .or_else(|| (def.effect == tools::Effect::Act).then(|| "not_checked".to_owned()));
+                .or_else(|| {
+                    (def.profile.effect == tools::Effect::Act).then(|| "not_checked".to_owned())
+                });
             if denied {
                 let rule = ctx
                     .denied_by

@@ -437,7 +437,7 @@ impl ServerHandler for AxServer {
         let administers = self.shared.admin.is_some();
         let tools: Vec<Tool> = tools::all()
             .into_iter()
-            .filter(|t| !t.effect.administers() || administers)
+            .filter(|t| !t.profile.effect.administers() || administers)
             .filter(|t| gate::visible(&policy, principal.as_ref(), t))
             .map(|t| t.to_wire())
             .collect();
@@ -481,7 +481,7 @@ impl ServerHandler for AxServer {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let principal = gate::principal_of(&context);
-        if def.name == "lease_app"
+        if def.profile.leases
             && let (Some(book), Some(id)) = (&self.shared.leases, &session)
         {
             book.record(id, &self.session.owner);
@@ -497,7 +497,7 @@ impl ServerHandler for AxServer {
             return Ok(self.refuse(&meta, refusal).await);
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.
-        let task = if tasks::wanted(def.name, &context) {
+        let task = if tasks::wanted(def, &context) {
             let owner = gate::key_of(principal.as_ref());
             match self.shared.tasks.create(owner, def.name, &policy.config) {
                 Ok(task) => Some(task),
@@ -548,7 +548,8 @@ impl ServerHandler for AxServer {
             notices: context.extensions.get::<Notices>().cloned(),
         };
         // Writes are audited; their arguments are redacted before anything else.
-        let redacted = (def.effect != tools::Effect::Read).then(|| redact_args(def.name, &args));
+        let redacted = (def.profile.effect != tools::Effect::Read)
+            .then(|| redact_args(def.profile.audit.element, &args));
         let pending = Pending {
             def,
             args,

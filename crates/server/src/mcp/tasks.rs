@@ -27,17 +27,16 @@ use rmcp::task_manager::current_timestamp;
 use rmcp::{ErrorData as McpError, RoleServer};
 use tokio_util::sync::CancellationToken;
 
+use super::tools::{TaskSupport, ToolDef};
 use crate::policy::PolicyConfig;
 
-/// The tools that run as a task when the client asks.
-pub const TASK_TOOLS: &[&str] = &["wait_for", "wait_idle", "launch_app", "get_tree"];
 /// The polling interval suggested to clients.
 const POLL_MS: u64 = 500;
 
-/// Whether this call of `tool` should run as a task: a task tool, and the request declared
-/// the extension.
-pub fn wanted(tool: &str, context: &RequestContext<RoleServer>) -> bool {
-    TASK_TOOLS.contains(&tool)
+/// Whether this call of `tool` should run as a task: a tool that may (its record's `task`),
+/// and the request declared the extension.
+pub fn wanted(tool: &ToolDef, context: &RequestContext<RoleServer>) -> bool {
+    tool.profile.task == TaskSupport::Optional
         && context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks())

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::app_arg::{AppArg, app_ref};
 use super::receivers::pointer_receiver;
 use super::target::{Located, acted, locate_for_write, observe};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -35,10 +35,10 @@ pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
     name: "perform_action",
     title: "Perform an action on an element",
     description: "Performs an action the element lists (press, increment, show_menu, …).",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<ActionArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(perform_action(ctx, args)),
 };
 
 pub(super) async fn perform_action(
@@ -133,10 +133,10 @@ pub(super) static CLICK: ToolDef = ToolDef {
     name: "click",
     title: "Click an element",
     description: "Clicks an element and verifies the effect (press, pointer, select or set value).",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<ClickArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(click(ctx, args)),
 };
 
 pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
@@ -232,10 +232,13 @@ pub(super) static FOCUS: ToolDef = ToolDef {
     name: "focus",
     title: "Focus an element",
     description: "Moves keyboard focus to an element and verifies it.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<TargetArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(focus(ctx, args)),
 };
 
 pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {

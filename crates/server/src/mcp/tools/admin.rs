@@ -6,7 +6,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::admin::{Admin, CapacitySummary, SessionSummary};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -24,10 +24,15 @@ pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
     name: "list_sessions",
     title: "List sessions",
     description: "Lists live MCP sessions: tag, principal, version, age, idle time.",
-    effect: Effect::AdminRead,
-    idempotent: true,
+    profile: Profile::ADMIN_READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<SessionsOut>),
+    run: |ctx, args| {
+        Box::pin(async move {
+            super::no_args(args)?;
+            list_sessions(ctx).await
+        })
+    },
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -47,10 +52,14 @@ pub(super) static END_SESSION: ToolDef = ToolDef {
     name: "end_session",
     title: "End a session",
     description: "Ends a live MCP session by its tag from list_sessions.",
-    effect: Effect::Admin,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        destructive: true,
+        ..Profile::ADMIN
+    },
     input: input_schema::<EndArgs>,
     output: Some(output_schema::<EndOut>),
+    run: |ctx, args| Box::pin(end_session(ctx, args)),
 };
 
 fn admin(ctx: &ToolCtx) -> Result<&Admin, ToolError> {
@@ -104,10 +113,13 @@ pub(super) static SET_DRAINING: ToolDef = ToolDef {
     name: "set_draining",
     title: "Drain the server",
     description: "Starts or ends draining: new sessions are refused, current ones go on.",
-    effect: Effect::Admin,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ADMIN
+    },
     input: input_schema::<DrainArgs>,
     output: Some(output_schema::<CapacitySummary>),
+    run: |ctx, args| Box::pin(set_draining(ctx, args)),
 };
 
 pub(super) async fn set_draining(

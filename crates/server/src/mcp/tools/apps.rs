@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::app_arg::{AppArg, app_ref};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::resources::windows_out;
@@ -22,10 +22,15 @@ pub(super) static LIST_APPS: ToolDef = ToolDef {
     name: "list_apps",
     title: "List running apps",
     description: "Lists running apps; a name, bundle id or pid shown works as `app`.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<ListAppsOut>),
+    run: |ctx, args| {
+        Box::pin(async move {
+            super::no_args(args)?;
+            list_apps(ctx).await
+        })
+    },
 };
 
 pub(super) async fn list_apps(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
@@ -73,10 +78,10 @@ pub(super) static LIST_WINDOWS: ToolDef = ToolDef {
     name: "list_windows",
     title: "List an app's windows",
     description: "Lists an app's windows, dialogs and sheets.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<AppArgs>,
     output: Some(output_schema::<ListWindowsOut>),
+    run: |ctx, args| Box::pin(list_windows(ctx, args)),
 };
 
 pub(super) async fn list_windows(

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::app_arg::{AppArg, app_ref};
 use super::target::{Located, acted, locate_for_write, observe};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -36,10 +36,13 @@ pub(super) static SELECT_OPTION: ToolDef = ToolDef {
     name: "select_option",
     title: "Select an option",
     description: "Selects an item of a popup, list, table, tab group or radio group.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<SelectArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(select_option(ctx, args)),
 };
 
 enum Pick {
@@ -204,10 +207,10 @@ pub(super) static LIST_MENUS: ToolDef = ToolDef {
     name: "list_menus",
     title: "List an app's menus",
     description: "Lists the app's menu bar items as paths such as `File > Save As…`.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<MenuListArgs>,
     output: Some(output_schema::<MenusOut>),
+    run: |ctx, args| Box::pin(list_menus(ctx, args)),
 };
 
 /// Every menu item under the menu bar with its `A > B` path.
@@ -308,10 +311,10 @@ pub(super) static SELECT_MENU: ToolDef = ToolDef {
     name: "select_menu",
     title: "Select a menu item",
     description: "Chooses a menu bar item by its path, such as `File > Save As…`.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<MenuArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(select_menu(ctx, args)),
 };
 
 pub(super) async fn select_menu(

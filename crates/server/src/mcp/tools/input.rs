@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::app_arg::{AppArg, app_ref};
 use super::receivers::{Receiver, key_receivers, pointer_receiver};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args};
+use super::{AuditShape, Profile, ToolDef, input_schema, output_schema, parse_args};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -41,10 +41,13 @@ pub(super) static SET_VALUE: ToolDef = ToolDef {
     name: "set_value",
     title: "Set an element's value",
     description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<SetValueArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(set_value(ctx, args)),
 };
 
 pub(super) async fn set_value(
@@ -152,10 +155,10 @@ pub(super) static TYPE_TEXT: ToolDef = ToolDef {
     name: "type_text",
     title: "Type text",
     description: "Types text as key presses into an element or the focused element.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<TypeArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(type_text(ctx, args)),
 };
 
 pub(super) async fn type_text(
@@ -310,10 +313,10 @@ pub(super) static PRESS_KEY: ToolDef = ToolDef {
     name: "press_key",
     title: "Press a key",
     description: "Presses a key or combo such as `cmd+s`.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<KeyArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(press_key(ctx, args)),
 };
 
 pub(super) async fn press_key(
@@ -370,10 +373,10 @@ pub(super) static SCROLL: ToolDef = ToolDef {
     name: "scroll",
     title: "Scroll",
     description: "Scrolls an element with the pointer wheel.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile::ACT,
     input: input_schema::<ScrollArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(scroll(ctx, args)),
 };
 
 pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
@@ -448,10 +451,13 @@ pub(super) static DRAG: ToolDef = ToolDef {
     name: "drag",
     title: "Drag",
     description: "Drags from an element to another element or a point.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile {
+        audit: AuditShape { element: "from" },
+        ..Profile::ACT
+    },
     input: input_schema::<DragArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(drag(ctx, args)),
 };
 
 pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {

@@ -56,36 +56,121 @@ impl Effect {
     }
 }
 
-/// The tools whose own purpose can destroy state a user may want back (`destructiveHint`):
-/// quitting an app (with `force`, unsaved work), closing a window, ending another client's
-/// session. The other acting tools are not: what they change is what their target is, and
-/// a destructive target (a Delete button, a key that presses one) goes through the
-/// confirmation decision point (`mcp/confirm`) whatever tool reaches it.
-const DESTRUCTIVE: &[&str] = &["quit_app", "window_action", "end_session"];
+/// Whether a request may run a tool as a task (the tasks extension, `mcp/tasks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskSupport {
+    /// Always answered in its own request.
+    Never,
+    /// Run as a task when the request asks for one: a tool whose call may outlast a
+    /// client's patience (waits, launches, big reads).
+    Optional,
+}
 
-/// A tool's static description.
+/// How a tool's call is written to the audit trail (its arguments are redacted by
+/// `audit::redact_args` whatever this says).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AuditShape {
+    /// The argument naming the element acted on, which becomes the line's `target`: `target`
+    /// for most tools, `from` for `drag`.
+    pub element: &'static str,
+}
+
+/// The audit shape of a tool whose element is its `target` argument.
+pub const BY_TARGET: AuditShape = AuditShape { element: "target" };
+
+/// What an error result of a tool counts as for metrics and logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// A tool error (`tool_error`).
+    Error,
+    /// The "no" a test asked about (`assert_failed`): a red suite, not a broken Mac.
+    Assertion,
+}
+
+/// A tool's future, boxed: the dispatcher's own future is then a pointer, not the largest of
+/// 35 tools' state machines, which every future holding it (rmcp's request task among them)
+/// would carry and copy (docs/PERFORMANCE.md, "Core under load").
+pub type Running<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, ToolError>> + Send + 'a>>;
+
+/// What runs a tool: its context and its (unvalidated) arguments.
+pub type Handler = for<'a> fn(&'a ToolCtx, JsonObject) -> Running<'a>;
+
+/// How a tool behaves, apart from what it is called and runs: the part of its record that
+/// tools share. Most records name one of the constants; a tool that differs says how
+/// (`Profile { task: TaskSupport::Optional, ..Profile::READ }`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    pub effect: Effect,
+    pub idempotent: bool,
+    /// Whether its own purpose can destroy state a user may want back (`destructiveHint`):
+    /// quitting an app (with `force`, unsaved work), closing a window, ending another
+    /// client's session. The other acting tools are not: what they change is what their
+    /// target is, and a destructive target (a Delete button, a key that presses one) goes
+    /// through the confirmation decision point (`mcp/confirm`) whatever tool reaches it.
+    pub destructive: bool,
+    pub task: TaskSupport,
+    pub audit: AuditShape,
+    pub failure: Failure,
+    /// Whether a call takes a lease, so the server first records the session's owner in the
+    /// lease book (leases are the session's and end with it).
+    pub leases: bool,
+}
+
+impl Profile {
+    /// A read: idempotent, answered in its request, audited only when denied.
+    pub const READ: Profile = Profile {
+        effect: Effect::Read,
+        idempotent: true,
+        destructive: false,
+        task: TaskSupport::Never,
+        audit: BY_TARGET,
+        failure: Failure::Error,
+        leases: false,
+    };
+    /// An act on the UI or the apps.
+    pub const ACT: Profile = Profile {
+        effect: Effect::Act,
+        idempotent: false,
+        ..Profile::READ
+    };
+    /// Administering the server's sessions.
+    pub const ADMIN: Profile = Profile {
+        effect: Effect::Admin,
+        idempotent: false,
+        ..Profile::READ
+    };
+    /// Reading the server's own state.
+    pub const ADMIN_READ: Profile = Profile {
+        effect: Effect::AdminRead,
+        ..Profile::READ
+    };
+}
+
+/// One record per tool: everything the server needs to list, admit, dispatch, run as a task,
+/// audit and count a call of it. Every list keyed by tool name derives from these records; a
+/// tool is added by writing its record and naming it in [`all`].
 pub struct ToolDef {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
-    pub effect: Effect,
-    pub idempotent: bool,
+    pub profile: Profile,
     pub input: fn() -> Arc<JsonObject>,
     pub output: Option<fn() -> Arc<JsonObject>>,
+    pub run: Handler,
 }
 
 impl ToolDef {
     pub fn to_wire(&self) -> Tool {
         // The title is the tool's own `title` (2025-06-18 on), not repeated here.
         let mut annotations = ToolAnnotations::new()
-            .read_only(self.effect.reads_only())
+            .read_only(self.profile.effect.reads_only())
             // The tools act on the local desktop, a closed world.
             .open_world(false);
         // The spec gives these meaning only for a tool that changes something.
-        if !self.effect.reads_only() {
+        if !self.profile.effect.reads_only() {
             annotations = annotations
-                .destructive(DESTRUCTIVE.contains(&self.name))
-                .idempotent(self.idempotent);
+                .destructive(self.profile.destructive)
+                .idempotent(self.profile.idempotent);
         }
         let mut tool = Tool::new(self.name, self.description, (self.input)())
             .with_title(self.title)
@@ -146,17 +231,23 @@ pub fn find_def(name: &str) -> Option<&'static ToolDef> {
 /// result and the outcome class for metrics and logs: `ok`; `assert_failed` and
 /// `wait_timeout`, the "no" a test asked about (a red test suite, not a broken Mac); `denied`;
 /// `timeout` (the app did not answer in time); else `tool_error`.
-pub async fn call(ctx: &ToolCtx, name: &str, args: JsonObject) -> (CallToolResult, &'static str) {
+pub async fn call(
+    ctx: &ToolCtx,
+    def: &ToolDef,
+    args: JsonObject,
+) -> (CallToolResult, &'static str) {
     // `notifications/cancelled` ends any tool promptly; a backend call already running on
     // its worker finishes there and its result is dropped.
     let result = tokio::select! {
-        r = dispatch(ctx, name, args) => r,
+        r = (def.run)(ctx, args) => r,
         _ = ctx.cancel.cancelled() => Err(axgate_engine::AxError::Cancelled.into()),
     };
     match result {
         // `assert` answers a failed check as an error result with its checks in the text.
-        Ok(r) if r.is_error == Some(true) && name == wait::ASSERT.name => (r, "assert_failed"),
-        Ok(r) if r.is_error == Some(true) => (r, "tool_error"),
+        Ok(r) if r.is_error == Some(true) => match def.profile.failure {
+            Failure::Assertion => (r, "assert_failed"),
+            Failure::Error => (r, "tool_error"),
+        },
         Ok(r) => (r, "ok"),
         Err(e) => {
             let outcome = e.outcome();
@@ -185,69 +276,8 @@ fn sessionless_hint(ctx: &ToolCtx, error: ToolError) -> ToolError {
     }
 }
 
-/// A tool's future, boxed: the dispatcher's own future is then a pointer, not the largest of
-/// 34 tools' state machines, which every future holding it (rmcp's request task among them)
-/// would carry and copy (docs/PERFORMANCE.md, "Core under load").
-type Running<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, ToolError>> + Send + 'a>>;
-
-fn dispatch<'a>(ctx: &'a ToolCtx, name: &str, args: JsonObject) -> Running<'a> {
-    match name {
-        "list_apps" => Box::pin(async move {
-            no_args(args)?;
-            apps::list_apps(ctx).await
-        }),
-        "list_windows" => Box::pin(apps::list_windows(ctx, args)),
-        "get_tree" => Box::pin(tree::get_tree(ctx, args)),
-        "find" => Box::pin(tree::find(ctx, args)),
-        "get_element" => Box::pin(query::get_element(ctx, args)),
-        "get_focused" => Box::pin(query::get_focused(ctx, args)),
-        "element_at" => Box::pin(query::element_at(ctx, args)),
-        "perform_action" => Box::pin(act::perform_action(ctx, args)),
-        "click" => Box::pin(act::click(ctx, args)),
-        "select_option" => Box::pin(choose::select_option(ctx, args)),
-        "set_value" => Box::pin(input::set_value(ctx, args)),
-        "type_text" => Box::pin(input::type_text(ctx, args)),
-        "press_key" => Box::pin(input::press_key(ctx, args)),
-        "scroll" => Box::pin(input::scroll(ctx, args)),
-        "drag" => Box::pin(input::drag(ctx, args)),
-        "focus" => Box::pin(act::focus(ctx, args)),
-        "launch_app" => Box::pin(system::launch_app(ctx, args)),
-        "quit_app" => Box::pin(system::quit_app(ctx, args)),
-        "activate_app" => Box::pin(system::activate_app(ctx, args)),
-        "window_action" => Box::pin(system::window_action(ctx, args)),
-        "list_menus" => Box::pin(choose::list_menus(ctx, args)),
-        "select_menu" => Box::pin(choose::select_menu(ctx, args)),
-        "read_clipboard" => Box::pin(async move {
-            no_args(args)?;
-            system::read_clipboard(ctx).await
-        }),
-        "write_clipboard" => Box::pin(system::write_clipboard(ctx, args)),
-        "screenshot" => Box::pin(system::screenshot(ctx, args)),
-        "wait_for" => Box::pin(wait::wait_for(ctx, args)),
-        "wait_idle" => Box::pin(wait::wait_idle(ctx, args)),
-        "assert" => Box::pin(wait::assert(ctx, args)),
-        "diff" => Box::pin(wait::diff(ctx, args)),
-        "lease_app" => Box::pin(session::lease_app(ctx, args)),
-        "release_app" => Box::pin(session::release_app(ctx, args)),
-        "session_info" => Box::pin(async move {
-            no_args(args)?;
-            session::session_info(ctx).await
-        }),
-        "list_sessions" => Box::pin(async move {
-            no_args(args)?;
-            admin::list_sessions(ctx).await
-        }),
-        "end_session" => Box::pin(admin::end_session(ctx, args)),
-        "set_draining" => Box::pin(admin::set_draining(ctx, args)),
-        other => {
-            let error = ToolError::Usage(format!("unknown tool {other}"));
-            Box::pin(async move { Err(error) })
-        }
-    }
-}
-
 /// Tools without arguments refuse unexpected ones too.
-fn no_args(args: JsonObject) -> Result<(), ToolError> {
+pub(super) fn no_args(args: JsonObject) -> Result<(), ToolError> {
     match args.keys().next() {
         None => Ok(()),
         Some(k) => Err(ToolError::Usage(format!(
@@ -331,6 +361,78 @@ mod tests {
     #[allow(dead_code)]
     struct Depth {
         depth: Option<u32>,
+    }
+
+    /// Every tool's record is whole and consistent: the compiler holds that every field is
+    /// set; this holds what it cannot.
+    #[test]
+    fn every_tool_record_is_consistent() {
+        let tools = all();
+        let mut names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tools.len(), "tool names are unique");
+        let mut unruled = Vec::new();
+        let mut used = std::collections::BTreeSet::new();
+        for def in &tools {
+            let name = def.name;
+            assert!(
+                !def.title.is_empty() && !def.description.is_empty(),
+                "{name}: words"
+            );
+            assert!(
+                !def.profile.destructive || !def.profile.effect.reads_only(),
+                "{name}: only a tool that changes something is destructive"
+            );
+            assert!(
+                def.profile.failure == Failure::Error || def.profile.effect.reads_only(),
+                "{name}: an assertion reads"
+            );
+            assert!(
+                !def.profile.leases || def.profile.effect == Effect::Act,
+                "{name}: a lease is an act"
+            );
+            let schema = (def.input)();
+            let properties = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            if def.profile.audit != BY_TARGET {
+                assert!(
+                    properties.contains_key(def.profile.audit.element),
+                    "{name}: its audit element `{}` is one of its arguments",
+                    def.profile.audit.element
+                );
+            }
+            // A tool that changes something is audited with its arguments redacted: every
+            // argument must have a rule there, so a new one is never written by accident.
+            if !def.profile.effect.reads_only() {
+                used.extend(properties.keys().cloned());
+                unruled.extend(
+                    properties
+                        .keys()
+                        .filter(|a| !crate::audit::has_rule(a))
+                        .map(|a| format!("{name}.{a}")),
+                );
+            }
+            assert!(
+                find_def(name).is_some_and(|d| std::ptr::eq(d, *def)),
+                "{name}: found"
+            );
+        }
+        assert!(find_def("no_such_tool").is_none());
+        assert!(
+            unruled.is_empty(),
+            "arguments of tools that change something with no rule in audit/redact.rs: {unruled:?}"
+        );
+        let dead: Vec<&str> = crate::audit::ruled_names()
+            .filter(|n| !used.contains(*n))
+            .collect();
+        assert!(
+            dead.is_empty(),
+            "rules in audit/redact.rs for no argument: {dead:?}"
+        );
     }
 
     #[test]

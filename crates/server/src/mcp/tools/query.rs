@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::app_arg::{AppArg, app_ref};
 use super::apps::{AppArgs, open_app_of};
 use super::target::locate;
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::NodeOut;
@@ -94,10 +94,10 @@ pub(super) static GET_ELEMENT: ToolDef = ToolDef {
     name: "get_element",
     title: "Inspect an element",
     description: "Returns every attribute of one element, and which can be set.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<ElementArgs>,
     output: Some(output_schema::<ElementOut>),
+    run: |ctx, args| Box::pin(get_element(ctx, args)),
 };
 
 pub(super) async fn get_element(
@@ -119,10 +119,10 @@ pub(super) static GET_FOCUSED: ToolDef = ToolDef {
     name: "get_focused",
     title: "Get the focused element",
     description: "Returns the element with keyboard focus in an app.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<AppArgs>,
     output: Some(output_schema::<ElementOut>),
+    run: |ctx, args| Box::pin(get_focused(ctx, args)),
 };
 
 pub(super) async fn get_focused(
@@ -187,10 +187,10 @@ pub(super) static ELEMENT_AT: ToolDef = ToolDef {
     name: "element_at",
     title: "Element at a point",
     description: "Returns the app's element at a screen point.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<PointArgs>,
     output: Some(output_schema::<ElementOut>),
+    run: |ctx, args| Box::pin(element_at(ctx, args)),
 };
 
 pub(super) async fn element_at(

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::app_arg::{AppArg, app_ref};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::confirm::activates_nothing;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -39,10 +39,14 @@ pub(super) static LEASE_APP: ToolDef = ToolDef {
     name: "lease_app",
     title: "Lease an app",
     description: "An exclusive, time-limited lease on an app against other sessions' changes.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        leases: true,
+        ..Profile::ACT
+    },
     input: input_schema::<LeaseArgs>,
     output: Some(output_schema::<LeaseOut>),
+    run: |ctx, args| Box::pin(lease_app(ctx, args)),
 };
 
 pub(super) async fn lease_app(
@@ -97,10 +101,13 @@ pub(super) static RELEASE_APP: ToolDef = ToolDef {
     name: "release_app",
     title: "Release a lease",
     description: "Ends this session's lease on an app.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<ReleaseArgs>,
     output: Some(output_schema::<ReleaseOut>),
+    run: |ctx, args| Box::pin(release_app(ctx, args)),
 };
 
 pub(super) async fn release_app(
@@ -154,10 +161,15 @@ pub(super) static SESSION_INFO: ToolDef = ToolDef {
     name: "session_info",
     title: "Session state",
     description: "Reports this session's backend, app connections, handles and leases.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<SessionOut>),
+    run: |ctx, args| {
+        Box::pin(async move {
+            super::no_args(args)?;
+            session_info(ctx).await
+        })
+    },
 };
 
 pub(super) async fn session_info(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::app_arg::{AppArg, app_ref};
 use super::target::{acted, locate, locate_for_write, observe};
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -39,10 +39,14 @@ pub(super) static LAUNCH_APP: ToolDef = ToolDef {
     name: "launch_app",
     title: "Launch an app",
     description: "Launches an app by name, bundle id or path and waits for a window.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        task: TaskSupport::Optional,
+        ..Profile::ACT
+    },
     input: input_schema::<LaunchArgs>,
     output: Some(output_schema::<LaunchOut>),
+    run: |ctx, args| Box::pin(launch_app(ctx, args)),
 };
 
 pub(super) async fn launch_app(
@@ -138,10 +142,14 @@ pub(super) static QUIT_APP: ToolDef = ToolDef {
     name: "quit_app",
     title: "Quit an app",
     description: "Quits an app (or kills it with `force`) and verifies that it exited.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        destructive: true,
+        ..Profile::ACT
+    },
     input: input_schema::<QuitArgs>,
     output: Some(output_schema::<QuitOut>),
+    run: |ctx, args| Box::pin(quit_app(ctx, args)),
 };
 
 pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
@@ -214,10 +222,13 @@ pub(super) static ACTIVATE_APP: ToolDef = ToolDef {
     name: "activate_app",
     title: "Bring an app to the front",
     description: "Makes an app frontmost and verifies that it is.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<AppArgs>,
     output: Some(output_schema::<AppOut>),
+    run: |ctx, args| Box::pin(activate_app(ctx, args)),
 };
 
 pub(super) async fn activate_app(
@@ -284,10 +295,13 @@ pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
     name: "window_action",
     title: "Operate a window",
     description: "Focuses, minimizes, restores, closes, moves or resizes a window.",
-    effect: Effect::Act,
-    idempotent: false,
+    profile: Profile {
+        destructive: true,
+        ..Profile::ACT
+    },
     input: input_schema::<WindowArgs>,
     output: Some(output_schema::<ActOut>),
+    run: |ctx, args| Box::pin(window_action(ctx, args)),
 };
 
 pub(super) async fn window_action(
@@ -355,10 +369,15 @@ pub(super) static READ_CLIPBOARD: ToolDef = ToolDef {
     name: "read_clipboard",
     title: "Read the clipboard",
     description: "Returns the clipboard's text.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<ClipboardOut>),
+    run: |ctx, args| {
+        Box::pin(async move {
+            super::no_args(args)?;
+            read_clipboard(ctx).await
+        })
+    },
 };
 
 pub(super) async fn read_clipboard(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
@@ -384,10 +403,13 @@ pub(super) static WRITE_CLIPBOARD: ToolDef = ToolDef {
     name: "write_clipboard",
     title: "Write the clipboard",
     description: "Replaces the clipboard's text and reads it back.",
-    effect: Effect::Act,
-    idempotent: true,
+    profile: Profile {
+        idempotent: true,
+        ..Profile::ACT
+    },
     input: input_schema::<WriteClipArgs>,
     output: Some(output_schema::<ClipboardOut>),
+    run: |ctx, args| Box::pin(write_clipboard(ctx, args)),
 };
 
 pub(super) async fn write_clipboard(
@@ -438,10 +460,10 @@ pub(super) static SCREENSHOT: ToolDef = ToolDef {
     name: "screenshot",
     title: "Take a screenshot",
     description: "Captures an app's window, an element or a screen region as a PNG.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<ShotArgs>,
     output: None,
+    run: |ctx, args| Box::pin(screenshot(ctx, args)),
 };
 
 pub(super) async fn screenshot(

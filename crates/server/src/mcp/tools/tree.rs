@@ -11,7 +11,7 @@ use serde::Deserialize;
 use super::app_arg::{AppArg, app_ref};
 use super::pages::{self, Frontier};
 use super::target::parse_target;
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{FindOut, NodeOut, TreeOut};
@@ -58,10 +58,13 @@ pub(super) static GET_TREE: ToolDef = ToolDef {
     name: "get_tree",
     title: "Read an app's UI tree",
     description: "An app's UI tree as compact lines and nodes with paths; `next_cursor` continues it.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile {
+        task: TaskSupport::Optional,
+        ..Profile::READ
+    },
     input: input_schema::<TreeArgs>,
     output: Some(output_schema::<TreeOut>),
+    run: |ctx, args| Box::pin(get_tree(ctx, args)),
 };
 
 /// Filters on what a rendering shows.
@@ -254,10 +257,10 @@ pub(super) static FIND: ToolDef = ToolDef {
     name: "find",
     title: "Find elements",
     description: "Finds elements by role and text (contains, exact or regex).",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile::READ,
     input: input_schema::<FindArgs>,
     output: Some(output_schema::<FindOut>),
+    run: |ctx, args| Box::pin(find(ctx, args)),
 };
 
 /// One compiled text pattern.

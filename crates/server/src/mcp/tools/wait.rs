@@ -11,7 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use super::app_arg::{AppArg, app_ref};
 use super::target::parse_target;
-use super::{Effect, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::{
+    Failure, Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured,
+};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ChangeOut, NodeOut};
@@ -104,10 +106,13 @@ pub(super) static WAIT_FOR: ToolDef = ToolDef {
     name: "wait_for",
     title: "Wait for a condition",
     description: "Waits until an element exists, is gone, enabled, focused, or has a value or title.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile {
+        task: TaskSupport::Optional,
+        ..Profile::READ
+    },
     input: input_schema::<WaitArgs>,
     output: Some(output_schema::<WaitOut>),
+    run: |ctx, args| Box::pin(wait_for(ctx, args)),
 };
 
 /// The element now: `Ok(None)` when it does not exist.
@@ -322,10 +327,13 @@ pub(super) static WAIT_IDLE: ToolDef = ToolDef {
     name: "wait_idle",
     title: "Wait until the app is idle",
     description: "Waits until the app has sent no change event for a quiet period.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile {
+        task: TaskSupport::Optional,
+        ..Profile::READ
+    },
     input: input_schema::<IdleArgs>,
     output: Some(output_schema::<IdleOut>),
+    run: |ctx, args| Box::pin(wait_idle(ctx, args)),
 };
 
 pub(super) async fn wait_idle(
@@ -417,10 +425,13 @@ pub(super) static ASSERT: ToolDef = ToolDef {
     name: "assert",
     title: "Assert element properties",
     description: "Checks an element's properties; a failed check is an error result.",
-    effect: Effect::Read,
-    idempotent: true,
+    profile: Profile {
+        failure: Failure::Assertion,
+        ..Profile::READ
+    },
     input: input_schema::<AssertArgs>,
     output: Some(output_schema::<AssertOut>),
+    run: |ctx, args| Box::pin(assert(ctx, args)),
 };
 
 pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
@@ -524,10 +535,13 @@ pub(super) static DIFF: ToolDef = ToolDef {
     name: "diff",
     title: "Changes since the last look",
     description: "What was added, removed or changed since this session's last diff of the app.",
-    effect: Effect::Read,
-    idempotent: false,
+    profile: Profile {
+        idempotent: false,
+        ..Profile::READ
+    },
     input: input_schema::<DiffArgs>,
     output: Some(output_schema::<DiffOut>),
+    run: |ctx, args| Box::pin(diff(ctx, args)),
 };
 
 pub(super) async fn diff(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
