@@ -27,12 +27,7 @@ pub(super) static LIST_SESSIONS: ToolDef = ToolDef {
     profile: Profile::ADMIN_READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<SessionsOut>),
-    run: |ctx, args| {
-        Box::pin(async move {
-            super::no_args(args)?;
-            list_sessions(ctx).await
-        })
-    },
+    run: |ctx, args| Box::pin(list_sessions(ctx, args)),
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -68,7 +63,11 @@ fn admin(ctx: &ToolCtx) -> Result<&Admin, ToolError> {
     })
 }
 
-pub(super) async fn list_sessions(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+pub(super) async fn list_sessions(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    super::no_args(args)?;
     let sessions = admin(ctx)?.sessions();
     let mut text = format!("{} live session(s)", sessions.len());
     for s in &sessions {

@@ -25,15 +25,14 @@ pub(super) static LIST_APPS: ToolDef = ToolDef {
     profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<ListAppsOut>),
-    run: |ctx, args| {
-        Box::pin(async move {
-            super::no_args(args)?;
-            list_apps(ctx).await
-        })
-    },
+    run: |ctx, args| Box::pin(list_apps(ctx, args)),
 };
 
-pub(super) async fn list_apps(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+pub(super) async fn list_apps(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    super::no_args(args)?;
     let apps = ctx.engine.list_apps(&ctx.stats).await?;
     let text = apps
         .iter()

@@ -164,15 +164,14 @@ pub(super) static SESSION_INFO: ToolDef = ToolDef {
     profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<SessionOut>),
-    run: |ctx, args| {
-        Box::pin(async move {
-            super::no_args(args)?;
-            session_info(ctx).await
-        })
-    },
+    run: |ctx, args| Box::pin(session_info(ctx, args)),
 };
 
-pub(super) async fn session_info(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+pub(super) async fn session_info(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    super::no_args(args)?;
     let mut connections = Vec::new();
     let mut text = format!("backend: {}\n", ctx.engine.backend_name());
     for conn in ctx.session.connections.all() {

@@ -372,15 +372,14 @@ pub(super) static READ_CLIPBOARD: ToolDef = ToolDef {
     profile: Profile::READ,
     input: input_schema::<NoArgs>,
     output: Some(output_schema::<ClipboardOut>),
-    run: |ctx, args| {
-        Box::pin(async move {
-            super::no_args(args)?;
-            read_clipboard(ctx).await
-        })
-    },
+    run: |ctx, args| Box::pin(read_clipboard(ctx, args)),
 };
 
-pub(super) async fn read_clipboard(ctx: &ToolCtx) -> Result<CallToolResult, ToolError> {
+pub(super) async fn read_clipboard(
+    ctx: &ToolCtx,
+    args: JsonObject,
+) -> Result<CallToolResult, ToolError> {
+    super::no_args(args)?;
     let text = ctx
         .engine
         .run_global(
