@@ -75,3 +75,26 @@ fn no_file_passes_600_lines() {
         "files over {MAX_LINES} lines (split them by concept): {long:#?}"
     );
 }
+
+/// One naming rule for unit-test files beside the code: a folder module's are `tests.rs`
+/// (and `<area>_tests.rs` for more), a file module `x.rs`'s is its sibling `x_tests.rs`.
+#[test]
+fn unit_test_files_are_named_one_way() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates");
+    let mut sources = Vec::new();
+    rust_files(&root, &mut sources);
+    let odd: Vec<String> = sources
+        .into_iter()
+        .filter(|p| p.components().any(|c| c.as_os_str() == "src"))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_owned();
+            let stem = name.strip_suffix(".rs")?;
+            (stem.contains("test") && stem != "tests" && !stem.ends_with("_tests"))
+                .then(|| p.display().to_string())
+        })
+        .collect();
+    assert!(
+        odd.is_empty(),
+        "unit-test files named outside the rule (`tests.rs` or `<name>_tests.rs`): {odd:#?}"
+    );
+}

@@ -160,4 +160,4 @@ impl Audit {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod tests_bounds;
+mod bounds_tests;
