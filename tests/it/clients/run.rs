@@ -91,7 +91,7 @@ pub fn check_common_steps(run: &Run) -> Value {
     // admin ones.
     let served: BTreeSet<String> = axgate::mcp::tools::all()
         .iter()
-        .filter(|t| !t.effect.administers())
+        .filter(|t| !t.profile.effect.administers())
         .map(|t| t.name.to_owned())
         .collect();
     assert_eq!(listed, served, "tools/list as the client saw it\n{report}");
