@@ -89,7 +89,9 @@ fn unit_test_files_are_named_one_way() {
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?.to_owned();
             let stem = name.strip_suffix(".rs")?;
-            (stem.contains("test") && stem != "tests" && !stem.ends_with("_tests"))
+            let test_file =
+                stem.contains("tests") || stem.starts_with("test_") || stem.ends_with("_test");
+            (test_file && stem != "tests" && !stem.ends_with("_tests"))
                 .then(|| p.display().to_string())
         })
         .collect();

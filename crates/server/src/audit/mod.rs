@@ -158,6 +158,6 @@ impl Audit {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod bounds_tests;
+#[cfg(test)]
+mod tests;
