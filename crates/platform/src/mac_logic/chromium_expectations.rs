@@ -64,12 +64,11 @@ pub(crate) fn attach(source: &mut FakeAx, web_area: u32, name: &str) {
         .unwrap_or_else(|| panic!("no section {name}"));
     // The open element at each depth.
     let mut open: Vec<u32> = Vec::new();
-    let mut next_id = 1_000;
-    for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+    let lines = lines.iter().filter(|l| !l.trim().is_empty());
+    for (next_id, line) in (1_000..).zip(lines) {
         let depth = line.chars().take_while(|c| *c == '+').count() / 2;
         let (role, attrs) = parse(line.trim_start_matches('+'));
         let id = if depth == 0 { web_area } else { next_id };
-        next_id += 1;
         open.truncate(depth);
         if let Some(parent) = open.last() {
             source

@@ -358,6 +358,46 @@ mod tests {
         AttrValue::Text(s.to_owned())
     }
 
+    /// A source that implements only `read` (as an in-memory replay may): the ranged reads
+    /// fall back to the trait's defaults.
+    struct ReadOnly(FakeAx);
+
+    impl AxSource for ReadOnly {
+        type Element = u32;
+        type Failure = FailureKind;
+
+        fn read(
+            &self,
+            element: &u32,
+            ctx: &mut CallCtx,
+        ) -> Result<crate::mac_logic::walk::NodeRead<u32>, FailureKind> {
+            self.0.read(element, ctx)
+        }
+
+        fn classify(&self, failure: FailureKind) -> FailureKind {
+            failure
+        }
+    }
+
+    #[test]
+    fn a_source_that_only_reads_whole_nodes_walks_the_same_tree() {
+        let ranged = walk(&big_table(), TABLE, limits(3, 40, 100), &mut ctx()).unwrap();
+        let whole = walk(
+            &ReadOnly(big_table()),
+            TABLE,
+            limits(3, 40, 100),
+            &mut ctx(),
+        )
+        .unwrap();
+        assert_eq!(whole.elements, ranged.elements);
+        assert_eq!(whole.nodes, ranged.nodes);
+        assert_eq!(whole.nodes[0].child_count, ROWS as usize);
+        assert_eq!(
+            whole.nodes[3].value,
+            Some(AxValue::Text("a file name.txt".into()))
+        );
+    }
+
     #[test]
     fn the_ranged_batch_leaves_out_the_value_and_asks_for_the_length() {
         let names = ranged_names();
