@@ -105,6 +105,7 @@ fn snapshot(variant: u64) -> Snapshot {
     Snapshot {
         nodes,
         truncated: false,
+        skipped: Vec::new(),
     }
 }
 

@@ -72,6 +72,32 @@ pub struct Snapshot {
     pub nodes: Vec<RawNode>,
     /// True when the node budget or the deadline cut the walk short.
     pub truncated: bool,
+    /// What the walk could not read and went on without (one slow element does not end a
+    /// walk); empty on backends that never skip.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A part of the tree a snapshot left out because the app did not answer for it, while the
+/// walk went on. The parent keeps its true `child_count`, so a left-out child shows as a gap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    /// The node (index into [`Snapshot::nodes`]) the missing part belongs to.
+    pub node: usize,
+    pub part: SkippedPart,
+    /// Why: true when the app did not answer in time, false when it answered with an error.
+    pub timed_out: bool,
+}
+
+/// Which part of a node a snapshot left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SkippedPart {
+    /// The child at this position of its children (counted from the first, as
+    /// `SnapshotRequest::skip_children` counts), with that child's subtree.
+    Child(usize),
+    /// Its children, all of them (its `child_count` is then what could be counted, or 0).
+    Children,
+    /// Its value (`value` is then `None`).
+    Value,
 }
 
 /// What a launch would start, found without starting it: every name the app policy must

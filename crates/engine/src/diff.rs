@@ -201,6 +201,7 @@ mod tests {
             Snapshot {
                 nodes,
                 truncated: false,
+                skipped: Vec::new(),
             },
             &ElementPath::default(),
         );

@@ -182,6 +182,7 @@ mod tests {
                 raw(5, Some(1), Role::Button, Some("Cancel")),
             ],
             truncated: false,
+            skipped: Vec::new(),
         };
         let tree = index(snapshot, &ElementPath::default());
         let paths: Vec<String> = tree.iter().map(|n| n.path.to_string()).collect();

@@ -77,6 +77,7 @@ pub(super) async fn snapshot(
     Ok(Snapshot {
         nodes,
         truncated: walk.truncated,
+        skipped: Vec::new(),
     })
 }
 

@@ -5,6 +5,10 @@
 //! mapped by the same mechanical rule (`AXScrollToVisible` ↔ `scroll_to_visible`), which is
 //! invertible, so any action a snapshot reports can be performed by its normalised name.
 //! Custom actions (`Name:…\nTarget:…`) have no normalised name and are not reported.
+//! [`reads_real`] decides where a snapshot reports an element's real actions rather than
+//! the ones its role implies.
+
+use axgate_engine::Role;
 
 /// Normalised name → native name, for the actions the engine names itself.
 pub(crate) const KNOWN: &[(&str, &str)] = &[
@@ -68,6 +72,28 @@ pub(crate) fn from_native(native: &str) -> Option<String> {
     Some(name)
 }
 
+/// Roles whose elements apps make tappable without saying so in the role: SwiftUI's
+/// `onTapGesture` on a group, an image, a cell, a row or a text lists `AXPress` on an
+/// element whose role implies no action. `AXOpaqueProviderGroup` and other unmapped roles
+/// are [`Role::Unknown`].
+const MAYBE_TAPPABLE: &[Role] = &[
+    Role::Group,
+    Role::Image,
+    Role::Cell,
+    Role::Row,
+    Role::StaticText,
+    Role::Unknown,
+];
+
+/// Whether a walk reads an element's real action names (one more round trip for it): in a
+/// shallow walk only (`max_depth` 0 or 1: how the engine re-reads an element it is about to
+/// act on, and how it steps along a path to one), and only for roles that may be tappable
+/// without implying a press. Everywhere else the snapshot reports the role's implied
+/// actions, and acting reads the real ones before it acts.
+pub(crate) fn reads_real(role: Role, max_depth: u32) -> bool {
+    max_depth <= 1 && MAYBE_TAPPABLE.contains(&role)
+}
+
 /// Normalised names of the native actions an element reports, in order, without duplicates.
 pub(crate) fn normalise_all<'a>(natives: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -81,7 +107,13 @@ pub(crate) fn normalise_all<'a>(natives: impl IntoIterator<Item = &'a str>) -> V
 
 #[cfg(test)]
 mod tests {
+    use std::time::{Duration, Instant};
+
+    use axgate_engine::CallCtx;
+
     use super::*;
+    use crate::mac_logic::fake_ax::FakeAx;
+    use crate::mac_logic::walk::{Limits, walk};
 
     #[test]
     fn known_actions_follow_the_mechanical_rule() {
@@ -131,6 +163,83 @@ mod tests {
         assert_eq!(to_native("show_menu_"), None);
         assert_eq!(to_native(""), None);
         assert_eq!(to_native("_press"), None);
+    }
+
+    /// A SwiftUI window: a tappable group, a plain group, an image that lists `AXPress`,
+    /// a cell that lists it, and a button (whose press the role implies).
+    fn swiftui() -> FakeAx {
+        let mut s = FakeAx::default();
+        s.add(0, "AXWindow", &[1, 2, 3, 4, 5]);
+        s.add(1, "AXGroup", &[]).actions = vec!["AXPress".into(), "AXShowMenu".into()];
+        s.add(2, "AXGroup", &[]).actions = vec!["AXScrollToVisible".into()];
+        s.add(3, "AXImage", &[]).actions = vec!["AXPress".into()];
+        s.add(4, "AXCell", &[]).actions = vec!["AXPress".into()];
+        s.add(5, "AXButton", &[]).actions = vec!["AXPress".into()];
+        s
+    }
+
+    fn ctx() -> CallCtx {
+        CallCtx::new(Instant::now() + Duration::from_secs(60))
+    }
+
+    fn limits(max_depth: u32) -> Limits {
+        Limits {
+            max_depth,
+            max_nodes: 100,
+            skip_children: 0,
+        }
+    }
+
+    #[test]
+    fn tappable_groups_images_and_cells_get_press_when_they_list_it() {
+        // A path step (depth 1): the listing's maybe-tappable elements are asked.
+        let walked = walk(&swiftui(), 0, limits(1), &mut ctx()).unwrap();
+        let actions: Vec<&[String]> = walked.nodes.iter().map(|n| &n.actions[..]).collect();
+        assert_eq!(actions[1], ["press", "show_menu"]);
+        assert_eq!(
+            actions[2],
+            ["scroll_to_visible"],
+            "no press it does not list"
+        );
+        assert_eq!(actions[3], ["press"]);
+        assert_eq!(actions[4], ["press"]);
+        assert_eq!(actions[5], ["press"]);
+        // The engine's re-read of one element before acting on it (depth 0).
+        let again = walk(&swiftui(), 1, limits(0), &mut ctx()).unwrap();
+        assert_eq!(again.nodes[0].actions, ["press", "show_menu"]);
+    }
+
+    #[test]
+    fn deep_walks_report_the_roles_actions_without_asking() {
+        let mut ctx = ctx();
+        let walked = walk(&swiftui(), 0, limits(10), &mut ctx).unwrap();
+        assert!(
+            walked.nodes[1].actions.is_empty(),
+            "implied by the role: none"
+        );
+        assert_eq!(walked.nodes[5].actions, ["press"]);
+        // One round trip per node, the root's range read aside: no action names were read.
+        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64 + 1);
+    }
+
+    #[test]
+    fn only_maybe_tappable_roles_in_shallow_walks_are_asked() {
+        for role in [
+            Role::Group,
+            Role::Image,
+            Role::Cell,
+            Role::Row,
+            Role::StaticText,
+        ] {
+            assert!(reads_real(role, 0), "{role:?}");
+            assert!(reads_real(role, 1), "{role:?}");
+            assert!(!reads_real(role, 2), "{role:?}");
+        }
+        assert!(
+            !reads_real(Role::Button, 0),
+            "implied; checked when pressed"
+        );
+        assert!(!reads_real(Role::Window, 1));
     }
 
     #[test]

@@ -7,13 +7,16 @@
 //! `writes` (write plans, clamping, the verdict on a timed-out write), `failures` (AX
 //! failure classes → engine errors), `readiness` (checks and fix texts). Walks: `walk` (the
 //! bounded, cycle-guarded tree walk over an [`walk::AxSource`], one round trip per node),
-//! `budget` (timeouts sliced from the deadline, child and text caps) and `handle_table`
+//! `ranges` (what may be big, a table's rows or a text area's text, read in ranges up to the
+//! budgets; a slow element skipped and reported), `budget` (timeouts sliced from the deadline, child and text caps) and `handle_table`
 //! (`NodeId` ↔ element per process). Input: `input_guard` (may a synthetic event be
 //! posted?), `gestures`, `keystrokes`, `key_layout` (which key types a character on
 //! the current layout; the modifier events of a combo). (The click point, activation point or frame centre,
 //! is engine-generic: `RawNode::click_point`; so is a screenshot's scale: `ax::Capture`.)
 //! Chromium/Electron: `tree_fill` (when a tree switched on by `AXManualAccessibility` has
-//! filled; the `AXEnhancedUserInterface` opt-in). Processes: `capture` (screencapture arguments and covered area), `launch_spec`, `child`
+//! filled, measured on the web area; the `AXEnhancedUserInterface` opt-in). Tests only:
+//! `fake_ax` (an in-memory AX source that counts round trips and what crosses) and
+//! `chromium_expectations` (Chromium's recorded web trees as fake-source subtrees). Processes: `capture` (screencapture arguments and covered area), `launch_spec`, `child`
 //! (helper programs with a deadline).
 //!
 //! Must not know: Apple types (Core Foundation, AX, CoreGraphics), HTTP, MCP or sessions.
@@ -24,8 +27,12 @@ pub(crate) mod action_names;
 pub(crate) mod budget;
 pub(crate) mod capture;
 pub(crate) mod child;
+#[cfg(test)]
+pub(crate) mod chromium_expectations;
 pub(crate) mod decode;
 pub(crate) mod failures;
+#[cfg(test)]
+pub(crate) mod fake_ax;
 pub(crate) mod gestures;
 pub(crate) mod handle_table;
 pub(crate) mod input_guard;
@@ -34,6 +41,7 @@ pub(crate) mod keystrokes;
 pub(crate) mod launch_spec;
 pub(crate) mod notifications;
 pub(crate) mod pixels;
+pub(crate) mod ranges;
 pub(crate) mod readiness;
 pub(crate) mod roles;
 pub(crate) mod tree_fill;

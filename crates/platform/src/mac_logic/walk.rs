@@ -2,22 +2,29 @@
 //! [`AxSource`], a small trait over the AX calls it needs, so the walk runs (and is tested)
 //! on any host with a fake source.
 //!
-//! One round trip per node: the source reads every attribute of [`decode::NODE_ATTRS`] and
-//! `AXChildren` in one batched call. Action names are not read (the snapshot reports the
-//! role's implied actions; acting re-reads the real ones), nor is the settable flag (checked
-//! at write time), nor a separate child count (the batched listing has it, leaves at the
-//! depth limit included). A cycle guard skips any element already met in this walk, so a
-//! child that lists an ancestor (seen in broken apps) cannot loop the walk. Elements that
-//! vanish mid-walk are skipped; the deadline or a slow app ends the walk early with
-//! `truncated` set, never an error, unless not even the root could be read.
+//! One round trip per ordinary node: the source reads every attribute of
+//! [`decode::NODE_ATTRS`] and `AXChildren` in one batched call. Elements that may be big (the
+//! walk's root and the content of scroll areas: tables, outlines, lists, text areas, web
+//! areas) are read in ranges instead (`ranges`): their children up to the node budget, their
+//! text up to the value cap, never whole. Action names are read only where acting needs them
+//! (`action_names::reads_real`: a shallow walk, for roles that imply no press); elsewhere
+//! the snapshot reports the role's implied actions. A cycle guard skips any element already
+//! met in this walk, so a child that lists an ancestor (seen in broken apps) cannot loop the
+//! walk. Elements that vanish mid-walk are left out; one that does not answer (or answers
+//! with an error) is skipped and reported in [`Walked::skipped`], and the walk goes on; a
+//! second failure in a row means the app stopped answering and ends the walk with
+//! `truncated` set, as do the budgets and the deadline. The walk fails only when not even
+//! the root could be read.
 
 use std::collections::HashSet;
 use std::hash::Hash;
 
-use axgate_engine::{CallCtx, RawNode};
+use axgate_engine::{CallCtx, RawNode, Skipped, SkippedPart};
 
+use super::action_names;
 use super::budget;
-use super::decode::{self, AttrValue};
+use super::decode::{self, AttrValue, NODE_ATTRS};
+use super::ranges::{self, Window};
 use super::roles;
 
 /// What a failed AX call means to the walk.
@@ -40,7 +47,9 @@ pub(crate) struct NodeRead<E> {
 }
 
 /// The AX calls the walk makes. The macOS adapter implements it over `AXUIElement`s; tests
-/// implement it over an in-memory tree.
+/// implement it over an in-memory tree. Every method is one round trip, counted in `ctx`.
+/// The methods with a default answer from one [`AxSource::read`], which is right for a
+/// source that holds its tree in memory; the macOS adapter overrides them all.
 pub(crate) trait AxSource {
     /// An element reference. Equality and hashing identify the element itself, not the
     /// reference (`CFEqual`/`CFHash` on macOS): the cycle guard relies on it.
@@ -58,6 +67,78 @@ pub(crate) trait AxSource {
 
     /// What a failure means to the walk.
     fn classify(&self, failure: Self::Failure) -> FailureKind;
+
+    /// Reads the attributes `names` of `element` in one batched round trip (no children):
+    /// one slot per name, missing where the element has no such attribute.
+    fn read_attrs(
+        &self,
+        element: &Self::Element,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, Self::Failure> {
+        let read = self.read(element, ctx)?;
+        Ok(names
+            .iter()
+            .map(|name| {
+                NODE_ATTRS
+                    .iter()
+                    .position(|n| n == name)
+                    .and_then(|i| read.values.get(i).cloned())
+                    .unwrap_or(AttrValue::Missing)
+            })
+            .collect())
+    }
+
+    /// At most `count` of the element's children from position `start`
+    /// (`AXUIElementCopyAttributeValues` of `AXChildren` with index and count); none past
+    /// the end.
+    fn read_children(
+        &self,
+        element: &Self::Element,
+        start: usize,
+        count: usize,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<Self::Element>, Self::Failure> {
+        let read = self.read(element, ctx)?;
+        Ok(read.children.into_iter().skip(start).take(count).collect())
+    }
+
+    /// How many children the element has (`AXUIElementGetAttributeValueCount`).
+    fn count_children(
+        &self,
+        element: &Self::Element,
+        ctx: &mut CallCtx,
+    ) -> Result<usize, Self::Failure> {
+        Ok(self.read(element, ctx)?.children.len())
+    }
+
+    /// The first `max_units` UTF-16 units of the element's text (`AXStringForRange`).
+    fn read_text(
+        &self,
+        element: &Self::Element,
+        max_units: usize,
+        ctx: &mut CallCtx,
+    ) -> Result<String, Self::Failure> {
+        let values = self.read_attrs(element, &["AXValue"], ctx)?;
+        Ok(match values.first() {
+            Some(AttrValue::Text(t)) => {
+                let units: Vec<u16> = t.encode_utf16().take(max_units).collect();
+                String::from_utf16_lossy(&units)
+            }
+            _ => String::new(),
+        })
+    }
+
+    /// The element's native action names as it reports them now
+    /// (`AXUIElementCopyActionNames`). A source that knows none answers none.
+    fn action_names(
+        &self,
+        element: &Self::Element,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<String>, Self::Failure> {
+        let _ = (element, ctx);
+        Ok(Vec::new())
+    }
 }
 
 /// The limits of one walk.
@@ -78,14 +159,31 @@ pub(crate) struct Walked<E> {
     pub(crate) nodes: Vec<RawNode>,
     pub(crate) elements: Vec<E>,
     pub(crate) truncated: bool,
+    /// What was left out because the app did not answer for it (indices into `nodes`).
+    pub(crate) skipped: Vec<Skipped>,
 }
 
 /// A node waiting to be read.
 struct Pending<E> {
     element: E,
     parent: Option<usize>,
+    /// Its position among its parent's children.
+    position: usize,
     depth: u32,
+    /// Read in ranges (`ranges`): the root, and the content of a scroll area.
+    ranged: bool,
 }
+
+/// A node as read, before it joins the walk.
+struct Read<E> {
+    values: Vec<AttrValue>,
+    children: Vec<(usize, E)>,
+    child_count: usize,
+    skipped: Vec<(SkippedPart, FailureKind)>,
+}
+
+/// Consecutive failed reads after which the app counts as no longer answering.
+const FAILURES_IN_A_ROW: u32 = 2;
 
 /// Walks the subtree of `root` in pre-order within `limits` and the deadline of `ctx`.
 /// Fails only when the root itself cannot be read.
@@ -101,62 +199,133 @@ pub(crate) fn walk<S: AxSource>(
     let mut stack = vec![Pending {
         element: root,
         parent: None,
+        position: 0,
         depth: 0,
+        ranged: true,
     }];
     let mut walked = Walked {
         nodes: Vec::new(),
         elements: Vec::new(),
         truncated: false,
+        skipped: Vec::new(),
     };
+    let mut failures_in_a_row = 0;
     while let Some(item) = stack.pop() {
         if walked.nodes.len() >= max_nodes || ctx.expired() {
             walked.truncated = true;
             break;
         }
-        let read = match source.read(&item.element, ctx) {
+        let index = walked.nodes.len();
+        let list = item.depth < limits.max_depth;
+        // What the node budget still takes below this node.
+        let cap = budget::child_cap(max_nodes - index - 1);
+        let skip = if item.parent.is_none() {
+            limits.skip_children
+        } else {
+            0
+        };
+        let read = match read_node(source, &item, list, skip, cap, ctx) {
             Ok(read) => read,
             Err(f) if walked.nodes.is_empty() => return Err(f),
             // The element went away between listing and reading: not part of the tree now.
             Err(f) if source.classify(f) == FailureKind::Gone => continue,
-            Err(_) => {
+            Err(_) if ctx.expired() => {
                 walked.truncated = true;
                 break;
             }
+            Err(f) => {
+                failures_in_a_row += 1;
+                if failures_in_a_row >= FAILURES_IN_A_ROW {
+                    walked.truncated = true;
+                    break;
+                }
+                if let Some(parent) = item.parent {
+                    walked.skipped.push(Skipped {
+                        node: parent,
+                        part: SkippedPart::Child(item.position),
+                        timed_out: source.classify(f) == FailureKind::Timeout,
+                    });
+                }
+                continue;
+            }
         };
+        failures_in_a_row = 0;
         let mut node = node_from(&read.values);
+        if action_names::reads_real(node.role, limits.max_depth) {
+            // On failure the role's implied actions stand (acting reads them again anyway).
+            if let Ok(natives) = source.action_names(&item.element, ctx) {
+                node.actions = action_names::normalise_all(natives.iter().map(String::as_str));
+                decode::finish_states(&mut node);
+            }
+        }
         node.parent = item.parent;
-        node.child_count = read.children.len();
-        let index = walked.nodes.len();
-        if item.depth < limits.max_depth {
-            let nodes_left = max_nodes - index - 1;
-            let cap = budget::child_cap(nodes_left);
-            let skipped = if item.parent.is_none() {
-                limits.skip_children
-            } else {
-                0
-            };
-            if read.children.len().saturating_sub(skipped) > cap {
+        node.child_count = read.child_count;
+        walked
+            .skipped
+            .extend(read.skipped.iter().map(|(part, kind)| Skipped {
+                node: index,
+                part: *part,
+                timed_out: *kind == FailureKind::Timeout,
+            }));
+        if list {
+            let taken = read.children.len();
+            if read.child_count.saturating_sub(skip) > taken.min(cap) {
                 walked.truncated = true;
             }
-            let fresh: Vec<S::Element> = read
+            let host = ranges::in_ranges(&node.native_role);
+            let fresh: Vec<(usize, S::Element)> = read
                 .children
                 .into_iter()
-                .skip(skipped)
                 .take(cap)
                 // The cycle guard: an element met before (an ancestor listed as a child, or a
                 // child listed by two parents) is read once.
-                .filter(|child| seen.insert(child.clone()))
+                .filter(|(_, child)| seen.insert(child.clone()))
                 .collect();
-            stack.extend(fresh.into_iter().rev().map(|element| Pending {
+            stack.extend(fresh.into_iter().rev().map(|(position, element)| Pending {
                 element,
                 parent: Some(index),
+                position,
                 depth: item.depth + 1,
+                ranged: host,
             }));
         }
         walked.nodes.push(node);
         walked.elements.push(item.element);
     }
     Ok(walked)
+}
+
+/// Reads one node: in ranges, or in one batched round trip with its whole listing (the
+/// root's first `skip` children left out).
+fn read_node<S: AxSource>(
+    source: &S,
+    item: &Pending<S::Element>,
+    list: bool,
+    skip: usize,
+    cap: usize,
+    ctx: &mut CallCtx,
+) -> Result<Read<S::Element>, S::Failure> {
+    if item.ranged {
+        let window = Window {
+            list,
+            start: skip,
+            count: cap,
+        };
+        let r = ranges::read(source, &item.element, window, ctx)?;
+        return Ok(Read {
+            values: r.values,
+            children: r.children,
+            child_count: r.child_count,
+            skipped: r.skipped,
+        });
+    }
+    let r = source.read(&item.element, ctx)?;
+    Ok(Read {
+        values: r.values,
+        child_count: r.children.len(),
+        children: r.children.into_iter().enumerate().skip(skip).collect(),
+        skipped: Vec::new(),
+    })
 }
 
 /// A snapshot node from one batched read: decoded slots, the role's implied actions, and
@@ -173,66 +342,16 @@ pub(crate) fn node_from(values: &[AttrValue]) -> RawNode {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
-
     use std::time::{Duration, Instant};
 
     use axgate_engine::Role;
 
     use super::*;
-    use crate::mac_logic::decode::NODE_ATTRS;
-
-    /// An in-memory app: element id → (role, title, children). Every read is one round trip.
-    #[derive(Default)]
-    struct FakeSource {
-        nodes: HashMap<u32, (&'static str, String, Vec<u32>)>,
-        /// Elements that fail as "gone" or "timeout" when read.
-        gone: Vec<u32>,
-        slow: Vec<u32>,
-    }
-
-    impl FakeSource {
-        fn add(&mut self, id: u32, role: &'static str, children: &[u32]) {
-            self.nodes
-                .insert(id, (role, format!("n{id}"), children.to_vec()));
-        }
-    }
-
-    impl AxSource for FakeSource {
-        type Element = u32;
-        type Failure = FailureKind;
-
-        fn read(&self, element: &u32, ctx: &mut CallCtx) -> Result<NodeRead<u32>, FailureKind> {
-            ctx.trips(1);
-            if self.gone.contains(element) {
-                return Err(FailureKind::Gone);
-            }
-            if self.slow.contains(element) {
-                return Err(FailureKind::Timeout);
-            }
-            let (role, title, children) = self.nodes.get(element).ok_or(FailureKind::Gone)?;
-            let values = NODE_ATTRS
-                .iter()
-                .map(|name| match *name {
-                    "AXRole" => AttrValue::Text((*role).to_owned()),
-                    "AXTitle" => AttrValue::Text(title.clone()),
-                    _ => AttrValue::Missing,
-                })
-                .collect();
-            Ok(NodeRead {
-                values,
-                children: children.clone(),
-            })
-        }
-
-        fn classify(&self, failure: FailureKind) -> FailureKind {
-            failure
-        }
-    }
+    use crate::mac_logic::fake_ax::FakeAx;
 
     /// An app with a window holding a toolbar of 5 buttons and a list of 40 rows of 2 cells.
-    fn app() -> FakeSource {
-        let mut s = FakeSource::default();
+    fn app() -> FakeAx {
+        let mut s = FakeAx::default();
         s.add(0, "AXApplication", &[1]);
         s.add(1, "AXWindow", &[2, 3]);
         let buttons: Vec<u32> = (10..15).collect();
@@ -275,7 +394,8 @@ mod tests {
         assert!(!walked.truncated);
         let per_node = ctx.round_trips() as f64 / walked.nodes.len() as f64;
         assert!(per_node <= 1.2, "{per_node} round trips per node");
-        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64);
+        // The root is read in ranges: its attributes, then its children.
+        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64 + 1);
     }
 
     #[test]
@@ -298,7 +418,7 @@ mod tests {
         assert_eq!(order(&walked), [0, 1, 2, 3]);
         assert_eq!(walked.nodes[3].child_count, 40);
         assert!(!walked.truncated, "the depth limit is not truncation");
-        assert_eq!(ctx.round_trips(), 4);
+        assert_eq!(ctx.round_trips(), 4 + 1);
     }
 
     #[test]
@@ -307,12 +427,12 @@ mod tests {
         let walked = walk(&app(), 0, limits(10, 20), &mut ctx).unwrap();
         assert_eq!(walked.nodes.len(), 20);
         assert!(walked.truncated);
-        assert!(ctx.round_trips() <= 20);
+        assert!(ctx.round_trips() <= 20 + 1);
     }
 
     #[test]
     fn a_huge_listing_contributes_at_most_the_child_cap() {
-        let mut s = FakeSource::default();
+        let mut s = FakeAx::default();
         let rows: Vec<u32> = (10..10 + 3 * budget::MAX_CHILDREN as u32).collect();
         s.add(0, "AXApplication", &[1]);
         s.add(1, "AXTable", &rows);
@@ -328,12 +448,12 @@ mod tests {
         );
         assert_eq!(walked.nodes.len(), 2 + budget::MAX_CHILDREN);
         assert!(walked.truncated);
-        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64);
+        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64 + 1);
     }
 
     #[test]
     fn editable_nodes_are_settable_without_a_round_trip() {
-        let mut s = FakeSource::default();
+        let mut s = FakeAx::default();
         s.add(0, "AXWindow", &[1, 2]);
         s.add(1, "AXTextField", &[]);
         s.add(2, "AXCheckBox", &[]);
@@ -343,12 +463,12 @@ mod tests {
         assert!(walked.nodes[2].states.value_settable, "pressable toggles");
         assert_eq!(walked.nodes[2].actions, ["press"]);
         assert_eq!(walked.nodes[0].actions, ["raise"]);
-        assert_eq!(ctx.round_trips(), 3);
+        assert_eq!(ctx.round_trips(), 3 + 1);
     }
 
     #[test]
     fn a_cycle_is_walked_once() {
-        let mut s = FakeSource::default();
+        let mut s = FakeAx::default();
         // 2's child is its grandparent; 3 is listed twice by 1.
         s.add(0, "AXApplication", &[1]);
         s.add(1, "AXWindow", &[2, 3, 3]);
@@ -358,26 +478,52 @@ mod tests {
         let walked = walk(&s, 0, limits(50, 10_000), &mut ctx).unwrap();
         assert_eq!(order(&walked), [0, 1, 2, 3]);
         assert_eq!(walked.nodes[3].parent, Some(1));
-        assert_eq!(ctx.round_trips(), 4);
+        assert_eq!(ctx.round_trips(), 4 + 1);
     }
 
     #[test]
     fn vanished_elements_are_skipped() {
         let mut s = app();
-        s.gone = vec![11, 3];
+        s.gone = [11, 3].into();
         let walked = walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap();
         assert_eq!(order(&walked), [0, 1, 2, 10, 12, 13, 14]);
         assert!(!walked.truncated);
     }
 
     #[test]
-    fn a_slow_element_truncates_and_an_unreadable_root_fails() {
+    fn one_slow_element_is_skipped_and_reported_not_the_end_of_the_walk() {
         let mut s = app();
-        s.slow = vec![12];
+        s.slow = [12].into();
+        let walked = walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap();
+        assert_eq!(&order(&walked)[..7], [0, 1, 2, 10, 11, 13, 14]);
+        assert_eq!(walked.nodes.len(), 1 + 1 + 1 + 4 + 1 + 40 + 80);
+        assert!(!walked.truncated);
+        // The toolbar (node 2) keeps its true child count; its third child is the gap.
+        assert_eq!(walked.nodes[2].child_count, 5);
+        assert_eq!(
+            walked.skipped,
+            [Skipped {
+                node: 2,
+                part: SkippedPart::Child(2),
+                timed_out: true,
+            }]
+        );
+        s.slow = [12, 14].into();
+        let walked = walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap();
+        assert_eq!(walked.skipped.len(), 2, "slow apart, skipped apart");
+        assert_eq!(walked.skipped[1].part, SkippedPart::Child(4));
+        assert!(!walked.truncated);
+    }
+
+    #[test]
+    fn two_failures_in_a_row_end_the_walk_and_an_unreadable_root_fails() {
+        let mut s = app();
+        s.slow = [12, 13].into();
         let walked = walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap();
         assert_eq!(order(&walked), [0, 1, 2, 10, 11]);
-        assert!(walked.truncated);
-        s.slow = vec![0];
+        assert!(walked.truncated, "an app that stopped answering");
+        assert_eq!(walked.skipped.len(), 1);
+        s.slow = [0].into();
         assert_eq!(
             walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap_err(),
             FailureKind::Timeout

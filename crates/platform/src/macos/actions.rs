@@ -135,7 +135,8 @@ pub(super) fn focus(
 }
 
 /// Selects an item: tabs, radio buttons and menu items are pressed; other items get
-/// `AXSelected` ← true, or their container's `AXSelectedRows`/`AXSelectedChildren` ← [item].
+/// `AXSelected` ← true, or their container's `AXSelectedRows`/`AXSelectedChildren` ← [item],
+/// or else are pressed when they list `AXPress` (tappable SwiftUI cells and rows).
 pub(super) fn select(
     handles: &Handles,
     pid: Pid,
@@ -171,10 +172,13 @@ pub(super) fn select(
             return attrs::write(&parent, attr, &items.into_CFType(), ctx).map_err(fail);
         }
     }
-    Err(unsupported())
+    // A SwiftUI cell or row made tappable (`onTapGesture`) selects by being pressed, and
+    // says so by listing AXPress.
+    press(&target, ctx, unsupported)
 }
 
-/// Presses the element if it offers `press`; otherwise the error from `missing`.
+/// Presses the element if it offers `press` now (its real action names, read at act time:
+/// one call); otherwise the error from `missing`.
 fn press(
     target: &Target,
     ctx: &mut CallCtx,

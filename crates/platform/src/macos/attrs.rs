@@ -14,16 +14,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use accessibility_sys::{
-    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyElementAtPosition,
-    AXUIElementCopyMultipleAttributeValues, AXUIElementGetTypeID, AXUIElementIsAttributeSettable,
-    AXUIElementPerformAction, AXUIElementRef, AXUIElementSetAttributeValue, AXValueCreate,
-    AXValueGetType, AXValueGetTypeID, AXValueGetValue, AXValueRef, kAXErrorAttributeUnsupported,
-    kAXErrorCannotComplete, kAXErrorInvalidUIElement, kAXErrorNoValue, kAXValueTypeAXError,
+    AXUIElementCopyActionNames, AXUIElementCopyAttributeValue, AXUIElementCopyAttributeValues,
+    AXUIElementCopyElementAtPosition, AXUIElementCopyMultipleAttributeValues,
+    AXUIElementCopyParameterizedAttributeValue, AXUIElementGetAttributeValueCount,
+    AXUIElementGetTypeID, AXUIElementIsAttributeSettable, AXUIElementPerformAction, AXUIElementRef,
+    AXUIElementSetAttributeValue, AXValueCreate, AXValueGetType, AXValueGetTypeID, AXValueGetValue,
+    AXValueRef, kAXErrorAttributeUnsupported, kAXErrorCannotComplete, kAXErrorIllegalArgument,
+    kAXErrorInvalidUIElement, kAXErrorNoValue, kAXValueTypeAXError, kAXValueTypeCFRange,
     kAXValueTypeCGPoint, kAXValueTypeCGRect, kAXValueTypeCGSize,
 };
 use core_foundation::array::{CFArray, CFArrayRef};
 use core_foundation::attributed_string::{CFAttributedString, CFAttributedStringGetString};
-use core_foundation::base::{CFNullGetTypeID, CFType, CFTypeRef, TCFType};
+use core_foundation::base::{CFIndex, CFNullGetTypeID, CFRange, CFType, CFTypeRef, TCFType};
 use core_foundation::boolean::CFBoolean;
 use core_foundation::number::{CFNumber, CFNumberIsFloatType};
 use core_foundation::string::CFString;
@@ -185,6 +187,108 @@ pub(super) fn read_elements(
     Ok(value
         .downcast::<CFArray>()
         .map_or_else(Vec::new, |array| elements_of(&array)))
+}
+
+/// At most `count` items of an array attribute from position `start`, in one round trip
+/// (`AXUIElementCopyAttributeValues`): a table's rows without its 50,000 others. None past
+/// the end (the API answers "illegal argument" there).
+pub(super) fn read_elements_range(
+    element: &AxElement,
+    name: &str,
+    start: usize,
+    count: usize,
+    ctx: &mut CallCtx,
+) -> AxResult<Vec<AxElement>> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    arm(element, ctx)?;
+    let name = CFString::new(name);
+    let index = CFIndex::try_from(start).unwrap_or(CFIndex::MAX);
+    let max = CFIndex::try_from(count).unwrap_or(CFIndex::MAX);
+    let mut out: CFArrayRef = ptr::null();
+    // SAFETY: valid element and name; `out` receives a +1 array (Copy rule) on success.
+    let code = unsafe {
+        AXUIElementCopyAttributeValues(
+            element.as_ptr(),
+            name.as_concrete_TypeRef(),
+            index,
+            max,
+            &mut out,
+        )
+    };
+    match check(code) {
+        Ok(()) if out.is_null() => Ok(Vec::new()),
+        Ok(()) => {
+            // SAFETY: a non-null array we own one reference to (Copy rule).
+            let array: CFArray = unsafe { CFArray::wrap_under_create_rule(out) };
+            Ok(elements_of(&array))
+        }
+        Err(f) if f.is_absent() || f.is(kAXErrorIllegalArgument) => Ok(Vec::new()),
+        Err(f) => Err(f),
+    }
+}
+
+/// How many items an array attribute holds (`AXUIElementGetAttributeValueCount`), without
+/// carrying them.
+pub(super) fn count(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxResult<usize> {
+    arm(element, ctx)?;
+    let name = CFString::new(name);
+    let mut n: CFIndex = 0;
+    // SAFETY: valid element, name and out pointer.
+    let code = unsafe {
+        AXUIElementGetAttributeValueCount(element.as_ptr(), name.as_concrete_TypeRef(), &mut n)
+    };
+    match check(code) {
+        Ok(()) => Ok(usize::try_from(n).unwrap_or(0)),
+        Err(f) if f.is_absent() => Ok(0),
+        Err(f) => Err(f),
+    }
+}
+
+/// The first `units` UTF-16 units of an element's text (`AXStringForRange`), in one round
+/// trip: a text area's start without the rest of its document.
+pub(super) fn string_for_range(
+    element: &AxElement,
+    units: usize,
+    ctx: &mut CallCtx,
+) -> AxResult<String> {
+    let range = CFRange {
+        location: 0,
+        length: CFIndex::try_from(units).unwrap_or(CFIndex::MAX),
+    };
+    // SAFETY: the type matches the buffer (CFRange); the value is +1 (Create rule) or null.
+    let raw = unsafe { AXValueCreate(kAXValueTypeCFRange, (&range as *const CFRange).cast()) };
+    if raw.is_null() {
+        return Ok(String::new());
+    }
+    // SAFETY: a non-null value we own one reference to.
+    let parameter = unsafe { CFType::wrap_under_create_rule(raw as CFTypeRef) };
+    arm(element, ctx)?;
+    let name = CFString::from_static_string("AXStringForRange");
+    let mut out: CFTypeRef = ptr::null();
+    // SAFETY: valid element, name and parameter; `out` receives a +1 value (Copy rule).
+    let code = unsafe {
+        AXUIElementCopyParameterizedAttributeValue(
+            element.as_ptr(),
+            name.as_concrete_TypeRef(),
+            parameter.as_CFTypeRef(),
+            &mut out,
+        )
+    };
+    match check(code) {
+        Ok(()) if out.is_null() => Ok(String::new()),
+        Ok(()) => {
+            // SAFETY: a non-null value we own one reference to.
+            let value = unsafe { CFType::wrap_under_create_rule(out) };
+            Ok(match convert(&value) {
+                AttrValue::Text(text) => text,
+                _ => String::new(),
+            })
+        }
+        Err(f) if f.is_absent() => Ok(String::new()),
+        Err(f) => Err(f),
+    }
 }
 
 /// The element's native action names.

@@ -1,8 +1,10 @@
 //! `Backend::snapshot` on macOS: the AX source behind the platform-neutral walk
-//! (`mac_logic::walk`). One round trip per node: every attribute of `NODE_ATTRS` and
-//! `AXChildren` in one `AXUIElementCopyMultipleAttributeValues`. The walk decides the
-//! order, the budgets and the cycle guard; this file only makes the call and says what an
-//! error code means.
+//! (`mac_logic::walk`). One round trip per ordinary node: every attribute of `NODE_ATTRS`
+//! and `AXChildren` in one `AXUIElementCopyMultipleAttributeValues`; for elements read in
+//! ranges (`mac_logic::ranges`) a batch without them, a range of children, a child count and
+//! a text range, one call each. The walk decides the order, the budgets, the ranges, what
+//! is skipped and the cycle guard; this file only makes the calls and says what an error
+//! code means.
 
 use std::time::Instant;
 
@@ -10,7 +12,7 @@ use accessibility_sys::kAXErrorInvalidUIElement;
 use core_foundation::array::CFArray;
 use core_foundation::string::CFString;
 
-use crate::mac_logic::decode::NODE_ATTRS;
+use crate::mac_logic::decode::{AttrValue, NODE_ATTRS};
 use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
 use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
@@ -21,13 +23,13 @@ use super::errors::{AxFailure, AxResult, to_ax_error};
 use super::handles::Handles;
 
 /// Reads nodes of one app through batched attribute reads.
-struct MacSource {
+pub(super) struct MacSource {
     /// `NODE_ATTRS` followed by `AXChildren`, built once per snapshot.
     names: CFArray<CFString>,
 }
 
 impl MacSource {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut names: Vec<&str> = NODE_ATTRS.to_vec();
         names.push(CHILDREN);
         MacSource {
@@ -43,6 +45,42 @@ impl AxSource for MacSource {
     fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
         let (values, children) = attrs::read_with_children(element, &self.names, ctx)?;
         Ok(NodeRead { values, children })
+    }
+
+    fn read_attrs(
+        &self,
+        element: &AxElement,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> AxResult<Vec<AttrValue>> {
+        attrs::read_many(element, &attrs::names(names), ctx)
+    }
+
+    fn read_children(
+        &self,
+        element: &AxElement,
+        start: usize,
+        count: usize,
+        ctx: &mut CallCtx,
+    ) -> AxResult<Vec<AxElement>> {
+        attrs::read_elements_range(element, CHILDREN, start, count, ctx)
+    }
+
+    fn count_children(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<usize> {
+        attrs::count(element, CHILDREN, ctx)
+    }
+
+    fn read_text(
+        &self,
+        element: &AxElement,
+        max_units: usize,
+        ctx: &mut CallCtx,
+    ) -> AxResult<String> {
+        attrs::string_for_range(element, max_units, ctx)
+    }
+
+    fn action_names(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<String>> {
+        attrs::action_names(element, ctx)
     }
 
     fn classify(&self, failure: AxFailure) -> FailureKind {
@@ -82,6 +120,7 @@ pub(super) fn snapshot(
     Ok(Snapshot {
         nodes,
         truncated: walked.truncated,
+        skipped: walked.skipped,
     })
 }
 

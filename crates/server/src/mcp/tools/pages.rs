@@ -145,6 +145,9 @@ pub(super) struct Page {
     exhausted: Vec<bool>,
     /// Nodes new on this page.
     pub(super) walked: usize,
+    /// What the backend left out because the app did not answer for it, said by path
+    /// (`Snapshot::skipped`).
+    pub(super) skipped: Vec<String>,
     /// What the new nodes would take rendered (an estimate from above: filters show fewer).
     bytes: usize,
     depth: u32,
@@ -200,6 +203,7 @@ pub(super) async fn read(
         context: Vec::new(),
         exhausted: Vec::new(),
         walked: 0,
+        skipped: Vec::new(),
         bytes: 0,
         depth,
         pid: conn.app.pid,
@@ -264,7 +268,10 @@ pub(super) async fn read(
             .collect();
         let path = page.nodes[holder].path.clone();
         let cut = snapshot.truncated;
+        let skipped = snapshot.skipped.clone();
         let indexed = tree::index_continued(snapshot, &path, holder_depth, &before);
+        page.skipped
+            .extend(skipped.iter().filter_map(|s| describe_skipped(s, &indexed)));
         if page.graft(holder, indexed) == 0 {
             if cut {
                 // The deadline ended the read before its first new node: what is left
@@ -276,6 +283,23 @@ pub(super) async fn read(
         }
     }
     Ok(page)
+}
+
+/// Says what a snapshot left out, by the path of the node it belongs to.
+fn describe_skipped(skipped: &axgate_engine::Skipped, nodes: &[IndexedNode]) -> Option<String> {
+    use axgate_engine::SkippedPart;
+    let path = &nodes.get(skipped.node)?.path;
+    let part = match skipped.part {
+        SkippedPart::Child(i) => format!("child {i} of {path}"),
+        SkippedPart::Children => format!("the children of {path}"),
+        SkippedPart::Value => format!("the value of {path}"),
+    };
+    let why = if skipped.timed_out {
+        "no answer in time"
+    } else {
+        "an error"
+    };
+    Some(format!("{part} ({why})"))
 }
 
 /// The element of a level: by its handle while the session holds it (one read), else by its

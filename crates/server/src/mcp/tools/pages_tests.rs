@@ -53,3 +53,31 @@ fn a_cursor_round_trips_and_refuses_another_version() {
     let old = Frontier { v: 1, ..frontier };
     assert!(Frontier::decode(&old.encode()).is_err());
 }
+
+#[test]
+fn what_a_snapshot_skipped_is_said_by_path() {
+    use axgate_engine::{Skipped, SkippedPart};
+    let mut table = node(0, 50_000, vec![]);
+    table.path = ElementPath::parse("window[0]/table[0]").unwrap();
+    let nodes = vec![table];
+    let child = Skipped {
+        node: 0,
+        part: SkippedPart::Child(2),
+        timed_out: true,
+    };
+    assert_eq!(
+        describe_skipped(&child, &nodes).as_deref(),
+        Some("child 2 of window[0]/table[0] (no answer in time)")
+    );
+    let value = Skipped {
+        part: SkippedPart::Value,
+        timed_out: false,
+        ..child
+    };
+    assert_eq!(
+        describe_skipped(&value, &nodes).as_deref(),
+        Some("the value of window[0]/table[0] (an error)")
+    );
+    let elsewhere = Skipped { node: 7, ..child };
+    assert_eq!(describe_skipped(&elsewhere, &nodes), None);
+}

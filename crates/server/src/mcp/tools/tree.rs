@@ -135,7 +135,7 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         None => depth,
     };
     ctx.report_progress(0.0, Some(1.0), "walking").await;
-    let page = pages::read(
+    let mut page = pages::read(
         ctx,
         &conn,
         args.root.as_deref(),
@@ -146,6 +146,7 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     )
     .await?;
     let walked = page.walked;
+    let skipped = std::mem::take(&mut page.skipped);
     let shown = page.render(
         |n| show.wants(&n.node),
         |n| ctx.handle(&conn, &n.node, &n.path),
@@ -158,6 +159,12 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         text.push_str("… budget or deadline reached: pass next_cursor as `cursor` to continue\n");
     } else if truncated {
         text.push_str("… deeper levels left out: raise depth, or start at a deeper root\n");
+    }
+    if !skipped.is_empty() {
+        text.push_str(&format!(
+            "… left out, the app did not answer for them (read them again later): {}\n",
+            skipped.join("; ")
+        ));
     }
     ctx.report_progress(1.0, Some(1.0), "done").await;
     let out = TreeOut {
