@@ -77,7 +77,8 @@ impl Capacity {
 
 /// What a principal may do with the machine in exclusive mode: take it (`axgate:act`),
 /// and reach the admin tools while another holds it (`axgate:admin`). Without
-/// authentication every caller may do both.
+/// authentication every caller may take it, and none passes as an admin (all callers are
+/// then one principal, so the holder's rules already let each of them through).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rights {
     pub act: bool,
@@ -89,7 +90,7 @@ impl Rights {
         principal.map_or(
             Rights {
                 act: true,
-                admin: true,
+                admin: false,
             },
             |p| Rights {
                 act: p.allows(Scope::Act),
