@@ -179,12 +179,12 @@ async fn past_the_connection_cap_a_connection_gets_503_at_once() {
     let mut idle = Vec::new();
     for _ in 0..8 {
         let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
-        tcp.write_all(
-            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
-              Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n",
-        )
-        .await
-        .expect("head");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n",
+            server.addr
+        );
+        tcp.write_all(head.as_bytes()).await.expect("head");
         idle.push(tcp);
     }
     // Give the accept loop time to take all eight.

@@ -119,9 +119,10 @@ async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
     for _ in 0..8 {
         let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
         let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {alice}\r\n\
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {alice}\r\n\
              Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             Content-Length: 1000\r\n\r\n{{\"jsonrpc\""
+             Content-Length: 1000\r\n\r\n{{\"jsonrpc\"",
+            server.addr
         );
         tcp.write_all(head.as_bytes()).await.expect("head");
         trickles.push(tcp);

@@ -243,13 +243,15 @@ impl Fleet {
     /// The refusal naming the current holder and the time its hold has left.
     fn held_by(&self, h: &Holder) -> Refusal {
         match &h.session {
-            Some(id) => Refusal::Held(session_tag(id), self.left(h).as_secs()),
+            Some(id) => Refusal::Held(session_tag(id), self.left(h)),
             None => Refusal::Initializing,
         }
     }
 
-    fn left(&self, h: &Holder) -> Duration {
-        self.max_hold.saturating_sub(h.renewed.elapsed())
+    /// Whole seconds the hold has left, rounded up (a hold with time left never says 0).
+    fn left(&self, h: &Holder) -> u64 {
+        let left = self.max_hold.saturating_sub(h.renewed.elapsed());
+        left.as_secs() + u64::from(left.subsec_nanos() > 0)
     }
 
     /// A tool call needing `axgate:act` was admitted for `owner` in `session` (`None`:
@@ -443,7 +445,7 @@ impl Fleet {
         let since = held
             .and_then(|h| h.since.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_secs() as i64);
-        let left = held.map_or(0, |h| self.left(h).as_secs() as i64);
+        let left = held.map_or(0, |h| self.left(h) as i64);
         let tag = held.and_then(|h| h.session.as_deref().map(session_tag));
         drop(holder);
         self.metrics.exclusive_held_since.set(since);
