@@ -13,7 +13,7 @@
 //! A second rule: a caller cannot forge or hide a log line. Bytes a caller controls (an
 //! `app` argument, a header, a name) reach fields of log lines; every formatted event is
 //! written as one line with its control characters escaped ([`inert_line`]): a newline, a
-//! carriage return, ESC or NUL in a field shows as `\n`, `\r`, `\u{1b}`, `\0`. Only the
+//! carriage return, ESC or NUL in a field shows as `\n`, `\r`, `\u{1b}`, `\u{0}`. Only the
 //! formatter's own colour codes (SGR, when colour is on) pass.
 
 use std::io::{self, IsTerminal, Write};
@@ -179,7 +179,7 @@ mod tests {
         let forged = "INFO tool call app=x\n2026 INFO forged\u{1b}]0;t\u{7}\u{0}\r\n";
         assert_eq!(
             inert_line(forged, false),
-            "INFO tool call app=x\\n2026 INFO forged\\u{1b}]0;t\\u{7}\\0\\r\n"
+            "INFO tool call app=x\\n2026 INFO forged\\u{1b}]0;t\\u{7}\\u{0}\\r\n"
         );
         let coloured = "\u{1b}[2m2026\u{1b}[0m \u{1b}[32mINFO\u{1b}[0m app=\u{1b}[2J\n";
         assert_eq!(
