@@ -6,9 +6,11 @@
 //! endpoint, and the client's variables beside `axgate serve`; `cli/terminal.rs`: `apps`,
 //! `tree`, `find`, `click`, `type`, `screenshot` and `completions`; `cli/scenarios.rs`:
 //! `axgate test` on the example scenarios (JUnit read by junitparser, artifacts, secrets in no
-//! output, `--dry-run`, exit codes) and `axgate://session/audit`.
+//! output, `--dry-run`, exit codes) and `axgate://session/audit`; `cli/hostile.rs`: a
+//! hostile server's escape sequences shown escaped, and a keep-alive-only stream given up.
 
 mod call;
+mod hostile;
 mod scenarios;
 mod terminal;
 mod tokens;

@@ -340,7 +340,9 @@ async fn python_sdk_2_sessionless() {
 /// retries with the answer; the press happens once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_sdk_2_sessionless_confirms_through_input_required() {
-    let (server, token) = server_configured("[policy]\nconfirm_words = [\"subscribe\"]\n").await;
+    let (server, token) =
+        server_configured("[policy]\nconfirm_words = [\"subscribe\"]\nunconfirmed = \"ask\"\n")
+            .await;
     let (run, report) = python_2(
         &server.url,
         &token,

@@ -171,12 +171,21 @@ async fn an_oversized_head_gets_431() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_connection_cap_a_connection_gets_503_at_once() {
     let server = TestServer::with_config(config(
-        "[server]\nmax_connections = 8\nheader_timeout_ms = 1500\n",
+        "[server]\nmax_connections = 8\nheader_timeout_ms = 1500\nbody_timeout_ms = 1500\n",
     ))
     .await;
+    // Eight connections in the middle of a request (a head, its body still to come): a
+    // silent connection would give its place to a newcomer (tests/it/shares.rs).
     let mut idle = Vec::new();
     for _ in 0..8 {
-        idle.push(TcpStream::connect(server.addr).await.expect("connect"));
+        let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n",
+            server.addr
+        );
+        tcp.write_all(head.as_bytes()).await.expect("head");
+        idle.push(tcp);
     }
     // Give the accept loop time to take all eight.
     tokio::time::sleep(Duration::from_millis(200)).await;

@@ -126,3 +126,39 @@ async fn a_region_screenshot_never_shows_a_denied_apps_window() {
         .expect("the refusal is audited");
     assert_eq!(denied["reason"], "policy.deny_apps rule \"list\"");
 }
+
+/// Issue 33, finding 5: `resources/read` and `resources/subscribe` answered a denied app
+/// that runs with `app_denied` (an internal error) and an absent one with `app_not_found`
+/// (−32002). Both now read the same: code, message and kind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_reads_and_subscriptions_answer_a_denied_app_as_an_absent_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    // A bundle-id rule: the name passes, the app is found running, then refused.
+    let server = server_with(
+        "[policy]\ndeny_apps = [\"dev.axgate.demo.list\"]",
+        "",
+        &audit,
+    )
+    .await;
+    let mut c = session(&server).await;
+    for method in ["resources/read", "resources/subscribe"] {
+        let answer = |app: &str| json!({"uri": format!("axgate://app/{app}/tree")});
+        let denied = c.request(method, answer("List")).await;
+        let absent = c.request(method, answer("Nonesuch")).await;
+        let shape = |v: &serde_json::Value, name: &str| {
+            let mut error = v["error"].clone();
+            let message = error["message"].as_str().unwrap_or_default().to_owned();
+            error["message"] = json!(message.replace(&format!("{name:?}"), "?"));
+            error["data"]["uri"] = json!("?");
+            error
+        };
+        assert_eq!(
+            shape(&denied, "List"),
+            shape(&absent, "Nonesuch"),
+            "{method}: the answer tells that List runs: {denied} vs {absent}"
+        );
+        assert_eq!(denied["error"]["code"], -32002, "{denied}");
+        assert_eq!(denied["error"]["data"]["kind"], "app_not_found", "{denied}");
+    }
+}

@@ -50,6 +50,8 @@ const METRICS: &[&str] = &[
     "axgate_jwt_cache_bytes",
     "axgate_capacity_state",
     "axgate_exclusive_held_since_seconds",
+    "axgate_exclusive_hold_left_seconds",
+    "axgate_exclusive_holder",
     "axgate_draining",
 ];
 

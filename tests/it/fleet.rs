@@ -9,6 +9,7 @@
 
 mod exclusive;
 mod haproxy;
+mod hold;
 
 use std::time::Duration;
 
@@ -21,6 +22,8 @@ pub(crate) struct Tokens {
     pub(crate) ci: String,
     pub(crate) other: String,
     pub(crate) admin: String,
+    /// `axgate:read` only.
+    pub(crate) reader: String,
 }
 
 impl Tokens {
@@ -30,6 +33,7 @@ impl Tokens {
             ci: t(),
             other: t(),
             admin: t(),
+            reader: t(),
         }
     }
 
@@ -44,7 +48,7 @@ impl Tokens {
         };
         let act = [Scope::Read, Scope::Act];
         format!(
-            "[auth]\ntokens = [{}, {}, {}]\n",
+            "[auth]\ntokens = [{}, {}, {}, {}]\n",
             entry("ci", &self.ci, &act),
             entry("other", &self.other, &act),
             entry(
@@ -52,6 +56,7 @@ impl Tokens {
                 &self.admin,
                 &[Scope::Read, Scope::Act, Scope::Admin]
             ),
+            entry("reader", &self.reader, &[Scope::Read]),
         )
     }
 }

@@ -133,3 +133,33 @@ async fn routine_reads_are_logged_at_debug_and_acts_and_failures_at_info() {
     assert_eq!(of("get_tree"), 1, "a failed read was not logged:\n{log}");
     assert_eq!(of("set_value"), 1, "an act was not logged:\n{log}");
 }
+
+/// Issue 33, finding 7: a caller's newline, ESC and NUL in the `app` argument reached the
+/// log raw, so a read-only token could forge a log line. Every event is one line, its
+/// control characters escaped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callers_control_characters_cannot_forge_or_hide_a_log_line() {
+    let server = Axgate::serve(&["--backend", "demo"]);
+    let mut c = client_of(&server);
+    c.initialize().await;
+    let app = "Nowhere\n2026-11-27T00:00:00Z  INFO forged: admin logged in\u{1b}[2J\u{1b}]0;t\u{7}\u{0}\r";
+    let missing = c.call("get_tree", json!({"app": app})).await;
+    assert_eq!(missing["isError"], true, "{missing}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = server.log();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("tool call") && l.contains("Nowhere\\n2026")),
+        "the call's line, escaped:\n{log}"
+    );
+    assert!(
+        !log.lines()
+            .any(|l| l.starts_with("2026-11-27T00:00:00Z  INFO forged")),
+        "a forged line:\n{log}"
+    );
+    let raw: Vec<char> = log
+        .chars()
+        .filter(|&c| c.is_control() && c != '\n')
+        .collect();
+    assert!(raw.is_empty(), "raw control characters {raw:?} in:\n{log}");
+}

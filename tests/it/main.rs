@@ -49,6 +49,7 @@ mod revocation;
 mod security;
 mod session_quota;
 mod sessionless;
+mod shares;
 mod stdio;
 mod tasks;
 mod tidy;

@@ -204,3 +204,102 @@ async fn many_quick_calls_keep_the_stream_queues_within_their_bound() {
         "{bytes} bytes of queues after {CALLS} calls"
     );
 }
+
+/// Issue 33, finding 11: the task-result budget counted serialized bytes while each kept
+/// result was held as a JSON tree about nine times larger (66.7 MB counted, RSS 62 → 700
+/// MiB). Kept results are now held as their text: filling a 32 MiB budget with near-1-MiB
+/// `get_tree` results grows the server by about the budget, not nine times it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kept_task_results_weigh_what_the_budget_counts() {
+    const BUDGET: u64 = 32 * MIB;
+    // The budget, and room for what a call holds while it runs and the allocator's lists.
+    const ROOM: u64 = BUDGET + 100 * MIB;
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("axgate.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[limits]\nmax_task_bytes = {BUDGET}\nmax_tasks_per_principal = 200\n\
+             task_ttl_secs = 600\ncalls_per_second = 100000\n"
+        ),
+    )
+    .expect("config");
+    let server = Axgate::serve(&[
+        "--backend",
+        "demo",
+        "--config",
+        file.to_str().expect("utf-8"),
+    ]);
+    let pid = server.pid();
+    let mut c = client(&server.url);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": crate::support::PROTOCOL,
+                   "capabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+                   "clientInfo": {"name": "memory-test", "version": "1"}}});
+    let resp = c.post(&init).send().await.expect("initialize");
+    c.session = Some(
+        resp.headers()["mcp-session-id"]
+            .to_str()
+            .expect("ascii")
+            .to_owned(),
+    );
+    resp.text().await.expect("body");
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    c.post(&note).send().await.expect("initialized");
+    let addr = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let started = proc_status(pid, "VmRSS");
+    let mut kept = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(240);
+    while kept < BUDGET - 2 * MIB {
+        let created = c
+            .call(
+                "get_tree",
+                json!({"app": "Huge", "depth": 64, "max_nodes": 20000}),
+            )
+            .await;
+        let id = created["taskId"].as_str().expect("a task").to_owned();
+        let status = loop {
+            let got = c.request("tasks/get", json!({"taskId": id})).await;
+            let status = got["result"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if status != "working" {
+                break status;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        if status != "completed" {
+            break;
+        }
+        let text = crate::support::scrape(&addr, None).await;
+        kept = crate::support::sample_of(&text, "axgate_task_result_bytes").unwrap_or(0.0) as u64;
+        assert!(
+            Instant::now() < deadline,
+            "filling the budget took over 240 s"
+        );
+    }
+    assert!(
+        kept > BUDGET / 2,
+        "the budget was filled: {kept} bytes kept"
+    );
+    let rss = proc_status(pid, "VmRSS");
+    eprintln!(
+        "tasks: {} MiB kept; VmRSS {} MiB at start, {} MiB after",
+        kept / MIB,
+        started / MIB,
+        rss / MIB
+    );
+    assert!(
+        rss < started + ROOM,
+        "VmRSS {} MiB with {} MiB of task results kept (started at {} MiB): kept results \
+         weigh more than the budget counts",
+        rss / MIB,
+        kept / MIB,
+        started / MIB
+    );
+}

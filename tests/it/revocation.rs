@@ -214,3 +214,34 @@ async fn resource_reads_prompts_and_completions_count_against_the_rate_limit() {
         );
     }
 }
+
+/// Issue 33, finding 10: lists and `ping` were not rate-limited (a 2-per-second token made
+/// 1,311 a second). Each takes one call from the caller's allowance like any request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lists_and_ping_count_against_the_rate_limit() {
+    let alice = tokens::generate().unwrap();
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\ntokens = [{}]\n[limits]\ncalls_per_second = 1\n",
+        entry("alice", &alice)
+    )))
+    .await;
+    let mut c = client_with(&server, &alice);
+    c.initialize().await;
+    for method in [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+        "ping",
+    ] {
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let first = c.request(method, json!({})).await;
+        assert!(first.get("result").is_some(), "{method}: {first}");
+        let second = c.request(method, json!({})).await;
+        let message = second["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("limits.calls_per_second"),
+            "{method}: {second}"
+        );
+    }
+}

@@ -300,3 +300,58 @@ async fn task_results_are_bounded_in_bytes_and_tasks_in_count() {
         "four tasks held"
     );
 }
+
+/// Issue 33, finding 12: a running task survived the removal of its token by a reload and
+/// was readable again when the token came back. Now its call is cancelled and the task
+/// forgotten.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_tokens_running_task_ends_and_stays_unreadable() {
+    let callers = Callers::new();
+    let server = TestServer::with_config(config(&callers.section())).await;
+    let mut waiter = tasking(&server, &callers.one).await;
+    let before = samples(
+        &server,
+        &callers.two,
+        &["axgate_tool_calls_total", "\"wait_for\""],
+    )
+    .await;
+    let id = start(
+        &mut waiter,
+        "wait_for",
+        json!({"app": "Form", "target": STATUS, "condition": "value_contains",
+               "value": "never shown", "timeout_ms": 60000}),
+    )
+    .await;
+    // SIGHUP's reload, with token one removed.
+    let scopes = [Scope::Read, Scope::Act, Scope::Metrics]
+        .into_iter()
+        .collect();
+    let only_two = format!(
+        "[auth]\ntokens = [{}]\n",
+        tokens::config_entry("two", &tokens::sha256(&callers.two), &scopes)
+    );
+    server.state.reload(&config(&only_two)).expect("reload");
+    let mut ended = false;
+    for _ in 0..50 {
+        if samples(
+            &server,
+            &callers.two,
+            &["axgate_tool_calls_total", "\"wait_for\""],
+        )
+        .await
+            > before
+        {
+            ended = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(ended, "the removed token's wait_for kept running");
+    // The token comes back: its old task is gone.
+    server
+        .state
+        .reload(&config(&callers.section()))
+        .expect("reload");
+    let mut back = tasking(&server, &callers.one).await;
+    assert_unknown(&get(&mut back, &id).await.expect_err("forgotten"), &id);
+}

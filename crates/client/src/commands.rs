@@ -62,7 +62,7 @@ async fn run_async(command: ClientCommand) -> u8 {
         }
         Some(Ok(code)) => {
             if let Err(error) = ended {
-                eprintln!("axgate: warning: {error}");
+                eprintln!("axgate: warning: {}", output::inert(&error.to_string()));
             }
             code
         }
@@ -71,7 +71,8 @@ async fn run_async(command: ClientCommand) -> u8 {
 }
 
 fn report(error: &ClientError) -> u8 {
-    eprintln!("axgate: {error}");
+    // A server's words are in it (an error message, a quoted body): shown inert.
+    eprintln!("axgate: {}", output::inert(&error.to_string()));
     error.exit_code()
 }
 

@@ -1,7 +1,10 @@
 //! Printing a tool's result: `structuredContent` as pretty JSON (or the content blocks when
 //! there is none), the text blocks with `--format text`, nothing with `quiet`; a failed call
 //! (`isError`) prints its message on stderr. Image blocks are written to PNG files whose
-//! names are printed, never to the terminal.
+//! names are printed, never to the terminal. Whatever the server says is shown inert: its
+//! control characters (ESC, CSI, OSC, BEL, carriage return…) and bidirectional overrides are
+//! escaped ([`inert`]), so a result cannot retitle the window, clear the screen or write
+//! the clipboard (OSC 52).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -86,14 +89,14 @@ pub fn print_result(result: &Value, format: Format, images: &Images) -> Result<u
         } else {
             texts.join("\n")
         };
-        eprintln!("{message}");
+        eprintln!("{}", inert(&message));
         return Ok(exit::TOOL_ERROR);
     }
     let mut out = std::io::stdout().lock();
     let printed = match format {
         Format::Quiet => Ok(()),
         Format::Text => {
-            let mut lines: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
+            let mut lines: Vec<String> = texts.iter().map(|t| inert(t)).collect();
             lines.extend(written.iter().map(|p| format!("wrote {}", p.display())));
             writeln!(out, "{}", lines.join("\n"))
         }
@@ -107,7 +110,7 @@ pub fn print_result(result: &Value, format: Format, images: &Images) -> Result<u
                 }
                 None => json!({"content": shown}),
             };
-            writeln!(out, "{}", pretty(&value))
+            writeln!(out, "{}", inert_json(&pretty(&value)))
         }
     };
     printed.map_err(|e| ClientError::Usage(format!("cannot write to stdout: {e}")))?;
@@ -135,15 +138,16 @@ pub fn print_tools(tools: &[Value], format: Format) -> Result<u8, ClientError> {
         .collect();
     let text = match format {
         Format::Quiet => return Ok(exit::OK),
-        Format::Json => pretty(&Value::Array(
+        Format::Json => inert_json(&pretty(&Value::Array(
             rows.iter()
                 .map(|(name, description)| json!({"name": name, "description": description}))
                 .collect(),
-        )),
+        ))),
         Format::Text => {
             let width = rows.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
             rows.iter()
                 .map(|(name, description)| format!("{name:width$}  {description}"))
+                .map(|line| inert(&line))
                 .collect::<Vec<_>>()
                 .join("\n")
         }
@@ -151,6 +155,37 @@ pub fn print_tools(tools: &[Value], format: Format) -> Result<u8, ClientError> {
     writeln!(std::io::stdout().lock(), "{text}")
         .map_err(|e| ClientError::Usage(format!("cannot write to stdout: {e}")))?;
     Ok(exit::OK)
+}
+
+/// `text` safe for a terminal: line breaks and tabs kept, every other control character
+/// (C0, DEL, C1: ESC, CSI, OSC, BEL, `\r`…) and each bidirectional override written as a
+/// Rust escape (`\u{1b}`).
+pub fn inert(text: &str) -> String {
+    escape(text, |c| format!("\\u{{{:x}}}", c as u32))
+}
+
+/// Pretty JSON safe for a terminal: serde escapes C0 controls in strings already; C1
+/// controls and bidirectional overrides, which JSON allows raw, become `\u009b` escapes
+/// (they only occur inside strings, so the JSON stays valid and means the same).
+fn inert_json(text: &str) -> String {
+    escape(text, |c| format!("\\u{:04x}", c as u32))
+}
+
+fn escape(text: &str, escaped: impl Fn(char) -> String) -> String {
+    let bidi = |c: char| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+    let unsafe_char = |c: char| (c.is_control() && c != '\n' && c != '\t') || bidi(c);
+    if !text.chars().any(unsafe_char) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            out.push_str(&escaped(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 fn pretty(value: &Value) -> String {

@@ -2,7 +2,9 @@
 //! with `MCP-Session-Id` and `MCP-Protocol-Version`, answers read as JSON or as an SSE stream,
 //! a stream that drops before its answer resumed with `GET` + `Last-Event-ID`, 503/429 retried
 //! after `Retry-After` (or a backoff), a fetched token that the server refuses replaced once,
-//! and the session ended with `DELETE`.
+//! and the session ended with `DELETE`. A tool call asks for progress (`progressToken`), so
+//! a long wait shows it is alive; a stream that carries no message for `--retry-for` (at
+//! least [`MIN_SILENCE`]), keep-alive comments only, is given up rather than read forever.
 
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -25,6 +27,9 @@ const MAX_RESUMES: u32 = 5;
 const RESUME_WAIT: Duration = Duration::from_millis(200);
 /// How long the closing `DELETE` may take.
 const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The shortest silence (no message on a response stream) given up on, whatever
+/// `--retry-for` says.
+const MIN_SILENCE: Duration = Duration::from_secs(5);
 /// Most bytes of an error body quoted in a message.
 const QUOTED_BODY: usize = 600;
 
@@ -93,6 +98,19 @@ impl Session {
 
     async fn call(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut params = params;
+        if method == "tools/call"
+            && let Some(map) = params.as_object_mut()
+        {
+            // Progress keeps a long call's stream speaking (see `answer`).
+            if let Some(meta) = map
+                .entry("_meta")
+                .or_insert_with(|| json!({}))
+                .as_object_mut()
+            {
+                meta.insert("progressToken".into(), json!(id));
+            }
+        }
         let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let response = self.post(&body).await?;
         if method == "initialize"
@@ -255,9 +273,19 @@ impl Session {
         let mut last_event: Option<String> = None;
         let mut wait = RESUME_WAIT;
         let mut resumes = 0;
+        let silence = self.retry.total.max(MIN_SILENCE);
+        let mut spoke = tokio::time::Instant::now();
         loop {
-            while let Some(event) = events.next().await {
-                let Ok(event) = event else { break };
+            loop {
+                let next = tokio::time::timeout_at(spoke + silence, events.next()).await;
+                let Ok(next) = next else {
+                    return Err(ClientError::Connection(format!(
+                        "{method}: the server's stream carried no message for {} s (keep-alives \
+                         only), so the answer was given up (--retry-for)",
+                        silence.as_secs()
+                    )));
+                };
+                let Some(Ok(event)) = next else { break };
                 if let Some(event_id) = event.id {
                     last_event = Some(event_id);
                 }
@@ -267,6 +295,7 @@ impl Session {
                 let Some(data) = event.data.filter(|d| !d.is_empty()) else {
                     continue;
                 };
+                spoke = tokio::time::Instant::now();
                 let Ok(message) = serde_json::from_str::<Value>(&data) else {
                     continue;
                 };

@@ -9,6 +9,12 @@
 //! other target follows `log.level`. `RUST_LOG` is not read: the only filter is `log.level`
 //! (`--log-level`, `AXGATE_LOG_LEVEL`, `[log] level`), and even a filter such as `trace` or
 //! `rmcp=trace` leaves rmcp at ERROR.
+//!
+//! A second rule: a caller cannot forge or hide a log line. Bytes a caller controls (an
+//! `app` argument, a header, a name) reach fields of log lines; every formatted event is
+//! written as one line with its control characters escaped ([`inert_line`]): a newline, a
+//! carriage return, ESC or NUL in a field shows as `\n`, `\r`, `\u{1b}`, `\u{0}`. Only the
+//! formatter's own colour codes (SGR, when colour is on) pass.
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::LazyLock;
@@ -49,14 +55,58 @@ pub fn scrub_ids(text: &str) -> String {
     .into_owned()
 }
 
-/// Stderr, with session ids scrubbed from each formatted event (the formatter writes one
-/// event per `write`).
-struct Scrubbed;
+/// One formatted event as one line: its control characters escaped (as in Rust strings),
+/// but the final newline and, with `colour`, the formatter's SGR colour codes
+/// (`ESC [ digits/; m`).
+pub fn inert_line(event: &str, colour: bool) -> String {
+    let (body, end) = match event.strip_suffix('\n') {
+        Some(body) => (body, "\n"),
+        None => (event, ""),
+    };
+    if !body.chars().any(char::is_control) {
+        return event.to_owned();
+    }
+    let mut out = String::with_capacity(event.len() + 16);
+    let mut rest = body;
+    while let Some(c) = rest.chars().next() {
+        if colour && c == '\u{1b}' {
+            let sgr = rest[1..].strip_prefix('[').and_then(|after| {
+                let params = after.find(|c: char| !(c.is_ascii_digit() || c == ';'))?;
+                (after[params..].starts_with('m')).then_some(2 + params + 1)
+            });
+            if let Some(len) = sgr {
+                out.push_str(&rest[..len]);
+                rest = &rest[len..];
+                continue;
+            }
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    out.push_str(end);
+    out
+}
 
-impl Write for Scrubbed {
+/// Stderr, each formatted event (the formatter writes one event per `write`) made one inert
+/// line ([`inert_line`]) and, for the capped targets (`scrub`), with session ids scrubbed.
+#[derive(Clone, Copy)]
+struct Inert {
+    colour: bool,
+    scrub: bool,
+}
+
+impl Write for Inert {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        io::stderr().write_all(scrub_ids(&text).as_bytes())?;
+        let mut line = inert_line(&text, self.colour);
+        if self.scrub {
+            line = scrub_ids(&line);
+        }
+        io::stderr().write_all(line.as_bytes())?;
         Ok(buf.len())
     }
 
@@ -65,25 +115,22 @@ impl Write for Scrubbed {
     }
 }
 
-impl<'a> MakeWriter<'a> for Scrubbed {
-    type Writer = Scrubbed;
+impl<'a> MakeWriter<'a> for Inert {
+    type Writer = Inert;
 
     fn make_writer(&'a self) -> Self::Writer {
-        Scrubbed
+        *self
     }
 }
 
 type Boxed = Box<dyn Layer<Registry> + Send + Sync>;
 
-fn fmt_layer<W>(format: LogFormat, writer: W) -> Boxed
-where
-    W: for<'a> MakeWriter<'a> + Send + Sync + 'static,
-{
+fn fmt_layer(format: LogFormat, scrub: bool) -> Boxed {
     // Colour only for a person at a terminal: a file, a pipe or launchd's log gets plain text
     // (and `NO_COLOR` turns it off everywhere).
     let colour = io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let layer = tracing_subscriber::fmt::layer()
-        .with_writer(writer)
+        .with_writer(Inert { colour, scrub })
         .with_ansi(colour);
     match format {
         LogFormat::Human => layer.boxed(),
@@ -103,9 +150,9 @@ fn capped_filter(level: &str) -> impl tracing_subscriber::layer::Filter<Registry
 
 /// Installs the global subscriber (once; later calls do nothing).
 pub fn init(level: &str, format: LogFormat) {
-    let ours = fmt_layer(format, io::stderr)
+    let ours = fmt_layer(format, false)
         .with_filter(EnvFilter::new(level).and(filter_fn(|meta| !capped(meta.target()))));
-    let theirs = fmt_layer(format, Scrubbed).with_filter(capped_filter(level));
+    let theirs = fmt_layer(format, true).with_filter(capped_filter(level));
     let _ = tracing_subscriber::registry()
         .with(vec![ours.boxed(), theirs.boxed()])
         .try_init();
@@ -125,6 +172,21 @@ mod tests {
             format!("Failed to close session session:{}: gone", session_tag(id))
         );
         assert_eq!(scrub_ids("no ids here"), "no ids here");
+    }
+
+    #[test]
+    fn control_characters_in_an_event_are_escaped_but_its_end_and_colours() {
+        let forged = "INFO tool call app=x\n2026 INFO forged\u{1b}]0;t\u{7}\u{0}\r\n";
+        assert_eq!(
+            inert_line(forged, false),
+            "INFO tool call app=x\\n2026 INFO forged\\u{1b}]0;t\\u{7}\\u{0}\\r\n"
+        );
+        let coloured = "\u{1b}[2m2026\u{1b}[0m \u{1b}[32mINFO\u{1b}[0m app=\u{1b}[2J\n";
+        assert_eq!(
+            inert_line(coloured, true),
+            "\u{1b}[2m2026\u{1b}[0m \u{1b}[32mINFO\u{1b}[0m app=\\u{1b}[2J\n"
+        );
+        assert_eq!(inert_line("plain\n", false), "plain\n");
     }
 
     #[test]

@@ -86,6 +86,10 @@ pub struct Families {
     pub capacity_state: IntGaugeVec,
     /// Unix seconds since the exclusive holder's session took the machine; 0 when free.
     pub exclusive_held_since: IntGauge,
+    /// Seconds before the hold ends unless the holder acts (`fleet.max_hold_secs`); 0 when free.
+    pub exclusive_hold_left: IntGauge,
+    /// 1 for the tag of the session holding the machine; no series when free.
+    pub exclusive_holder: IntGaugeVec,
     /// 1 while draining.
     pub draining: IntGauge,
     /// New sessions (and sessionless requests) refused because another holds the machine
@@ -241,8 +245,23 @@ impl Metrics {
             &["state"],
         )?;
         r.register(Box::new(capacity_state.clone()))?;
+        let exclusive_holder = IntGaugeVec::new(
+            Opts::new(
+                "axgate_exclusive_holder",
+                "1 for the session tag of the session holding the machine (fleet.exclusive); \
+                 no series while it is free.",
+            ),
+            &["session"],
+        )?;
+        r.register(Box::new(exclusive_holder.clone()))?;
         Ok(Metrics(Arc::new(Families {
             capacity_state,
+            exclusive_holder,
+            exclusive_hold_left: gauge(
+                "axgate_exclusive_hold_left_seconds",
+                "Seconds before the exclusive hold ends unless its holder acts \
+                 (fleet.max_hold_secs); 0 when free.",
+            )?,
             exclusive_held_since: gauge(
                 "axgate_exclusive_held_since_seconds",
                 "Unix time the session holding the machine (fleet.exclusive) took it; 0 when free.",

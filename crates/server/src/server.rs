@@ -62,6 +62,8 @@ pub struct AppState {
     /// Running sessionless `subscriptions/listen` requests, ended gracefully before the
     /// shutdown token fires.
     pub listens: Listens,
+    /// The tasks of every session; a removed credential's tasks end on reload.
+    pub tasks: Arc<crate::mcp::tasks::TaskStore>,
     /// The capacity signal for balancers: draining and exclusive mode (`crate::fleet`).
     pub fleet: Arc<Fleet>,
     /// Initialized sessions whose read-only calls skip rmcp's per-request tasks.
@@ -139,6 +141,10 @@ impl AppState {
             .build_info
             .with_label_values(&[env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()])
             .set(1);
+        let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
+            metrics.task_result_bytes.clone(),
+            metrics.tasks_held.clone(),
+        ));
         Ok(AppState {
             metrics,
             config: Arc::new(config),
@@ -152,6 +158,7 @@ impl AppState {
             tls,
             shutdown: CancellationToken::new(),
             listens: Listens::default(),
+            tasks,
             fleet,
             direct,
         })
@@ -225,9 +232,14 @@ impl AppState {
 impl AppState {
     /// Ends what principals without a credential under the reloaded `auth` still hold (a
     /// removed token or issuer; a JWT its issuer's changed claim rules no longer admit):
-    /// their sessions (with their GET streams) and their running `subscriptions/listen`s.
+    /// their sessions (with their GET streams), their running `subscriptions/listen`s and
+    /// their tasks (running ones cancelled; none readable again if the credential returns).
     fn revoke_removed(&self, auth: &auth::Auth) {
         let gone = |key: &str| !auth.still_accepted(key);
+        let tasks = self.tasks.revoke(gone);
+        if tasks > 0 {
+            tracing::info!(tasks, "credential removed: its tasks end");
+        }
         for key in self.listens.principals() {
             if gone(&key) {
                 tracing::info!(principal = %key, "credential removed: its listens end");
@@ -280,10 +292,7 @@ pub fn app(state: &AppState) -> Router {
         admin: Some(state.admin()),
         listens: state.listens.clone(),
         confirmations: Default::default(),
-        tasks: Arc::new(crate::mcp::tasks::TaskStore::new(
-            state.metrics.task_result_bytes.clone(),
-            state.metrics.tasks_held.clone(),
-        )),
+        tasks: state.tasks.clone(),
         direct: Some(state.direct.clone()),
     });
     app_serving(state, move |_| AxServer::new(shared.clone()))
@@ -337,7 +346,11 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
             whole: state.metrics.direct_whole.clone(),
         },
     });
-    let in_flight = Arc::new(InFlight::new(server.max_in_flight, state.metrics.clone()));
+    let in_flight = Arc::new(InFlight::new(
+        server.max_in_flight,
+        server.max_in_flight_per_caller,
+        state.metrics.clone(),
+    ));
     let mcp_routes = mcp
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
         .layer(from_fn_with_state(intake, intake::layer))

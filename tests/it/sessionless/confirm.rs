@@ -5,7 +5,9 @@
 //! `confirm: false`). A state that was altered, issued for other arguments or another
 //! principal, or already used is refused with the fix, and nothing is pressed. The Form app's
 //! "Subscribe" check box (a toggle: a second press would show) is made destructive by
-//! `policy.confirm_words`; `policy.unconfirmed` is the default "refuse".
+//! `policy.confirm_words`; `policy.unconfirmed` is "ask" (the caller's own answer counts as
+//! a person's). With the default "refuse" the sessionless caller is never asked: it cannot
+//! confirm its own act (issue 33, finding 13).
 
 use super::*;
 use axgate::ax::AxValue;
@@ -16,14 +18,40 @@ fn press(target: &str) -> Value {
            "arguments": {"app": "Form", "target": target, "action": "press"}})
 }
 
-/// A server whose audit trail is `audit`, where a press on "Subscribe" is destructive.
+/// A server whose audit trail is `audit`, where a press on "Subscribe" is destructive and
+/// the sessionless caller's answer counts (`unconfirmed = "ask"`).
 async fn confirming(callers: &Callers, audit: &std::path::Path) -> TestServer {
+    confirming_with(callers, audit, "ask").await
+}
+
+async fn confirming_with(
+    callers: &Callers,
+    audit: &std::path::Path,
+    unconfirmed: &str,
+) -> TestServer {
     TestServer::with_config(config(&format!(
-        "{}[policy]\nconfirm_words = [\"subscribe\"]\n[audit]\npath = {:?}\n",
+        "{}[policy]\nconfirm_words = [\"subscribe\"]\nunconfirmed = {unconfirmed:?}\n\
+         [audit]\npath = {:?}\n",
         callers.section(),
         audit.display().to_string()
     )))
     .await
+}
+
+/// Issue 33, finding 13: with the default `unconfirmed = "refuse"`, a client that declares
+/// form elicitation is not asked on the sessionless path (it would answer its own
+/// question): the act is refused unasked, nothing pressed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_ask_a_sessionless_caller_cannot_confirm_its_own_act() {
+    let callers = Callers::new();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let audit = dir.path().join("audit.jsonl");
+    let server = confirming_with(&callers, &audit, "refuse").await;
+    let refused = call(&server, &callers.actor, 1, press(CHECK_BOX)).await;
+    assert_ne!(refused["resultType"], "input_required", "{refused}");
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text_of(&refused).contains("unconfirmed"), "{refused}");
+    assert!(!subscribed(&server), "nothing is pressed");
 }
 
 /// The result of a sessionless `tools/call` as `token`.

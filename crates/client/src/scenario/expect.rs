@@ -167,9 +167,11 @@ fn holds(
     actual: Option<&Value>,
     scope: &Scope<'_>,
 ) -> Result<(), String> {
+    // Secrets are hidden before the text is cut: a cut secret would not be found whole.
+    let hide = super::template::Redactor::new(scope.secrets);
     let shown = |v: Option<&Value>| match v {
-        Some(Value::String(s)) => quote(s),
-        Some(other) => quote(&other.to_string()),
+        Some(Value::String(s)) => quote(&hide.text(s)),
+        Some(other) => quote(&hide.text(&other.to_string())),
         None => "nothing (no such field)".to_owned(),
     };
     match check {

@@ -243,7 +243,7 @@ impl Runner {
                             Some(value) => Ok((name.clone(), value.clone())),
                             None => Err(format!(
                                 "cannot save ${{{name}}}: the result has no {path} (its text: {})",
-                                quote(&expect::text_of(&result))
+                                quote(&self.redactor.text(&expect::text_of(&result)))
                             )),
                         })
                         .collect::<Result<Vec<_>, String>>()

@@ -180,7 +180,15 @@ impl Scope<'_> {
     }
 }
 
-/// Hides secret values: every occurrence of each value is replaced by [`HIDDEN`].
+/// The shortest start of a secret hidden on its own. Text is cut in many places (a server's
+/// tree cuts long values, a quoted message cuts at 300 characters, an error body is quoted
+/// in part), and a cut secret shows its start: any run of at least this many characters
+/// that begins the secret is hidden too, wherever the cut was made.
+const MIN_START: usize = 8;
+
+/// Hides secret values: every occurrence of each value, and of each start of one at least
+/// [`MIN_START`] characters long (a cut secret), is replaced by [`HIDDEN`]. A secret with
+/// several lines is hidden line by line as well (a writer may show one line).
 #[derive(Clone, Default)]
 pub struct Redactor {
     /// Longest first, so a secret that contains another is hidden whole.
@@ -197,7 +205,14 @@ impl Redactor {
             .filter(|v| !v.is_empty())
             .flat_map(|v| {
                 let json = serde_json::to_string(v).map(inner).unwrap_or_default();
+                let lines = v
+                    .lines()
+                    .filter(|l| l.trim().chars().count() >= MIN_START && l.len() < v.len())
+                    .map(|l| l.trim().to_owned());
                 [v.clone(), inner(format!("{v:?}")), json]
+                    .into_iter()
+                    .chain(lines)
+                    .collect::<Vec<_>>()
             })
             .filter(|v| !v.is_empty())
             .collect();
@@ -212,6 +227,9 @@ impl Redactor {
             if out.contains(value.as_str()) {
                 out = out.replace(value.as_str(), HIDDEN);
             }
+        }
+        for value in &self.values {
+            out = hide_starts(&out, value);
         }
         out
     }
@@ -229,6 +247,31 @@ impl Redactor {
             other => other.clone(),
         }
     }
+}
+
+/// `text` with every run that begins `secret` (at least [`MIN_START`] characters of it)
+/// replaced by [`HIDDEN`]; a secret shorter than that is left to the whole-value match.
+fn hide_starts(text: &str, secret: &str) -> String {
+    let head: String = secret.chars().take(MIN_START).collect();
+    if head.chars().count() < MIN_START || !text.contains(head.as_str()) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(head.as_str()) {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let len = tail
+            .char_indices()
+            .zip(secret.chars())
+            .take_while(|((_, a), b)| a == b)
+            .last()
+            .map_or(0, |((i, c), _)| i + c.len_utf8());
+        out.push_str(HIDDEN);
+        rest = &tail[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -282,5 +325,40 @@ mod tests {
             redactor.json(&json!({"hunter2": ["x hunter2"]})),
             json!({"•••": ["x •••"]})
         );
+    }
+
+    /// Issue 33, finding 4: a long secret cut before it was masked leaked its start.
+    #[test]
+    fn a_cut_secret_is_hidden_long_multi_line_quoted_and_unicode() {
+        let secret: String = "pw-\"Ünï©ødé\" 🦀 line one\nline two ‹x› "
+            .chars()
+            .cycle()
+            .take(310)
+            .collect();
+        let redactor = Redactor::new(&BTreeMap::from([("PW".to_owned(), secret.clone())]));
+        let cut = |s: &str, n: usize| s.chars().take(n).collect::<String>() + "…";
+        let debug = format!("{secret:?}");
+        let json = json!(secret).to_string();
+        for shown in [
+            cut(&secret, 80),
+            cut(&secret, 300),
+            super::super::expect::quote(&secret),
+            cut(&debug, 120),
+            cut(&json, 200),
+            secret.lines().nth(1).unwrap_or_default().to_owned(),
+        ] {
+            let hidden = redactor.text(&format!("value: {shown} end"));
+            for window in secret.chars().collect::<Vec<_>>().windows(MIN_START) {
+                let window: String = window.iter().collect();
+                assert!(
+                    window.trim().chars().count() < MIN_START || !hidden.contains(&window),
+                    "{window:?} of the secret shows in {hidden:?}"
+                );
+            }
+            assert!(
+                hidden.starts_with("value: ") && hidden.ends_with(" end"),
+                "{hidden}"
+            );
+        }
     }
 }

@@ -360,7 +360,7 @@ fn own_policy(path: &str, table: &toml::Table, problems: &mut Problems) -> Overr
             _ => {
                 problems.add(
                     format!("{path}.unconfirmed"),
-                    format!("expected \"refuse\" or \"allow\", found {value}"),
+                    format!("expected \"refuse\", \"allow\" or \"ask\", found {value}"),
                 );
                 None
             }

@@ -130,7 +130,7 @@ scopes = ["axgate:write"]
 [[auth.issuers.rules]]
 claims = { repository = "acme/[app", ref = 7 }
 scopes = []
-unconfirmed = "ask"
+unconfirmed = "perhaps"
 
 [[auth.issuers]]
 jwks_uri = "https://other.example/jwks"
@@ -154,7 +154,7 @@ scopes = ["axgate:read"]
         "auth.issuers[0].rules[1].claims.repository (from f.toml): \"acme/[app\" is not a valid glob",
         "auth.issuers[0].rules[1].claims.ref (from f.toml): expected a string",
         "auth.issuers[0].rules[1].scopes (from f.toml): is empty",
-        "auth.issuers[0].rules[1].unconfirmed (from f.toml): expected \"refuse\" or \"allow\"",
+        "auth.issuers[0].rules[1].unconfirmed (from f.toml): expected \"refuse\", \"allow\" or \"ask\"",
         "auth.issuers[1].issuer (from f.toml): is required",
         "auth.issuers[2].rules[0].claims (from f.toml): is missing",
     ] {

@@ -61,8 +61,8 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "server.body_timeout_ms",
-        doc: "A request body must arrive whole within this; else 408.",
-        default: "30000",
+        doc: "A request body must arrive whole within this; else 408 (short: a trickled body holds a place among server.max_in_flight_per_caller meanwhile).",
+        default: "5000",
     },
     Key {
         name: "server.max_connections",
@@ -73,6 +73,11 @@ pub const KEYS: &[Key] = &[
         name: "server.max_in_flight",
         doc: "Most MCP POST requests served at once (each until its response ends); past it a POST gets 503 with Retry-After.",
         default: "256",
+    },
+    Key {
+        name: "server.max_in_flight_per_caller",
+        doc: "Most of those one caller holds at once (a principal; without auth, a source address), so one caller's slow bodies or long waits leave the rest to others; past it its POST gets 503 with Retry-After. At most server.max_in_flight.",
+        default: "64",
     },
     Key {
         name: "server.max_header_bytes",
@@ -216,7 +221,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "auth.tokens",
-        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array. A table may also set the token's own unconfirmed (refuse or allow), calls_per_second and writes_per_second, overriding policy.unconfirmed and the [limits] rates for that token only.",
+        doc: "Static bearer tokens: a list of { name, sha256, scopes } tables (`axgate token new` prints one); in the environment an inline TOML or JSON array. A table may also set the token's own unconfirmed (refuse, allow or ask), calls_per_second and writes_per_second, overriding policy.unconfirmed and the [limits] rates for that token only.",
         default: "[]",
     },
     Key {
@@ -246,7 +251,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "auth.jwt_unconfirmed",
-        doc: "The issuer's own policy.unconfirmed (refuse or allow) for every JWT it signs; empty: policy.unconfirmed.",
+        doc: "The issuer's own policy.unconfirmed (refuse, allow or ask) for every JWT it signs; empty: policy.unconfirmed.",
         default: "\"\"",
     },
     Key {
@@ -291,7 +296,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "policy.unconfirmed",
-        doc: "A destructive press when the client cannot be asked (no form elicitation): refuse or allow.",
+        doc: "A destructive press when no person can be asked (a session without form elicitation; any sessionless request): refuse or allow; ask: on the sessionless path ask through an input-required result and take the caller's own answer as a person's (refuse when it cannot be asked).",
         default: "\"refuse\"",
     },
     Key {
@@ -343,5 +348,10 @@ pub const KEYS: &[Key] = &[
         name: "fleet.retry_after_secs",
         doc: "The Retry-After of a 503 refused for exclusivity or draining.",
         default: "5",
+    },
+    Key {
+        name: "fleet.max_hold_secs",
+        doc: "Exclusive mode: the hold ends when its holder has not acted (a tool call needing axgate:act) for this long; pings and reads do not keep it.",
+        default: "900",
     },
 ];

@@ -62,6 +62,8 @@ pub struct ServerConfig {
     pub max_connections: usize,
     /// MCP POSTs served at once (`http::inflight`); past it 503 with Retry-After.
     pub max_in_flight: usize,
+    /// Most of them one caller holds (`server.max_in_flight_per_caller`).
+    pub max_in_flight_per_caller: usize,
     pub max_header_bytes: usize,
     pub sse_retry: Duration,
     /// TLS certificate chain and key; `None`: plain HTTP.
@@ -182,6 +184,8 @@ pub struct FleetConfig {
     pub agent_listen: Option<SocketAddr>,
     /// The `Retry-After` of a refusal for exclusivity or draining.
     pub retry_after: Duration,
+    /// A hold that no act of its holder renewed for this long ends (`fleet.max_hold_secs`).
+    pub max_hold: Duration,
 }
 
 /// The validated configuration.
@@ -358,6 +362,7 @@ impl Layers {
                 body_timeout: v.millis("server.body_timeout_ms", 100, 3_600_000),
                 max_connections: v.count("server.max_connections", 1, 1_000_000),
                 max_in_flight: v.count("server.max_in_flight", 1, 1_000_000),
+                max_in_flight_per_caller: v.count("server.max_in_flight_per_caller", 1, 1_000_000),
                 max_header_bytes: v.count("server.max_header_bytes", 8192, 1 << 20),
                 tls: v.tls(),
             },
@@ -431,6 +436,7 @@ impl Layers {
                     }
                 }),
                 retry_after: v.secs("fleet.retry_after_secs", 1, 3600),
+                max_hold: v.secs("fleet.max_hold_secs", 1, 86_400),
             },
         };
         if config.server.idle_timeout <= config.server.sse_keep_alive {

@@ -188,7 +188,7 @@ fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
     assert_eq!(config.policy, crate::policy::PolicyConfig::default());
     let mut layers = Layers::default();
     layers.toml_text(
-        "[policy]\nread_only = \"maybe\"\ndeny_apps = [\"a*b\"]\nunconfirmed = \"ask\"\n\
+        "[policy]\nread_only = \"maybe\"\ndeny_apps = [\"a*b\"]\nunconfirmed = \"sometimes\"\n\
          [limits]\nwrites_per_second = 0\n",
         "f.toml",
     );
@@ -197,7 +197,7 @@ fn policy_defaults_match_the_policy_module_and_bad_values_are_named() {
         "policy.read_only",
         "policy.deny_apps: \"a*b\": `*` is allowed only at the end",
         "policy.unconfirmed",
-        "expected refuse or allow",
+        "expected refuse, allow or ask",
         "limits.writes_per_second",
     ] {
         assert!(err.contains(needle), "missing {needle} in:\n{err}");
@@ -277,13 +277,13 @@ fn a_token_or_the_issuer_may_set_its_own_policy_and_bad_values_are_named() {
     layers.toml_text(
         &format!(
             "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:act\"], \
-             unconfirmed = \"ask\", writes_per_second = 0, calls = 3 }}]\njwt_unconfirmed = \"allow\"\n"
+             unconfirmed = \"often\", writes_per_second = 0, calls = 3 }}]\njwt_unconfirmed = \"allow\"\n"
         ),
         "f.toml",
     );
     let err = layers.build().expect_err("invalid").to_string();
     for needle in [
-        "`unconfirmed`: expected \"refuse\" or \"allow\"",
+        "`unconfirmed`: expected \"refuse\", \"allow\" or \"ask\"",
         "`writes_per_second`: expected a whole number from 1 to 100000",
         "unknown field `calls`",
         "no issuer is configured",

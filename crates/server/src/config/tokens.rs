@@ -168,7 +168,7 @@ fn token_entry(item: &toml::Value) -> Result<(StaticTokenConfig, Override), Vec<
             Some(Ok(choice)) => Some(choice),
             _ => {
                 errors.push(format!(
-                    "`unconfirmed`: expected \"refuse\" or \"allow\", found {value}"
+                    "`unconfirmed`: expected \"refuse\", \"allow\" or \"ask\", found {value}"
                 ));
                 None
             }

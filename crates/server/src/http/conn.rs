@@ -8,9 +8,15 @@
 //! - **Idle timeout** (`server.idle_timeout_secs`): a connection on which no byte moves either
 //!   way for this long, while the server waits on it, is closed (a client that stopped
 //!   reading a stream, a stalled body). SSE keep-alive comments count as traffic.
-//! - **Connection cap** (`server.max_connections`, clamped below the open-file limit): past
-//!   it a plain connection gets a `503` with `Retry-After` and is closed at once (a TLS one
-//!   is closed); the accept loop never stops accepting, so the kernel backlog never fills.
+//! - **Connection cap** (`server.max_connections`, clamped below the open-file limit): at the
+//!   cap a new connection takes the place of the oldest one that has not sent a request in
+//!   [`GRACE`] since it opened (a half-open or silent connection: no client that means to
+//!   be served waits that long before its first request), preferring one from the new
+//!   connection's own address. So a flood of half-open connections, from one address or
+//!   many, only churns among itself, and a probe of `/healthz`, `/readyz` or `/metrics` or
+//!   an authenticated caller still gets a place. Only when every connection is busy or young
+//!   does a plain connection get a `503` with `Retry-After` (a TLS one is closed); the accept
+//!   loop never stops accepting, so the kernel backlog never fills.
 //! - **Header size** (`server.max_header_bytes`): hyper's read buffer; a larger head gets 431.
 //!
 //! TCP_NODELAY is set on every accepted socket: without it an SSE response waits ~44 ms for
@@ -18,8 +24,10 @@
 
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -34,6 +42,104 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::time::{Instant, Sleep};
+use tokio_util::sync::CancellationToken;
+
+/// How long a new connection may take to send its first request before a newcomer at the
+/// cap may take its place.
+pub const GRACE: Duration = Duration::from_millis(50);
+
+/// One open connection as the cap sees it.
+struct Open {
+    id: u64,
+    since: Instant,
+    peer: IpAddr,
+    /// Set when its first request arrived: it is then never evicted.
+    served: Arc<AtomicBool>,
+    cut: CancellationToken,
+}
+
+/// The open connections, for finding one a newcomer may evict.
+#[derive(Default)]
+struct Opens {
+    next: AtomicU64,
+    list: Mutex<Vec<Open>>,
+}
+
+impl Opens {
+    fn add(&self, peer: IpAddr) -> (u64, Arc<AtomicBool>, CancellationToken) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (served, cut) = (Arc::new(AtomicBool::new(false)), CancellationToken::new());
+        self.lock().push(Open {
+            id,
+            since: Instant::now(),
+            peer,
+            served: served.clone(),
+            cut: cut.clone(),
+        });
+        (id, served, cut)
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().retain(|o| o.id != id);
+    }
+
+    /// Cuts the oldest connection that sent no request within [`GRACE`], one of `peer`'s
+    /// if it has any; whether one was cut.
+    fn evict_for(&self, peer: IpAddr) -> bool {
+        let mut list = self.lock();
+        list.retain(|o| !o.served.load(Ordering::Relaxed));
+        let silent = |o: &&Open| o.since.elapsed() >= GRACE;
+        let victim = list
+            .iter()
+            .filter(silent)
+            .filter(|o| o.peer == peer)
+            .min_by_key(|o| o.since)
+            .or_else(|| list.iter().filter(silent).min_by_key(|o| o.since))
+            .map(|o| o.id);
+        let Some(id) = victim else { return false };
+        if let Some(at) = list.iter().position(|o| o.id == id) {
+            list.swap_remove(at).cut.cancel();
+        }
+        true
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Open>> {
+        self.list.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The source address of a request's connection (in its extensions): who a request counts
+/// against before authentication.
+#[derive(Clone, Copy, Debug)]
+pub struct Peer(pub IpAddr);
+
+/// The router, noting on its connection's first request that the connection is served, and
+/// giving each request its [`Peer`].
+#[derive(Clone)]
+struct Marked {
+    router: Router,
+    served: Arc<AtomicBool>,
+    peer: IpAddr,
+}
+
+impl<B> tower::Service<http::Request<B>> for Marked
+where
+    Router: tower::Service<http::Request<B>>,
+{
+    type Response = <Router as tower::Service<http::Request<B>>>::Response;
+    type Error = <Router as tower::Service<http::Request<B>>>::Error;
+    type Future = <Router as tower::Service<http::Request<B>>>::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        <Router as tower::Service<http::Request<B>>>::poll_ready(&mut self.router, cx)
+    }
+
+    fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
+        self.served.store(true, Ordering::Relaxed);
+        request.extensions_mut().insert(Peer(self.peer));
+        <Router as tower::Service<http::Request<B>>>::call(&mut self.router, request)
+    }
+}
 
 /// The bounds of one listener, from `[server]`.
 #[derive(Clone, Debug)]
@@ -47,7 +153,7 @@ pub struct ConnLimits {
 /// What the accept loop reports: connections refused at the cap, and cut by a timeout.
 #[derive(Clone)]
 pub struct ConnMetrics {
-    /// `reason`: `cap`, `header_timeout`, `idle_timeout`, `tls_handshake`.
+    /// `reason`: `cap`, `evicted`, `header_timeout`, `idle_timeout`, `tls_handshake`.
     pub closed: IntCounterVec,
     pub open: prometheus::IntGauge,
 }
@@ -86,6 +192,7 @@ pub async fn serve(
     stop: impl Future<Output = ()> + Send,
 ) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
+    let opens = Arc::new(Opens::default());
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -95,7 +202,7 @@ pub async fn serve(
     let builder = Arc::new(builder);
     tokio::pin!(stop);
     loop {
-        let (tcp, _peer) = tokio::select! {
+        let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
                 Err(error) => {
@@ -110,12 +217,33 @@ pub async fn serve(
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::warn!(%error, "cannot set TCP_NODELAY");
         }
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            metrics.closed.with_label_values(&["cap"]).inc();
-            tokio::spawn(refuse(tcp, tls.is_none()));
-            continue;
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) if opens.evict_for(peer.ip()) => {
+                // The evicted connection gives its place back as soon as its task sees the cut.
+                metrics.closed.with_label_values(&["evicted"]).inc();
+                match tokio::time::timeout(GRACE, slots.clone().acquire_owned()).await {
+                    Ok(Ok(slot)) => slot,
+                    _ => {
+                        metrics.closed.with_label_values(&["cap"]).inc();
+                        tokio::spawn(refuse(tcp, tls.is_none()));
+                        continue;
+                    }
+                }
+            }
+            Err(_) => {
+                metrics.closed.with_label_values(&["cap"]).inc();
+                tokio::spawn(refuse(tcp, tls.is_none()));
+                continue;
+            }
         };
-        let service = TowerToHyperService::new(router.clone());
+        let (id, served, cut) = opens.add(peer.ip());
+        let service = TowerToHyperService::new(Marked {
+            router: router.clone(),
+            served,
+            peer: peer.ip(),
+        });
+        let opens = opens.clone();
         let builder = builder.clone();
         let tls = tls.clone();
         let metrics = metrics.clone();
@@ -123,25 +251,34 @@ pub async fn serve(
         metrics.open.inc();
         tokio::spawn(async move {
             let io = Idle::new(tcp, limits.idle_timeout);
-            let outcome = match tls {
-                None => {
-                    let conn = builder.serve_connection(TokioIo::new(io), service);
-                    watcher.watch(conn).await
-                }
-                Some(tls) => {
-                    let acceptor = tokio_rustls::TlsAcceptor::from(tls.get_inner());
-                    match tokio::time::timeout(limits.header_timeout, acceptor.accept(io)).await {
-                        Ok(Ok(stream)) => {
-                            let conn = builder.serve_connection(TokioIo::new(stream), service);
-                            watcher.watch(conn).await
-                        }
-                        _ => {
-                            metrics.closed.with_label_values(&["tls_handshake"]).inc();
-                            Ok(())
+            let serve = async {
+                match tls {
+                    None => {
+                        let conn = builder.serve_connection(TokioIo::new(io), service);
+                        watcher.watch(conn).await
+                    }
+                    Some(tls) => {
+                        let acceptor = tokio_rustls::TlsAcceptor::from(tls.get_inner());
+                        match tokio::time::timeout(limits.header_timeout, acceptor.accept(io)).await
+                        {
+                            Ok(Ok(stream)) => {
+                                let conn = builder.serve_connection(TokioIo::new(stream), service);
+                                watcher.watch(conn).await
+                            }
+                            _ => {
+                                metrics.closed.with_label_values(&["tls_handshake"]).inc();
+                                Ok(())
+                            }
                         }
                     }
                 }
             };
+            // A cut (eviction) drops the connection where it stands: it sent nothing.
+            let outcome = tokio::select! {
+                outcome = serve => outcome,
+                () = cut.cancelled() => Ok(()),
+            };
+            opens.remove(id);
             if let Err(error) = outcome {
                 let reason = if error.is_timeout() {
                     Some("header_timeout")

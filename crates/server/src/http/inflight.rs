@@ -5,10 +5,17 @@
 //! its body is read: a flood costs a bounded amount of memory and every client is told when
 //! to come back. `GET` streams and `DELETE` are not counted (sessions bound the streams).
 //!
+//! The bound is shared, not one pool: each caller — an authenticated principal, or before
+//! authentication (auth off) the source address — holds at most
+//! `server.max_in_flight_per_caller` of it, so one caller's trickled bodies or long waits
+//! (`wait_for` with a 300 s timeout) fill its own share and every other caller is still
+//! served. `/healthz`, `/readyz` and `/metrics` are never counted here.
+//!
 //! Behind it, each app's AX worker queue has its own bound (`backend.max_queued_calls`,
 //! `ax::worker`), so one busy app refuses its own callers without filling this one.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -18,27 +25,69 @@ use http::{HeaderValue, Method, StatusCode};
 use http_body_util::BodyExt;
 use tokio::sync::Semaphore;
 
+use crate::http::auth::Principal;
+use crate::http::conn::Peer;
 use crate::http::intake::jsonrpc_error;
 use crate::metrics::Metrics;
 
 /// Seconds a refused client is told to wait.
 const RETRY_AFTER_SECS: u64 = 1;
 
-/// The permits of in-flight POSTs.
+/// The permits of in-flight POSTs, and each caller's count of them.
 pub struct InFlight {
     permits: Arc<Semaphore>,
     max: usize,
+    per_caller: usize,
+    callers: Arc<Mutex<HashMap<String, usize>>>,
     metrics: Metrics,
 }
 
 impl InFlight {
-    pub fn new(max: usize, metrics: Metrics) -> InFlight {
+    pub fn new(max: usize, per_caller: usize, metrics: Metrics) -> InFlight {
         InFlight {
             permits: Arc::new(Semaphore::new(max)),
             max,
+            per_caller: per_caller.clamp(1, max.max(1)),
+            callers: Arc::default(),
             metrics,
         }
     }
+
+    /// A place in `caller`'s share, or `None` when its share is full.
+    fn share(&self, caller: String) -> Option<Share> {
+        let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = callers.entry(caller.clone()).or_default();
+        if *count >= self.per_caller {
+            return None;
+        }
+        *count += 1;
+        Some(Share {
+            callers: self.callers.clone(),
+            caller,
+        })
+    }
+}
+
+/// Who a request counts against: its principal, else its source address.
+fn caller_of(request: &Request) -> String {
+    if let Some(principal) = request.extensions().get::<Principal>() {
+        return principal.key().to_owned();
+    }
+    match request.extensions().get::<Peer>() {
+        Some(Peer(ip)) => format!("addr:{ip}"),
+        None => "anonymous".to_owned(),
+    }
+}
+
+/// A 503 with `Retry-After`, saying which bound is full.
+fn busy(state: &InFlight, message: String) -> Response {
+    state.metrics.requests_busy.inc();
+    let mut response = jsonrpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, message);
+    response.headers_mut().insert(
+        http::header::RETRY_AFTER,
+        HeaderValue::from(RETRY_AFTER_SECS),
+    );
+    response
 }
 
 /// Counts the POST against the bound for as long as its response body lives; refuses it
@@ -47,28 +96,32 @@ pub async fn layer(State(state): State<Arc<InFlight>>, request: Request, next: N
     if request.method() != Method::POST {
         return next.run(request).await;
     }
+    let Some(share) = state.share(caller_of(&request)) else {
+        return busy(
+            &state,
+            format!(
+                "Busy for this caller: it already has {} MCP requests being served \
+                 (server.max_in_flight_per_caller); let one finish, or retry after \
+                 {RETRY_AFTER_SECS} s",
+                state.per_caller
+            ),
+        );
+    };
     let Ok(permit) = state.permits.clone().try_acquire_owned() else {
-        state.metrics.requests_busy.inc();
-        let mut response = jsonrpc_error(
-            StatusCode::SERVICE_UNAVAILABLE,
-            None,
-            -32000,
+        return busy(
+            &state,
             format!(
                 "Server busy: {} MCP requests are being served (server.max_in_flight); retry \
                  after {RETRY_AFTER_SECS} s",
                 state.max
             ),
         );
-        response.headers_mut().insert(
-            http::header::RETRY_AFTER,
-            HeaderValue::from(RETRY_AFTER_SECS),
-        );
-        return response;
     };
     let gauge = state.metrics.requests_in_flight.clone();
     gauge.inc();
     let held = Held {
         _permit: permit,
+        _share: share,
         gauge,
     };
     let (parts, body) = next.run(request).await.into_parts();
@@ -80,10 +133,30 @@ pub async fn layer(State(state): State<Arc<InFlight>>, request: Request, next: N
     Response::from_parts(parts, Body::new(body))
 }
 
-/// A place in the bound, given back (and the gauge lowered) when dropped.
+/// A place in the bound and in its caller's share, given back (and the gauge lowered) when
+/// dropped.
 struct Held {
     _permit: tokio::sync::OwnedSemaphorePermit,
+    _share: Share,
     gauge: prometheus::IntGauge,
+}
+
+/// A place in one caller's share; the caller is forgotten when it holds none.
+struct Share {
+    callers: Arc<Mutex<HashMap<String, usize>>>,
+    caller: String,
+}
+
+impl Drop for Share {
+    fn drop(&mut self) {
+        let mut callers = self.callers.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = callers.get_mut(&self.caller) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                callers.remove(&self.caller);
+            }
+        }
+    }
 }
 
 impl Drop for Held {

@@ -43,10 +43,10 @@ use serde_json::Value;
 pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
 use crate::audit::Audit;
-use crate::fleet::{Fleet, Refusal};
+use crate::fleet::Fleet;
 use crate::http::auth::{Auth, Principal};
 use crate::http::direct::DirectPath;
-use crate::http::scope::{Scope, tool_scope};
+use crate::http::scope::{Scope, asks, fleet_refusal, tool_scope};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
@@ -331,13 +331,18 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
             .await;
     };
     let (id, method, params) = (message.id, message.method, message.params);
-    // Fleet hook (crate::fleet): draining and exclusive mode refuse a new session first.
+    let asks = asks(&parts, &method, params.as_ref());
+    // Fleet hook (crate::fleet): draining and exclusive mode refuse a new session first,
+    // and another principal's request while a session holds the machine.
     let admission = if method == "initialize" && session.is_none() {
-        match intake.fleet.admit_session(&owner) {
+        match intake.fleet.admit_session(&owner, asks.rights) {
             Ok(admission) => Some(admission),
             Err(refusal) => return fleet_refusal(&intake.fleet, id, &refusal),
         }
     } else {
+        if let Err(refusal) = intake.fleet.admit_request(&owner, &method, asks.admin_tool) {
+            return fleet_refusal(&intake.fleet, id, &refusal);
+        }
         None
     };
     // The principal's place for the session, held until the session is bound to it.
@@ -360,6 +365,9 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         .await
     {
         return refused;
+    }
+    if asks.acts {
+        intake.fleet.acted(session.as_deref(), &owner);
     }
     let initializing = method == "initialize" && session.is_none();
     // A request (it has an id) in a session: its id must not be one still running there.
@@ -421,24 +429,6 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         if let Some(admission) = admission {
             admission.bind(id);
         }
-    }
-    response
-}
-
-/// A new session or a sessionless request the fleet rules refuse: 503, `Retry-After`, and a
-/// JSON-RPC error saying why and what to do.
-fn fleet_refusal(fleet: &Fleet, id: Option<Value>, refusal: &Refusal) -> Response {
-    let mut response = jsonrpc_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        id,
-        -32000,
-        refusal.message(),
-    );
-    let secs = fleet.retry_after().as_secs().to_string();
-    if let Ok(value) = HeaderValue::from_str(&secs) {
-        response
-            .headers_mut()
-            .insert(http::header::RETRY_AFTER, value);
     }
     response
 }
@@ -553,8 +543,13 @@ async fn serve_sessionless(
     next: Next,
 ) -> Response {
     parts.headers.remove(SESSION_HEADER);
-    // Fleet hook: draining, or another principal holding the machine, refuses it.
-    if let Err(refusal) = intake.fleet.admit_sessionless(&owner, &message.method) {
+    // Fleet hook: draining, or another principal holding the machine, refuses it (but an
+    // admin's admin tool call).
+    let asks = asks(&parts, &message.method, message.params.as_ref());
+    if let Err(refusal) = intake
+        .fleet
+        .admit_sessionless(&owner, &message.method, asks.admin_tool)
+    {
         return fleet_refusal(&intake.fleet, message.id.clone(), &refusal);
     }
     if message.method == "tools/call"
@@ -568,6 +563,9 @@ async fn serve_sessionless(
         .await
     {
         return refused;
+    }
+    if asks.acts {
+        intake.fleet.acted(None, &owner);
     }
     let marker = Sessionless {
         closed: tokio_util::sync::CancellationToken::new(),

@@ -1,11 +1,15 @@
 //! The scope check of a `tools/call`, in front of rmcp (the intake layer asks it): a tool
 //! beyond the token's scope is refused with a step-up challenge, before any session or
-//! handler sees the call.
+//! handler sees the call. Also what exclusive mode asks of a request's scopes
+//! ([`asks`]) and its refusal as an answer ([`fleet_refusal`]).
 
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use axgate_parse::identity::Scope as Needed;
+
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
+use crate::fleet::{Fleet, Refusal, Rights};
 use crate::http::auth::{Auth, Failure, Principal, Reason};
 
 /// What the check needs: the authorisation (none when auth is off: nothing is refused) and
@@ -13,6 +17,30 @@ use crate::http::auth::{Auth, Failure, Principal, Reason};
 pub struct Scope<'a> {
     pub auth: Option<&'a std::sync::Arc<Auth>>,
     pub audit: Option<&'a Audit>,
+}
+
+/// What exclusive mode (`crate::fleet`) asks of a request: the caller's rights, whether
+/// it is a tool call that acts (it renews the holder's hold), and whether it is an admin
+/// tool call by a principal allowed it (it passes while another holds the machine).
+pub struct Asks {
+    pub rights: Rights,
+    pub acts: bool,
+    pub admin_tool: bool,
+}
+
+pub fn asks(parts: &http::request::Parts, method: &str, params: Option<&Value>) -> Asks {
+    let rights = Rights::of(parts.extensions.get::<Principal>());
+    let needs = params
+        .filter(|_| method == "tools/call")
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .and_then(crate::mcp::tools::find_def)
+        .map(crate::mcp::gate::needed_scope);
+    Asks {
+        rights,
+        acts: needs == Some(Needed::Act),
+        admin_tool: rights.admin && needs == Some(Needed::Admin),
+    }
 }
 
 /// A `tools/call` of a known tool beyond the principal's scope: 403 with an
@@ -63,4 +91,30 @@ pub async fn tool_scope(
         principal.kind == axgate_parse::identity::PrincipalKind::Static,
     );
     Some((status, headers, body).into_response())
+}
+
+/// A new session or a sessionless request the fleet rules refuse: 503, `Retry-After`, and a
+/// JSON-RPC error saying why and what to do.
+pub fn fleet_refusal(fleet: &Fleet, id: Option<Value>, refusal: &Refusal) -> Response {
+    if *refusal == Refusal::NeedsAct {
+        return crate::http::intake::jsonrpc_error(
+            http::StatusCode::FORBIDDEN,
+            id,
+            -32000,
+            refusal.message(),
+        );
+    }
+    let mut response = crate::http::intake::jsonrpc_error(
+        http::StatusCode::SERVICE_UNAVAILABLE,
+        id,
+        -32000,
+        refusal.message(),
+    );
+    let secs = fleet.retry_after().as_secs().to_string();
+    if let Ok(value) = http::HeaderValue::from_str(&secs) {
+        response
+            .headers_mut()
+            .insert(http::header::RETRY_AFTER, value);
+    }
+    response
 }

@@ -97,7 +97,14 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .is_none();
-    let route = ctx.input.as_ref().map(|i| i.route(what, &message, first));
+    // The sessionless question comes back to the caller itself: its answer counts only for
+    // a principal whose `unconfirmed` is "ask" (crate::policy::confirm::Unconfirmed).
+    let vouched = !ctx.sessionless || ctx.unconfirmed == Unconfirmed::Ask;
+    let route = ctx
+        .input
+        .as_ref()
+        .filter(|_| vouched)
+        .map(|i| i.route(what, &message, first));
     let asked = if ctx.sessionless {
         match route {
             Some(Route::Answered(yes)) => Ok(Some(Confirm { confirm: yes })),
@@ -118,7 +125,7 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
         Ok(_) => Confirmation::Declined,
         Err(ElicitationError::CapabilityNotSupported) => match ctx.unconfirmed {
             Unconfirmed::Allow => Confirmation::AllowedUnasked,
-            Unconfirmed::Refuse => Confirmation::RefusedUnasked,
+            Unconfirmed::Refuse | Unconfirmed::Ask => Confirmation::RefusedUnasked,
         },
         Err(error) => {
             tracing::warn!(%error, "confirmation of a destructive press failed; not pressing");
@@ -135,9 +142,11 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
         Confirmation::RefusedUnasked => Err(ToolError::Refused(format!(
             "refused: to {what}: the action looks destructive ({word:?}, policy.confirm_words) and this \
              client cannot ask the user to confirm (it declared no form elicitation, or the \
-             request is sessionless); \
-             policy.unconfirmed (or this token's own `unconfirmed`) is \"refuse\". Use a client \
-             with elicitation, or ask an operator to allow it for this token"
+             request is sessionless, where the caller's own answer counts only with \
+             `unconfirmed = \"ask\"`); \
+             policy.unconfirmed (or this token's own `unconfirmed`) is not \"allow\". Use a \
+             session with elicitation, or ask an operator to set \"ask\" or \"allow\" for \
+             this token"
         ))),
     }
 }

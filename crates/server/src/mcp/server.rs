@@ -224,19 +224,26 @@ impl ServerHandler for AxServer {
         Cow::Borrowed(PROTOCOL_VERSIONS)
     }
 
+    // Lists and pings are cheap, not free: a flood of them is limited like any request.
+    async fn ping(&self, context: RequestContext<RoleServer>) -> Result<(), McpError> {
+        self.admit(&context, "ping")
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        self.admit(&context, "resources/list")?;
         resources::list(&self.engine).await
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        self.admit(&context, "resources/templates/list")?;
         Ok(ListResourceTemplatesResult::with_all_items(resources::templates()).cached(STATIC))
     }
 
@@ -364,8 +371,9 @@ impl ServerHandler for AxServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        self.admit(&context, "prompts/list")?;
         Ok(ListPromptsResult::with_all_items(prompts::list()).cached(STATIC))
     }
 
@@ -430,6 +438,7 @@ impl ServerHandler for AxServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.admit(&context, "tools/list")?;
         // Each principal sees only the tools it may call under the current policy; the admin
         // tools only where there are sessions to administer (not on stdio).
         let principal = gate::principal_of(&context);

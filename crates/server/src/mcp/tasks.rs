@@ -9,7 +9,9 @@
 //! The store is bounded: a principal holds at most `limits.max_tasks_per_principal` tasks
 //! (running or kept), finished results are kept within `limits.max_task_bytes` over all
 //! principals (gauge `axgate_task_result_bytes`), and a task is dropped `limits.task_ttl_secs`
-//! after it was created. A result that does not fit the byte budget is not kept: the task
+//! after it was created. The budget weighs what is held: a result is kept as its serialized
+//! JSON text (one allocation of exactly the counted bytes), not as a tree of JSON values,
+//! which held about nine times as much as it counted; `tasks/get` parses it again. A result that does not fit the byte budget is not kept: the task
 //! fails with an error naming the key. A task is seen only by the principal that made it;
 //! any other id is −32602 unknown task.
 
@@ -51,23 +53,48 @@ struct Entry {
     /// Cancels the running call; `None` once it ended.
     running: Option<CancellationToken>,
     /// The terminal payload and the bytes it counts against the budget.
-    done: Option<(TaskPayload, usize)>,
+    done: Option<(Kept, usize)>,
+}
+
+/// A terminal payload as it is held: a completed result as its JSON text (what the budget
+/// counts is what is held), anything else (small: an error, a cancellation) as it is.
+enum Kept {
+    Completed(Box<str>),
+    Other(TaskPayload),
+}
+
+impl Kept {
+    fn payload(&self) -> TaskPayload {
+        match self {
+            Kept::Completed(text) => TaskPayload::Completed {
+                result: serde_json::from_str(text).unwrap_or_default(),
+            },
+            Kept::Other(payload) => payload.clone(),
+        }
+    }
+
+    fn status(&self) -> TaskStatus {
+        match self {
+            Kept::Completed(_) => TaskStatus::Completed,
+            Kept::Other(payload) => payload.status(),
+        }
+    }
 }
 
 impl Entry {
     fn detailed(&self) -> DetailedTask {
         let payload = match &self.done {
-            Some((payload, _)) => payload.clone(),
+            Some((kept, _)) => kept.payload(),
             None => TaskPayload::Working,
         };
         DetailedTask::new(self.task.clone(), payload)
     }
 
-    fn settle(&mut self, payload: TaskPayload, bytes: usize) {
-        self.task.status = payload.status();
+    fn settle(&mut self, kept: Kept, bytes: usize) {
+        self.task.status = kept.status();
         self.task.last_updated_at = current_timestamp();
         self.running = None;
-        self.done = Some((payload, bytes));
+        self.done = Some((kept, bytes));
     }
 }
 
@@ -180,11 +207,10 @@ impl TaskStore {
     /// Records the result of task `id`: kept when it fits `limits.max_task_bytes`, else
     /// replaced by an error saying so. A task cancelled meanwhile stays cancelled.
     pub fn finish(&self, id: &str, tool: &str, result: CallToolResult, limits: &PolicyConfig) {
-        let object: JsonObject = match serde_json::to_value(&result) {
-            Ok(serde_json::Value::Object(object)) => object,
-            _ => JsonObject::new(),
-        };
-        let size = serde_json::to_vec(&object).map_or(0, |v| v.len());
+        let text: Box<str> = serde_json::to_string(&result)
+            .unwrap_or_else(|_| "{}".to_owned())
+            .into_boxed_str();
+        let size = text.len();
         let mut inner = self.lock();
         self.sweep(&mut inner);
         let free = limits.max_task_bytes.saturating_sub(inner.bytes);
@@ -194,8 +220,8 @@ impl TaskStore {
         if entry.done.is_some() {
             return;
         }
-        let (payload, bytes) = if size <= free {
-            (TaskPayload::Completed { result: object }, size)
+        let (kept, bytes) = if size <= free {
+            (Kept::Completed(text), size)
         } else {
             let message = format!(
                 "the result of {tool} is {size} bytes, more than the {free} bytes left of the \
@@ -209,11 +235,34 @@ impl TaskStore {
                 Ok(serde_json::Value::Object(object)) => object,
                 _ => JsonObject::new(),
             };
-            (TaskPayload::Failed { error }, 0)
+            (Kept::Other(TaskPayload::Failed { error }), 0)
         };
-        entry.settle(payload, bytes);
+        entry.settle(kept, bytes);
         inner.bytes += bytes;
         self.gauges(&inner);
+    }
+
+    /// Ends every task of an owner `gone` says lost its credential (a token or issuer removed
+    /// on reload): running calls are cancelled and every such task is forgotten, so none is
+    /// readable if the credential comes back. Returns how many ended.
+    pub fn revoke(&self, gone: impl Fn(&str) -> bool) -> usize {
+        let mut inner = self.lock();
+        let mut freed = 0;
+        let before = inner.tasks.len();
+        inner.tasks.retain(|_, entry| {
+            if !gone(&entry.owner) {
+                return true;
+            }
+            if let Some(token) = entry.running.take() {
+                token.cancel();
+            }
+            freed += entry.done.as_ref().map_or(0, |(_, bytes)| *bytes);
+            false
+        });
+        inner.bytes -= freed;
+        let ended = before - inner.tasks.len();
+        self.gauges(&inner);
+        ended
     }
 
     /// `tasks/get`.
@@ -240,7 +289,7 @@ impl TaskStore {
             Some(entry) if entry.owner == owner => {
                 if let Some(token) = entry.running.take() {
                     token.cancel();
-                    entry.settle(TaskPayload::Cancelled, 0);
+                    entry.settle(Kept::Other(TaskPayload::Cancelled), 0);
                 }
                 Ok(())
             }

@@ -123,8 +123,18 @@ fn percent_encode(text: &str) -> String {
 }
 
 /// The engine error of a read or subscription as a JSON-RPC error: an app that is not
-/// running is −32002 (resource not found) with the running apps in the message.
+/// running is −32002 (resource not found) with the running apps in the message. An app the
+/// policy denies is answered exactly as the absent app it pretends to be — code, message
+/// and `kind` — so `resources/read`, `resources/subscribe` and `subscriptions/listen` tell
+/// nobody that a denied app runs.
 pub fn app_error(uri: &str, error: AxError) -> McpError {
+    let error = match error {
+        AxError::AppDenied { denial, shown } => {
+            tracing::debug!(%uri, rule = ?denial, "resource refused by the app policy; answered as not found");
+            *shown
+        }
+        other => other,
+    };
     let data = Some(json!({ "uri": uri, "kind": error.kind() }));
     match error {
         AxError::AppNotFound { .. } | AxError::AppExited { .. } => {

@@ -26,7 +26,15 @@ pub const DEFAULT_WORDS: &[&str] = &[
     "log out",
 ];
 
-/// What to do with a destructive press when the client cannot be asked.
+/// What to do with a destructive press when no person can be asked.
+///
+/// What counts as "confirmed by a person": the answer to a form elicitation sent to the
+/// client of a session (a server-to-client request its host shows to its user). On the
+/// sessionless path (2026-07-28) the question can only come back as the call's own
+/// input-required result, which the calling program reads and can answer itself: that
+/// answer counts as a person's only for a principal whose `unconfirmed` is `"ask"` (its
+/// operator vouches that a person answers its input-required results). For every other
+/// principal a sessionless destructive act is never asked: `refuse` or `allow` decides.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Unconfirmed {
     /// Refuse it, saying why (the default).
@@ -34,6 +42,9 @@ pub enum Unconfirmed {
     Refuse,
     /// Go ahead; the audit line says it was allowed by configuration.
     Allow,
+    /// Ask through an input-required result on the sessionless path too, and take the
+    /// caller's answer as a person's; refuse when the caller cannot be asked at all.
+    Ask,
 }
 
 impl Unconfirmed {
@@ -41,7 +52,8 @@ impl Unconfirmed {
         match text {
             "refuse" => Ok(Unconfirmed::Refuse),
             "allow" => Ok(Unconfirmed::Allow),
-            _ => Err("expected refuse or allow".into()),
+            "ask" => Ok(Unconfirmed::Ask),
+            _ => Err("expected refuse, allow or ask".into()),
         }
     }
 }
@@ -159,7 +171,8 @@ mod tests {
     fn unconfirmed_choices_parse() {
         assert_eq!(Unconfirmed::parse("refuse"), Ok(Unconfirmed::Refuse));
         assert_eq!(Unconfirmed::parse("allow"), Ok(Unconfirmed::Allow));
-        assert!(Unconfirmed::parse("ask").is_err());
+        assert_eq!(Unconfirmed::parse("ask"), Ok(Unconfirmed::Ask));
+        assert!(Unconfirmed::parse("confirm").is_err());
         assert!(Confirmation::Accepted.proceeds() && Confirmation::AllowedUnasked.proceeds());
         assert!(!Confirmation::Declined.proceeds() && !Confirmation::RefusedUnasked.proceeds());
     }

@@ -1,0 +1,187 @@
+//! Shares, not one pool (issue 33, findings 2 and 3): one principal's long waits or trickled
+//! bodies fill its own share of `server.max_in_flight` (`server.max_in_flight_per_caller`)
+//! and another principal's calls and `/healthz` still answer within a second; a flood of
+//! half-open connections at `server.max_connections` churns among itself while `/healthz`
+//! answers within a second. Bounded counts, 127.0.0.1 only.
+
+use std::time::{Duration, Instant};
+
+use axgate::http::auth::tokens;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
+
+use crate::support::{Client, TestServer, client_with, config};
+
+const SECOND: Duration = Duration::from_secs(1);
+
+fn entry(name: &str, token: &str) -> String {
+    tokens::config_entry(
+        name,
+        &tokens::sha256(token),
+        &[axgate::identity::Scope::Read].into_iter().collect(),
+    )
+}
+
+/// A server with tokens for alice and bob and `server` settings.
+async fn two_principals(server: &str) -> (TestServer, String, String) {
+    let (alice, bob) = (tokens::generate().unwrap(), tokens::generate().unwrap());
+    let server = TestServer::with_config(config(&format!(
+        "[server]\n{server}\n[auth]\ntokens = [{}, {}]\n[limits]\ncalls_per_second = 1000\n",
+        entry("alice", &alice),
+        entry("bob", &bob)
+    )))
+    .await;
+    (server, alice, bob)
+}
+
+/// `/healthz` and a `list_apps` of `bob` each answer 200 within a second.
+async fn others_answer(server: &TestServer, bob: &mut Client) {
+    let health = reqwest::Client::builder()
+        .timeout(SECOND)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let started = Instant::now();
+    let status = health
+        .get(format!("http://{}/healthz", server.addr))
+        .send()
+        .await
+        .map(|r| r.status().as_u16());
+    assert_eq!(status.ok(), Some(200), "/healthz within 1 s");
+    let body = json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+                      "params": {"name": "list_apps", "arguments": {}}});
+    let answer = tokio::time::timeout(SECOND, async {
+        let resp = bob.post(&body).send().await.expect("send");
+        (
+            resp.status().as_u16(),
+            resp.text().await.unwrap_or_default(),
+        )
+    })
+    .await
+    .expect("bob's call answered within 1 s");
+    assert_eq!(answer.0, 200, "{}", answer.1);
+    assert!(answer.1.contains("Form"), "{}", answer.1);
+    assert!(started.elapsed() < 2 * SECOND);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_principals_long_waits_leave_another_and_health_answering() {
+    let (server, alice, bob) =
+        two_principals("max_in_flight = 8\nmax_in_flight_per_caller = 4").await;
+    let mut waiter = client_with(&server, &alice);
+    waiter.initialize().await;
+    let mut bob = client_with(&server, &bob);
+    bob.initialize().await;
+    // Alice asks for as many 60 s waits as the whole bound holds.
+    let mut held = Vec::new();
+    for id in 0..8u64 {
+        let body = json!({"jsonrpc": "2.0", "id": 100 + id, "method": "tools/call",
+            "params": {"name": "wait_for", "arguments": {
+                "app": "Form", "target": "window[0]/static_text[0]",
+                "condition": "value_equals", "value": "never", "timeout_ms": 60000}}});
+        let pending = waiter.post(&body).send();
+        held.push(tokio::spawn(async move {
+            let resp = pending.await.expect("send");
+            (
+                resp.status().as_u16(),
+                resp.text().await.unwrap_or_default(),
+            )
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut refused = Vec::new();
+    for call in &mut held {
+        if call.is_finished() {
+            refused.push(call.await.expect("a refused wait"));
+        }
+    }
+    assert_eq!(refused.len(), 4, "alice keeps her share of 4: {refused:?}");
+    for (status, body) in &refused {
+        assert_eq!(*status, 503, "{body}");
+        assert!(body.contains("server.max_in_flight_per_caller"), "{body}");
+    }
+    others_answer(&server, &mut bob).await;
+    for call in held {
+        call.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
+    let (server, alice, bob) =
+        two_principals("max_in_flight = 8\nmax_in_flight_per_caller = 4\nbody_timeout_ms = 20000")
+            .await;
+    let mut bob = client_with(&server, &bob);
+    bob.initialize().await;
+    // Eight POSTs whose bodies never come: heads only.
+    let mut trickles = Vec::new();
+    for _ in 0..8 {
+        let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {alice}\r\n\
+             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Length: 1000\r\n\r\n{{\"jsonrpc\"",
+            server.addr
+        );
+        tcp.write_all(head.as_bytes()).await.expect("head");
+        trickles.push(tcp);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    others_answer(&server, &mut bob).await;
+    drop(trickles);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_half_open_connections_leaves_health_answering_within_a_second() {
+    let server = TestServer::with_config(config(
+        "[server]\nmax_connections = 16\nheader_timeout_ms = 20000\n",
+    ))
+    .await;
+    let addr = server.addr;
+    // About 200 new silent connections a second, for three seconds, none closed by us.
+    let flood = tokio::spawn(async move {
+        let mut open = Vec::new();
+        let until = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < until {
+            if let Ok(tcp) = TcpStream::connect(addr).await {
+                open.push(tcp);
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        open.len()
+    });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let health = reqwest::Client::builder()
+        .timeout(SECOND)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    for probe in 0..10 {
+        let started = Instant::now();
+        let status = health
+            .get(format!("http://{addr}/healthz"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        assert_eq!(
+            status.as_ref().ok(),
+            Some(&200),
+            "probe {probe}: {status:?} after {:?}",
+            started.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let opened = flood.await.expect("flood");
+    assert!(opened > 100, "the flood opened {opened} connections");
+    let evicted = server
+        .state
+        .metrics
+        .connections_closed
+        .with_label_values(&["evicted"])
+        .get();
+    assert!(
+        evicted > 50,
+        "silent connections gave their places: {evicted}"
+    );
+}
