@@ -29,6 +29,39 @@ const PICTURE_BUDGET: usize = 3_000;
 const PICTURE_DEPTH: u32 = 40;
 /// The longest a burst of effect events may keep an act waiting once it started.
 const SETTLE_MAX: Duration = Duration::from_millis(300);
+/// From this many nodes in the picture before, the picture after an effect event re-reads
+/// only the elements the events named (and the old focus), instead of the whole scope again:
+/// in a 1,000-node window a whole picture costs tens of milliseconds, one element a few
+/// round trips. Smaller scopes are pictured whole (cheap, and exact without events).
+const PARTIAL_FROM: usize = 300;
+/// At most this many named elements are re-read one by one; more, and the whole scope is.
+const PARTIAL_MAX: usize = 24;
+
+/// What the effect events since the last look named.
+#[derive(Default)]
+struct Heard {
+    nodes: Vec<NodeId>,
+    /// An event that needs the whole scope pictured again: a structural change (children,
+    /// windows, menus), an event naming no element, or events lost.
+    whole: bool,
+}
+
+impl Heard {
+    fn note(&mut self, event: Option<&ChangeEvent>) {
+        let named = event.and_then(|e| match e.kind {
+            ChangeKind::ValueChanged
+            | ChangeKind::TitleChanged
+            | ChangeKind::StateChanged
+            | ChangeKind::FocusChanged => e.node,
+            _ => None,
+        });
+        match named {
+            Some(id) if self.nodes.contains(&id) => {}
+            Some(id) if self.nodes.len() < PARTIAL_MAX => self.nodes.push(id),
+            _ => self.whole = true,
+        }
+    }
+}
 
 /// The part of an app an act may affect: the app's top level (windows, menus appearing)
 /// plus the subtree of the target's top-level ancestor.
@@ -156,7 +189,8 @@ impl Watch {
         let pid = app.pid;
         let windows = engine.rhythms().windows(pid, wait);
         let deadline = acted_at + wait;
-        let mut first_heard = drain(&mut self.events, pid).then(Instant::now);
+        let mut heard = Heard::default();
+        let mut first_heard = drain(&mut self.events, pid, &mut heard).then(Instant::now);
         let mut fresh = first_heard.is_some();
         let mut last_heard = acted_at;
         let mut gap = Duration::ZERO;
@@ -164,11 +198,19 @@ impl Watch {
         loop {
             // The app said it changed: let its burst end before looking, so one picture
             // shows the whole effect.
-            if std::mem::take(&mut fresh) {
-                gap = gap.max(settle(&mut self.events, pid, windows.settle).await);
-            }
-            let Some(after) = after_act(picture(engine, app, scope, stats).await)? else {
-                return Ok(diff(&self.before, &Picture::default()));
+            let after = if std::mem::take(&mut fresh) {
+                gap = gap.max(settle(&mut self.events, pid, windows.settle, &mut heard).await);
+                self.refreshed(engine, app, stats, &std::mem::take(&mut heard))
+                    .await?
+            } else {
+                None
+            };
+            let after = match after {
+                Some(after) => after,
+                None => match after_act(picture(engine, app, scope, stats).await)? {
+                    Some(after) => after,
+                    None => return Ok(diff(&self.before, &Picture::default())),
+                },
             };
             let changes = diff(&self.before, &after);
             if !changes.is_empty() {
@@ -185,7 +227,7 @@ impl Watch {
                     return Ok(changes);
                 }
                 // Found by polling, without an event: the app may still be at it.
-                settle(&mut self.events, pid, windows.settle).await;
+                settle(&mut self.events, pid, windows.settle, &mut heard).await;
                 let after = after_act(picture(engine, app, scope, stats).await)?;
                 return Ok(diff(&self.before, &after.unwrap_or_default()));
             }
@@ -195,7 +237,7 @@ impl Watch {
                 return Ok(Vec::new());
             }
             let limit = delay.min(deadline - now).min(windows.unverified - quiet);
-            if next_effect_event(&mut self.events, pid, limit).await {
+            if next_effect_event(&mut self.events, pid, limit, &mut heard).await {
                 let now = Instant::now();
                 last_heard = now;
                 first_heard.get_or_insert(now);
@@ -203,6 +245,52 @@ impl Watch {
             }
             delay = (delay * 2).min(Duration::from_millis(100));
         }
+    }
+
+    /// The picture before with the elements `heard` named re-read, when the scope is large
+    /// and the events named few elements and nothing structural; `None`: picture it whole.
+    async fn refreshed(
+        &self,
+        engine: &Engine,
+        app: &AppInfo,
+        stats: &CallStats,
+        heard: &Heard,
+    ) -> Result<Option<Picture>, AxError> {
+        if heard.whole || heard.nodes.is_empty() || self.before.len() < PARTIAL_FROM {
+            return Ok(None);
+        }
+        let mut after = self.before.clone();
+        // A focus event names the new focus only: the old one is re-read too.
+        let mut ids = heard.nodes.clone();
+        for focused in self.before.focused() {
+            if !ids.contains(&focused) {
+                ids.push(focused);
+            }
+        }
+        for id in ids {
+            let request = SnapshotRequest {
+                root: Some(id),
+                max_depth: 0,
+                max_nodes: 1,
+                skip_children: 0,
+            };
+            match engine
+                .snapshot(app, request, engine.deadline(), stats)
+                .await
+            {
+                Ok(one) => match one.nodes.into_iter().next() {
+                    Some(node) if node.id == id => {
+                        if !after.update(node) {
+                            return Ok(None);
+                        }
+                    }
+                    _ => return Ok(None),
+                },
+                Err(AxError::Stale { .. } | AxError::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Some(after))
     }
 
     /// What changed since the picture before, looked at once, now: a late effect of an act
@@ -255,7 +343,7 @@ fn after_act(picture: Result<Picture, AxError>) -> Result<Option<Picture>, AxErr
 
 /// Waits for a change event of `pid`, at most `limit`. Returns whether one came.
 pub async fn next_event(events: &mut Receiver<ChangeEvent>, pid: Pid, limit: Duration) -> bool {
-    next_matching(events, pid, limit, |_| true).await
+    next_matching(events, pid, limit, |_| true).await.is_some()
 }
 
 /// Whether an event may be the effect of an act. Bounds changes are not: animations and
@@ -265,48 +353,72 @@ fn may_be_effect(kind: ChangeKind) -> bool {
     kind != ChangeKind::BoundsChanged
 }
 
-/// Waits for an event of `pid` that may be an act's effect, at most `limit`.
-async fn next_effect_event(events: &mut Receiver<ChangeEvent>, pid: Pid, limit: Duration) -> bool {
-    next_matching(events, pid, limit, may_be_effect).await
+/// Waits for an event of `pid` that may be an act's effect, at most `limit`; notes it.
+async fn next_effect_event(
+    events: &mut Receiver<ChangeEvent>,
+    pid: Pid,
+    limit: Duration,
+    heard: &mut Heard,
+) -> bool {
+    match next_matching(events, pid, limit, may_be_effect).await {
+        Some(event) => {
+            heard.note(event.as_ref());
+            true
+        }
+        None => false,
+    }
 }
 
+/// The next wanted event of `pid` within `limit`: `Some(None)` when events were lost.
 async fn next_matching(
     events: &mut Receiver<ChangeEvent>,
     pid: Pid,
     limit: Duration,
     wanted: fn(ChangeKind) -> bool,
-) -> bool {
+) -> Option<Option<ChangeEvent>> {
     let until = tokio::time::Instant::now() + limit;
     loop {
         match tokio::time::timeout_at(until, events.recv()).await {
-            Ok(Ok(e)) if e.pid == pid && wanted(e.kind) => return true,
+            Ok(Ok(e)) if e.pid == pid && wanted(e.kind) => return Some(Some(e)),
             Ok(Ok(_)) => continue,
-            Ok(Err(RecvError::Lagged(_))) => return true,
-            Ok(Err(RecvError::Closed)) | Err(_) => return false,
+            Ok(Err(RecvError::Lagged(_))) => return Some(None),
+            Ok(Err(RecvError::Closed)) | Err(_) => return None,
         }
     }
 }
 
 /// Takes every event already queued; whether one of them may be an effect of `pid`.
-fn drain(events: &mut Receiver<ChangeEvent>, pid: Pid) -> bool {
-    let mut heard = false;
+fn drain(events: &mut Receiver<ChangeEvent>, pid: Pid, heard: &mut Heard) -> bool {
+    let mut any = false;
     loop {
         match events.try_recv() {
-            Ok(e) => heard |= e.pid == pid && may_be_effect(e.kind),
-            Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => heard = true,
-            Err(_) => return heard,
+            Ok(e) if e.pid == pid && may_be_effect(e.kind) => {
+                heard.note(Some(&e));
+                any = true;
+            }
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                heard.note(None);
+                any = true;
+            }
+            Err(_) => return any,
         }
     }
 }
 
 /// Waits until the app has sent no effect event for `quiet` (bounded by [`SETTLE_MAX`]).
 /// Returns the longest gap between two of its events meanwhile: the app's rhythm.
-async fn settle(events: &mut Receiver<ChangeEvent>, pid: Pid, quiet: Duration) -> Duration {
+async fn settle(
+    events: &mut Receiver<ChangeEvent>,
+    pid: Pid,
+    quiet: Duration,
+    heard: &mut Heard,
+) -> Duration {
     let started = Instant::now();
     let until = started + SETTLE_MAX;
     let mut last = started;
     let mut gap = Duration::ZERO;
-    while Instant::now() < until && next_effect_event(events, pid, quiet).await {
+    while Instant::now() < until && next_effect_event(events, pid, quiet, heard).await {
         let now = Instant::now();
         gap = gap.max(now.duration_since(last));
         last = now;
