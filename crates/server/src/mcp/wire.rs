@@ -226,10 +226,6 @@ pub struct ActOut {
     /// For `click`: the rung of the actuation ladder that produced the effect.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rung: Option<String>,
-    /// For `click`: the effect showed only after the rung's wait (before another rung would
-    /// have run), and is attributed to that rung.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub late_effect: bool,
     /// What changed in the app.
     pub changes: Vec<ChangeOut>,
     pub round_trips: u64,

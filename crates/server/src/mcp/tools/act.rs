@@ -120,28 +120,25 @@ pub(super) struct ClickArgs {
     target: String,
     #[serde(default)]
     button: Button,
-    /// 1 (default) or 2 for a double click.
+    /// 1 or 2 (double click).
     #[serde(default)]
     count: Option<u32>,
-    /// `auto` (default): the first of press, pointer, select, set value the element offers
-    /// and the app accepts (a refused rung gives way to the next); `action`: press only;
-    /// `pointer`: pointer click only.
+    /// `auto` (default), `action` (press) or `pointer`.
     #[serde(default)]
     strategy: Strategy,
-    /// With `auto`: also try the next rung when one ran without a visible effect. Off by
-    /// default: a click whose effect is only late would act twice (a double submit).
+    /// If a rung shows no effect, try the next (may act twice).
     #[serde(default)]
-    fallback: bool,
-    /// Fail (`no_effect`) when no effect is visible, instead of returning `verified: false`
-    /// (a toggle already in that state, Clear on an empty form show nothing).
+    fallback: Option<bool>,
+    // Fail without a visible effect instead of `verified: false` (no description: the tool
+    // list has a byte budget, and the name says it; docs/TOOLS.md).
     #[serde(default)]
-    require_effect: bool,
+    require_effect: Option<bool>,
 }
 
 pub(super) static CLICK: ToolDef = ToolDef {
     name: "click",
     title: "Click an element",
-    description: "Clicks an element and verifies the effect (press, pointer, select or set value).",
+    description: "Clicks an element and verifies the effect.",
     effect: Effect::Act,
     idempotent: false,
     input: input_schema::<ClickArgs>,
@@ -150,6 +147,8 @@ pub(super) static CLICK: ToolDef = ToolDef {
 
 pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: ClickArgs = parse_args(args)?;
+    let fallback = args.fallback.unwrap_or(false);
+    let require_effect = args.require_effect.unwrap_or(false);
     let count = args.count.unwrap_or(1);
     if !(1..=2).contains(&count) {
         return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
@@ -194,7 +193,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         ))
         .into());
     }
-    let mode = if args.fallback {
+    let mode = if fallback {
         Climb::Fallback
     } else {
         Climb::Once
@@ -229,7 +228,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         ))
         .into());
     };
-    if climbed.changes.is_empty() && args.require_effect {
+    if climbed.changes.is_empty() && require_effect {
         let mut tried = climbed.tried;
         if !tried.iter().any(|t| t.starts_with(rung.as_str())) {
             tried.push(format!("{} (no effect)", rung.as_str()));
@@ -245,7 +244,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
          in that state, a form already clear, or an effect still to come). {}Check with \
          get_element or wait_for; pass require_effect: true to fail instead",
         rung.as_str(),
-        if args.fallback {
+        if fallback {
             ""
         } else {
             "No other rung ran, so a late effect cannot act twice; pass fallback: true to try the next. "

@@ -175,7 +175,6 @@ pub(super) async fn acted_as(
         element_gone: gone,
         verified,
         rung: rung.map(|r| r.as_str().to_owned()),
-        late_effect: late,
         changes: changes.iter().map(ChangeOut::from).collect(),
         round_trips: ctx.stats.round_trips(),
     };
