@@ -48,6 +48,7 @@ fn node(backend: &AtspiBackend, pid: u32, role: Role, title: Option<&str>) -> No
         .find(|n| {
             n.role == role
                 && n.states.visible
+                && n.states.enabled
                 && title.is_none_or(|t| n.title.as_deref() == Some(t))
         })
         .unwrap_or_else(|| panic!("no shown {role:?} {title:?}"))
@@ -188,14 +189,25 @@ pub(super) async fn measure(server: &AtspiServer) {
             json!({"app": name, "role": "check_box", "max_results": 50}),
         )
         .await;
-    let first = found["structuredContent"]["matches"]
+    let mut first = Value::Null;
+    for m in found["structuredContent"]["matches"]
         .as_array()
-        .and_then(|m| {
-            m.iter()
-                .find(|m| m["title"].as_str().is_some_and(|t| !t.is_empty()))
-        })
         .cloned()
-        .unwrap_or_else(|| panic!("no check box in the factory: {found}"));
+        .unwrap_or_default()
+    {
+        if m["title"].as_str().is_none_or(str::is_empty) {
+            continue;
+        }
+        // The first one that takes a click (some are disabled).
+        let tried = c
+            .call("click", json!({"app": name, "target": m["handle"]}))
+            .await;
+        if tried["isError"] != true {
+            first = m;
+            break;
+        }
+    }
+    assert!(first.is_object(), "no clickable check box in the factory: {found}");
     let title = first["title"].as_str().unwrap_or_default().to_owned();
     let (ours, last) = tool_ms(
         &mut c,
