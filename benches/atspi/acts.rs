@@ -207,7 +207,10 @@ pub(super) async fn measure(server: &AtspiServer) {
             break;
         }
     }
-    assert!(first.is_object(), "no clickable check box in the factory: {found}");
+    assert!(
+        first.is_object(),
+        "no clickable check box in the factory: {found}"
+    );
     let title = first["title"].as_str().unwrap_or_default().to_owned();
     let (ours, last) = tool_ms(
         &mut c,

@@ -34,10 +34,13 @@ pub struct Sample {
     pub gap: Duration,
 }
 
+/// Each app's recent samples, and the apps in the order they were first measured.
+type Learned = (HashMap<Pid, VecDeque<Sample>>, VecDeque<Pid>);
+
 /// The learned timings of every app acted on.
 #[derive(Default)]
 pub struct Rhythms {
-    apps: Mutex<(HashMap<Pid, VecDeque<Sample>>, VecDeque<Pid>)>,
+    apps: Mutex<Learned>,
 }
 
 /// How long to wait, for one app, right now.
