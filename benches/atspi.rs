@@ -3,7 +3,9 @@
 //! states, frame), on gtk3-widget-factory, on a generated app of about 2,000 widgets
 //! (`tests/desktop/apps/rows.py 490 --box`) and on such rows inside a GtkListBox (a
 //! `manages-descendants` container, read without the cache). Reports time ratio, round
-//! trips per node and nodes/s.
+//! trips per node and nodes/s. Then acting (`atspi/acts.rs`): verified clicks, a click
+//! without effect and typing, each beside the raw backend call in the same run.
+//! `AXGATE_BENCH_QUICK=1`: fewer runs; `AXGATE_BENCH_ACTS_ONLY=1`: acting only.
 //! Needs the headless desktop:
 //!
 //! ```text
@@ -17,6 +19,10 @@ mod support;
 #[cfg(target_os = "linux")]
 #[path = "../tests/desktop/harness.rs"]
 mod harness;
+
+#[cfg(target_os = "linux")]
+#[path = "atspi/acts.rs"]
+mod acts;
 
 #[cfg(target_os = "linux")]
 fn main() {
@@ -130,6 +136,10 @@ mod linux {
             .expect("runtime");
         rt.block_on(async {
             let server = AtspiServer::start("[backend]\ncall_timeout_ms = 60000\n").await;
+            if std::env::var_os("AXGATE_BENCH_ACTS_ONLY").is_some() {
+                super::acts::measure(&server).await;
+                return;
+            }
             let factory = App::program("gtk3-widget-factory", "gtk3-widget-factory");
             std::thread::sleep(Duration::from_millis(500));
             let f1 = measure(&server, "gtk3-widget-factory").await;
@@ -156,6 +166,7 @@ mod linux {
                 if f2.trips_per_node <= 1.2 { "met" } else { "MISSED" },
                 f2.trips_per_node
             );
+            super::acts::measure(&server).await;
         });
     }
 }

@@ -193,7 +193,8 @@ async fn menus_and_window_operations_work() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_click_ladder_climbs_to_the_pointer_when_the_action_does_nothing() {
+async fn the_click_ladder_climbs_to_the_pointer_when_the_action_does_nothing_and_fallback_is_asked()
+{
     require_desktop();
     let _turn = DESKTOP.lock().await;
     let app = App::start("pointer.py", &[], "axgate-pointer");
@@ -205,13 +206,46 @@ async fn the_click_ladder_climbs_to_the_pointer_when_the_action_does_nothing() {
     let clicked = ok(
         &mut c,
         "click",
-        json!({"app": "axgate-pointer", "target": target}),
+        json!({"app": "axgate-pointer", "target": target, "fallback": true}),
     )
     .await;
     assert_eq!(clicked["verified"], true, "{clicked}");
     assert_eq!(clicked["rung"], "pointer", "{clicked}");
     app.expect("clicked-signal-ignored");
     app.expect("pointer-click=1");
+}
+
+/// A Submit whose effect comes 800 ms after the click (after the act's wait): the accepted
+/// press is the act; no pointer click follows, so the app counts one submission.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_click_whose_effect_comes_late_is_actuated_exactly_once() {
+    require_desktop();
+    let _turn = DESKTOP.lock().await;
+    let app = App::start("late.py", &[], "axgate-late");
+    let server = AtspiServer::start("").await;
+    let mut c = server.session().await;
+    let submit = handle(&mut c, "axgate-late", "button", "Submit").await;
+    let clicked = ok(
+        &mut c,
+        "click",
+        json!({"app": "axgate-late", "target": submit}),
+    )
+    .await;
+    assert_eq!(clicked["rung"], "press", "{clicked}");
+    app.expect("submitted=1");
+    // Long enough for a second actuation's late effect to land too.
+    std::thread::sleep(Duration::from_millis(1500));
+    let clicks = app
+        .lines()
+        .iter()
+        .filter(|l| *l == "submit-clicked")
+        .count();
+    assert_eq!(clicks, 1, "actuated once: {:?}", app.lines());
+    assert!(
+        !app.lines().iter().any(|l| l == "submitted=2"),
+        "{:?}",
+        app.lines()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

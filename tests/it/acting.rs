@@ -44,5 +44,6 @@ fn change_fields(result: &Value, path: &str) -> Vec<String> {
 }
 
 mod input;
+mod once;
 mod press;
 mod values;

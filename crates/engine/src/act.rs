@@ -1,35 +1,67 @@
 //! Acting, always verified. An act is bracketed by two pictures of the part of the app it
 //! can affect; the engine waits for the effect (driven by the app's change events, polling
-//! only as a fallback) up to a deadline instead of sleeping, and reports what changed.
-//! `click` with the `auto` strategy climbs the actuation ladder — semantic press, synthetic
-//! pointer, select, set value — until an effect is observed, and reports the rung.
+//! only as a fallback) and reports what changed. How long it waits follows the app's own
+//! timing (`rhythm`): the burst of events after an act ends after a quiet the app's rhythm
+//! sets, and an act without a visible effect is reported once the app has been quiet for a
+//! window that grows for apps measured slow, never past the caller's bound. Events that
+//! cannot be an effect (bounds changes: animations, frames moving) never reset a quiet
+//! window. The actuation ladder on top of this is `ladder`.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
 
+use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::backend::{ChangeEvent, Click, MouseButton, SnapshotRequest};
+use super::backend::{ChangeEvent, ChangeKind, SnapshotRequest};
 use super::connection::Resolved;
 use super::diff::{Change, Picture, diff};
 use super::engine::Engine;
 use super::error::AxError;
-use super::model::{AppInfo, AxValue, NodeId, Pid, Role};
+use super::model::{AppInfo, NodeId, Pid};
 use super::path::{ElementPath, Selector};
+use super::rhythm::Sample;
 use super::tree;
 use super::worker::CallStats;
 
 /// Nodes a verification picture may hold per scope.
 const PICTURE_BUDGET: usize = 3_000;
 const PICTURE_DEPTH: u32 = 40;
-/// How long effects get to settle once the first one is seen.
-const SETTLE_QUIET: Duration = Duration::from_millis(30);
+/// The longest a burst of effect events may keep an act waiting once it started.
 const SETTLE_MAX: Duration = Duration::from_millis(300);
-/// How long an app that shows no effect must also stay quiet (no change events) before an act
-/// is reported unverified ahead of its deadline. An effect that is invisible to the picture
-/// (typing into a secure field) still sends events while the app works; once they stop, the
-/// app has settled and waiting longer would show nothing new.
-const UNVERIFIED_QUIET: Duration = Duration::from_millis(400);
+/// From this many nodes in the picture before, the picture after an effect event re-reads
+/// only the elements the events named (and the old focus), instead of the whole scope again:
+/// in a 1,000-node window a whole picture costs tens of milliseconds, one element a few
+/// round trips. Smaller scopes are pictured whole (cheap, and exact without events).
+const PARTIAL_FROM: usize = 300;
+/// At most this many named elements are re-read one by one; more, and the whole scope is.
+const PARTIAL_MAX: usize = 24;
+
+/// What the effect events since the last look named.
+#[derive(Default)]
+struct Heard {
+    nodes: Vec<NodeId>,
+    /// An event that needs the whole scope pictured again: a structural change (children,
+    /// windows, menus), an event naming no element, or events lost.
+    whole: bool,
+}
+
+impl Heard {
+    fn note(&mut self, event: Option<&ChangeEvent>) {
+        let named = event.and_then(|e| match e.kind {
+            ChangeKind::ValueChanged
+            | ChangeKind::TitleChanged
+            | ChangeKind::StateChanged
+            | ChangeKind::FocusChanged => e.node,
+            _ => None,
+        });
+        match named {
+            Some(id) if self.nodes.contains(&id) => {}
+            Some(id) if self.nodes.len() < PARTIAL_MAX => self.nodes.push(id),
+            _ => self.whole = true,
+        }
+    }
+}
 
 /// The part of an app an act may affect: the app's top level (windows, menus appearing)
 /// plus the subtree of the target's top-level ancestor.
@@ -120,9 +152,163 @@ pub async fn picture(
     Ok(Picture::new(&nodes))
 }
 
-/// Runs `act`, then waits until the scope shows an effect, or the app has sent no change event
-/// for [`UNVERIFIED_QUIET`] (it has settled, and nothing visible came of the act), or `wait`
-/// passes. Returns the changes (empty: no observable effect).
+/// An act under watch: the app's events, subscribed before the first picture, and that
+/// picture. Acts (one, or the rungs of a ladder) run between [`Watch::start`] and the waits.
+pub struct Watch {
+    events: Receiver<ChangeEvent>,
+    before: Picture,
+}
+
+impl Watch {
+    /// Subscribes to the app's events, then takes the picture before the act.
+    pub async fn start(
+        engine: &Engine,
+        app: &AppInfo,
+        scope: &Scope,
+        stats: &CallStats,
+    ) -> Result<Watch, AxError> {
+        let events = engine.subscribe();
+        let before = picture(engine, app, scope, stats).await?;
+        Ok(Watch { events, before })
+    }
+
+    /// Waits for the effect of an act that ran at `acted_at`: until the scope shows a change
+    /// (then until the app's burst of events is over, and looks once more), or the app has
+    /// sent no effect event for its unverified window (it settled and nothing visible came of
+    /// the act), or `wait` has passed since the act. Returns the changes since the picture
+    /// before (empty: no observable effect).
+    pub async fn effect(
+        &mut self,
+        engine: &Engine,
+        app: &AppInfo,
+        scope: &Scope,
+        stats: &CallStats,
+        wait: Duration,
+        acted_at: Instant,
+    ) -> Result<Vec<Change>, AxError> {
+        let pid = app.pid;
+        let windows = engine.rhythms().windows(pid, wait);
+        let deadline = acted_at + wait;
+        let mut heard = Heard::default();
+        let mut first_heard = drain(&mut self.events, pid, &mut heard).then(Instant::now);
+        let mut fresh = first_heard.is_some();
+        let mut last_heard = acted_at;
+        let mut gap = Duration::ZERO;
+        let mut delay = Duration::from_millis(5);
+        loop {
+            // The app said it changed: let its burst end before looking, so one picture
+            // shows the whole effect.
+            let after = if std::mem::take(&mut fresh) {
+                gap = gap.max(settle(&mut self.events, pid, windows.settle, &mut heard).await);
+                self.refreshed(engine, app, stats, &std::mem::take(&mut heard))
+                    .await?
+            } else {
+                None
+            };
+            let after = match after {
+                Some(after) => after,
+                None => match after_act(picture(engine, app, scope, stats).await)? {
+                    Some(after) => after,
+                    None => return Ok(diff(&self.before, &Picture::default())),
+                },
+            };
+            let changes = diff(&self.before, &after);
+            if !changes.is_empty() {
+                let polled = first_heard.is_none();
+                let seen = first_heard.unwrap_or_else(Instant::now);
+                engine.rhythms().record(
+                    pid,
+                    Sample {
+                        latency: seen.saturating_duration_since(acted_at),
+                        gap,
+                    },
+                );
+                if !polled {
+                    return Ok(changes);
+                }
+                // Found by polling, without an event: the app may still be at it.
+                settle(&mut self.events, pid, windows.settle, &mut heard).await;
+                let after = after_act(picture(engine, app, scope, stats).await)?;
+                return Ok(diff(&self.before, &after.unwrap_or_default()));
+            }
+            let now = Instant::now();
+            let quiet = now.duration_since(last_heard);
+            if now >= deadline || quiet >= windows.unverified {
+                return Ok(Vec::new());
+            }
+            let limit = delay.min(deadline - now).min(windows.unverified - quiet);
+            if next_effect_event(&mut self.events, pid, limit, &mut heard).await {
+                let now = Instant::now();
+                last_heard = now;
+                first_heard.get_or_insert(now);
+                fresh = true;
+            }
+            delay = (delay * 2).min(Duration::from_millis(100));
+        }
+    }
+
+    /// The picture before with the elements `heard` named re-read, when the scope is large
+    /// and the events named few elements and nothing structural; `None`: picture it whole.
+    async fn refreshed(
+        &self,
+        engine: &Engine,
+        app: &AppInfo,
+        stats: &CallStats,
+        heard: &Heard,
+    ) -> Result<Option<Picture>, AxError> {
+        if heard.whole || heard.nodes.is_empty() || self.before.len() < PARTIAL_FROM {
+            return Ok(None);
+        }
+        let mut after = self.before.clone();
+        // A focus event names the new focus only: the old one is re-read too.
+        let mut ids = heard.nodes.clone();
+        for focused in self.before.focused() {
+            if !ids.contains(&focused) {
+                ids.push(focused);
+            }
+        }
+        for id in ids {
+            let request = SnapshotRequest {
+                root: Some(id),
+                max_depth: 0,
+                max_nodes: 1,
+                skip_children: 0,
+            };
+            match engine
+                .snapshot(app, request, engine.deadline(), stats)
+                .await
+            {
+                Ok(one) => match one.nodes.into_iter().next() {
+                    Some(node) if node.id == id => {
+                        if !after.update(node) {
+                            return Ok(None);
+                        }
+                    }
+                    _ => return Ok(None),
+                },
+                Err(AxError::Stale { .. } | AxError::NotFound { .. }) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(Some(after))
+    }
+
+    /// What changed since the picture before, looked at once, now: a late effect of an act
+    /// whose wait ended without one.
+    pub async fn changed_since(
+        &mut self,
+        engine: &Engine,
+        app: &AppInfo,
+        scope: &Scope,
+        stats: &CallStats,
+    ) -> Result<Vec<Change>, AxError> {
+        let after = after_act(picture(engine, app, scope, stats).await)?;
+        Ok(diff(&self.before, &after.unwrap_or_default()))
+    }
+}
+
+/// Runs `act`, then waits for its effect ([`Watch::effect`]). Returns the changes (empty: no
+/// observable effect).
 pub async fn act_and_observe<F, Fut>(
     engine: &Engine,
     app: &AppInfo,
@@ -135,39 +321,12 @@ where
     F: FnOnce() -> Fut,
     Fut: Future<Output = Result<(), AxError>>,
 {
-    let mut events = engine.subscribe();
-    let before = picture(engine, app, scope, stats).await?;
+    let mut watch = Watch::start(engine, app, scope, stats).await?;
     act().await?;
-    let deadline = Instant::now() + wait;
-    let mut last_heard = Instant::now();
-    let mut delay = Duration::from_millis(5);
-    loop {
-        let after = match after_act(picture(engine, app, scope, stats).await)? {
-            Some(after) => after,
-            None => return Ok(diff(&before, &Picture::default())),
-        };
-        let changes = diff(&before, &after);
-        if !changes.is_empty() {
-            settle(&mut events, app.pid).await;
-            let after = after_act(picture(engine, app, scope, stats).await)?.unwrap_or_default();
-            return Ok(diff(&before, &after));
-        }
-        let now = Instant::now();
-        if now >= deadline || now.duration_since(last_heard) >= UNVERIFIED_QUIET {
-            return Ok(Vec::new());
-        }
-        let quiet_left = UNVERIFIED_QUIET.saturating_sub(now.duration_since(last_heard));
-        if next_event(
-            &mut events,
-            app.pid,
-            delay.min(deadline - now).min(quiet_left),
-        )
+    let acted_at = Instant::now();
+    watch
+        .effect(engine, app, scope, stats, wait, acted_at)
         .await
-        {
-            last_heard = Instant::now();
-        }
-        delay = (delay * 2).min(Duration::from_millis(100));
-    }
 }
 
 /// A picture taken after the act ran. The act already happened, so an app that exited or a
@@ -183,163 +342,86 @@ fn after_act(picture: Result<Picture, AxError>) -> Result<Option<Picture>, AxErr
 }
 
 /// Waits for a change event of `pid`, at most `limit`. Returns whether one came.
-pub async fn next_event(
-    events: &mut tokio::sync::broadcast::Receiver<ChangeEvent>,
+pub async fn next_event(events: &mut Receiver<ChangeEvent>, pid: Pid, limit: Duration) -> bool {
+    next_matching(events, pid, limit, |_| true).await.is_some()
+}
+
+/// Whether an event may be the effect of an act. Bounds changes are not: animations and
+/// frames moving send them continuously, and a change of place or size an act causes shows
+/// in the picture without them.
+fn may_be_effect(kind: ChangeKind) -> bool {
+    kind != ChangeKind::BoundsChanged
+}
+
+/// Waits for an event of `pid` that may be an act's effect, at most `limit`; notes it.
+async fn next_effect_event(
+    events: &mut Receiver<ChangeEvent>,
     pid: Pid,
     limit: Duration,
+    heard: &mut Heard,
 ) -> bool {
+    match next_matching(events, pid, limit, may_be_effect).await {
+        Some(event) => {
+            heard.note(event.as_ref());
+            true
+        }
+        None => false,
+    }
+}
+
+/// The next wanted event of `pid` within `limit`: `Some(None)` when events were lost.
+async fn next_matching(
+    events: &mut Receiver<ChangeEvent>,
+    pid: Pid,
+    limit: Duration,
+    wanted: fn(ChangeKind) -> bool,
+) -> Option<Option<ChangeEvent>> {
     let until = tokio::time::Instant::now() + limit;
     loop {
         match tokio::time::timeout_at(until, events.recv()).await {
-            Ok(Ok(e)) if e.pid == pid => return true,
+            Ok(Ok(e)) if e.pid == pid && wanted(e.kind) => return Some(Some(e)),
             Ok(Ok(_)) => continue,
-            Ok(Err(RecvError::Lagged(_))) => return true,
-            Ok(Err(RecvError::Closed)) | Err(_) => return false,
+            Ok(Err(RecvError::Lagged(_))) => return Some(None),
+            Ok(Err(RecvError::Closed)) | Err(_) => return None,
         }
     }
 }
 
-/// Waits until the app has been quiet for a moment (bounded).
-async fn settle(events: &mut tokio::sync::broadcast::Receiver<ChangeEvent>, pid: Pid) {
-    let until = Instant::now() + SETTLE_MAX;
-    while Instant::now() < until && next_event(events, pid, SETTLE_QUIET).await {}
-}
-
-/// One rung of the actuation ladder.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rung {
-    Press,
-    Pointer,
-    Select,
-    SetValue,
-}
-
-impl Rung {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Rung::Press => "press",
-            Rung::Pointer => "pointer",
-            Rung::Select => "select",
-            Rung::SetValue => "set_value",
+/// Takes every event already queued; whether one of them may be an effect of `pid`.
+fn drain(events: &mut Receiver<ChangeEvent>, pid: Pid, heard: &mut Heard) -> bool {
+    let mut any = false;
+    loop {
+        match events.try_recv() {
+            Ok(e) if e.pid == pid && may_be_effect(e.kind) => {
+                heard.note(Some(&e));
+                any = true;
+            }
+            Ok(_) => {}
+            Err(tokio::sync::broadcast::error::TryRecvError::Lagged(_)) => {
+                heard.note(None);
+                any = true;
+            }
+            Err(_) => return any,
         }
     }
 }
 
-/// The rungs `auto` tries for an element, in order.
-pub fn ladder(element: &Resolved) -> Vec<Rung> {
-    let n = &element.node;
-    let mut rungs = Vec::new();
-    if n.actions.iter().any(|a| a == "press") {
-        rungs.push(Rung::Press);
+/// Waits until the app has sent no effect event for `quiet` (bounded by [`SETTLE_MAX`]).
+/// Returns the longest gap between two of its events meanwhile: the app's rhythm.
+async fn settle(
+    events: &mut Receiver<ChangeEvent>,
+    pid: Pid,
+    quiet: Duration,
+    heard: &mut Heard,
+) -> Duration {
+    let started = Instant::now();
+    let until = started + SETTLE_MAX;
+    let mut last = started;
+    let mut gap = Duration::ZERO;
+    while Instant::now() < until && next_effect_event(events, pid, quiet, heard).await {
+        let now = Instant::now();
+        gap = gap.max(now.duration_since(last));
+        last = now;
     }
-    if n.frame.is_some() && n.states.visible {
-        rungs.push(Rung::Pointer);
-    }
-    if matches!(
-        n.role,
-        Role::ListItem | Role::Row | Role::Cell | Role::Tab | Role::RadioButton | Role::MenuItem
-    ) {
-        rungs.push(Rung::Select);
-    }
-    if n.role == Role::CheckBox && n.states.value_settable {
-        rungs.push(Rung::SetValue);
-    }
-    rungs
-}
-
-/// Checks that a pointer click at `point` lands on the element (or inside it), not on
-/// something painted over it or on what shows where a hidden element would be.
-async fn ensure_on_top(
-    engine: &Engine,
-    app: &AppInfo,
-    element: &Resolved,
-    point: (f64, f64),
-    stats: &CallStats,
-) -> Result<(), AxError> {
-    let pid = app.pid;
-    let target = element.node.id;
-    let hit = engine
-        .run(app, stats, "element_at", move |b, ctx| {
-            b.element_at(pid, point, ctx)
-        })
-        .await?;
-    let Some(hit) = hit else {
-        return Err(AxError::Unsupported(
-            "nothing of the app is at the element's click point (another app's window may cover it, or it is off screen)".into(),
-        ));
-    };
-    if hit == target {
-        return Ok(());
-    }
-    let request = SnapshotRequest {
-        root: Some(target),
-        max_depth: 8,
-        max_nodes: 500,
-        skip_children: 0,
-    };
-    let inside = engine
-        .snapshot(app, request, engine.deadline(), stats)
-        .await?;
-    if inside.nodes.iter().any(|n| n.id == hit) {
-        Ok(())
-    } else {
-        Err(AxError::Unsupported(
-            "another element is at the element's click point (hidden, covered or scrolled away); a pointer click would hit that one".into(),
-        ))
-    }
-}
-
-/// Performs one rung on an element.
-pub async fn perform_rung(
-    engine: &Engine,
-    app: &AppInfo,
-    element: &Resolved,
-    rung: Rung,
-    button: MouseButton,
-    count: u32,
-    stats: &CallStats,
-) -> Result<(), AxError> {
-    let pid = app.pid;
-    let node = element.node.id;
-    match rung {
-        Rung::Press => engine.perform_action(app, node, "press", stats).await,
-        Rung::Pointer => {
-            let point = element
-                .node
-                .click_point()
-                .ok_or_else(|| AxError::Unsupported("the element has no frame to click".into()))?;
-            ensure_on_top(engine, app, element, point, stats).await?;
-            let _input = engine.input_lock().await;
-            engine
-                .run(app, stats, "click_at", move |b, ctx| {
-                    b.click_at(
-                        pid,
-                        Click {
-                            point,
-                            button,
-                            count,
-                        },
-                        ctx,
-                    )
-                })
-                .await
-        }
-        Rung::Select => {
-            engine
-                .run(app, stats, "select", move |b, ctx| b.select(pid, node, ctx))
-                .await
-        }
-        Rung::SetValue => {
-            let next = match element.node.value {
-                Some(AxValue::Bool(v)) => AxValue::Bool(!v),
-                Some(AxValue::Number(v)) => AxValue::Bool(v == 0.0),
-                _ => AxValue::Bool(true),
-            };
-            engine
-                .run(app, stats, "set_value", move |b, ctx| {
-                    b.set_value(pid, node, &next, ctx)
-                })
-                .await
-        }
-    }
+    gap
 }

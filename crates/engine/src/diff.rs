@@ -75,6 +75,24 @@ impl Picture {
     pub fn get(&self, id: NodeId) -> Option<&Seen> {
         self.nodes.get(&id)
     }
+
+    /// Replaces what the picture holds of an element (its path stays): a re-read of one
+    /// element an event named. False when the picture does not hold it.
+    pub fn update(&mut self, node: RawNode) -> bool {
+        match self.nodes.get_mut(&node.id) {
+            Some(seen) => {
+                seen.node = node;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The elements that have keyboard focus in this picture.
+    pub fn focused(&self) -> Vec<NodeId> {
+        let focused = |id: &&NodeId| self.nodes[*id].node.states.focused;
+        self.order.iter().filter(focused).copied().collect()
+    }
 }
 
 /// Scroll bars move whenever anything scrolls; they are never news.

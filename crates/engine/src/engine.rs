@@ -63,6 +63,8 @@ pub struct Engine {
     backend_reason: std::sync::OnceLock<String>,
     /// The running apps, one read shared by the calls that want it at once.
     apps: Shared<Vec<AppInfo>>,
+    /// Each app's learned effect timing (`act` waits by it).
+    rhythms: super::rhythm::Rhythms,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -120,6 +122,7 @@ impl Engine {
             app_rules: ArcSwap::from_pointee(AppRules::default()),
             apps: Shared::new("backend"),
             backend_reason: std::sync::OnceLock::new(),
+            rhythms: Default::default(),
         })
     }
 
@@ -144,6 +147,11 @@ impl Engine {
 
     pub fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    /// Each app's learned effect timing.
+    pub fn rhythms(&self) -> &super::rhythm::Rhythms {
+        &self.rhythms
     }
 
     /// Change events from every app the backend observes.

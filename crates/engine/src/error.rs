@@ -109,7 +109,7 @@ pub enum AxError {
     #[error("the app exited (pid {pid}); launch it again to continue")]
     AppExited { pid: Pid },
 
-    #[error("{element}: no rung produced an observable effect (tried {}); check get_element, or act on something else first", list(.tried))]
+    #[error("{element}: no rung produced an observable effect (tried {}) and require_effect was asked; check get_element, or omit require_effect to accept a click whose effect is invisible", list(.tried))]
     NoEffect { element: String, tried: Vec<String> },
 
     #[error(

@@ -15,10 +15,12 @@ pub mod engine;
 pub mod error;
 pub mod handles;
 pub mod keys;
+pub mod ladder;
 pub mod launch;
 pub mod metrics;
 pub mod model;
 mod region;
+pub mod rhythm;
 pub mod settings;
 pub mod shared;
 /// The element path grammar (in `axgate_parse`, which is fuzzed on its own).

@@ -513,3 +513,25 @@ async fn the_session_audit_resource_shows_a_session_its_own_lines_only() {
         "{sub}"
     );
 }
+
+/// The shipped Form example is re-runnable: its setup clicks Clear and its Submit runs again
+/// with the same data, which used to fail the second run (the press showed no effect, so the
+/// pointer clicked again and the call failed).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_form_example_passes_three_times_in_a_row_against_one_server() {
+    let token = tokens::generate().expect("token");
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\ntokens = [{{ name = \"ci\", sha256 = \"{}\", scopes = [\"axgate:act\"] }}]\n",
+        tokens::hex(&tokens::sha256(&token))
+    )))
+    .await;
+    let env = [
+        ("AXGATE_CLIENT_TOKEN", token.as_str()),
+        ("LOGIN_PASSWORD", SECRET),
+    ];
+    let form = example("form.yaml");
+    for round in 1..=3 {
+        let ran = run(&["test", "--url", &server.url, &form], &env).await;
+        assert_eq!(ran.code, Some(0), "run {round}: {ran:?}");
+    }
+}

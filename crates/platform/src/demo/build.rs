@@ -39,6 +39,7 @@ impl AppTree {
             launching: true,
             quit_pending: false,
             exit_requested: false,
+            later: Vec::new(),
         };
         let root = tree.mint();
         let (native, _) = roles::native_role(Role::Application);

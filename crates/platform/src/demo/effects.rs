@@ -26,6 +26,11 @@ pub(super) fn run(
 }
 
 fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<ChangeEvent>) {
+    if let Effect::Later { ms, effects } = effect {
+        let due = std::time::Instant::now() + std::time::Duration::from_millis(*ms);
+        tree.later.push((due, origin, effects.clone()));
+        return;
+    }
     let Some(target) = resolve(tree, origin, effect) else {
         tracing::debug!(app = %tree.name, ?effect, "demo effect target is absent; skipped");
         return;
@@ -151,6 +156,22 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
             }
         }
         Effect::CancelQuit {} => tree.quit_pending = false,
+        Effect::Later { .. } => {}
+    }
+}
+
+/// Runs the `later` effects that are due, in the order they were scheduled.
+pub(super) fn run_due(tree: &mut AppTree, events: &mut Vec<ChangeEvent>) {
+    let now = std::time::Instant::now();
+    if tree.later.iter().all(|(due, ..)| *due > now) {
+        return;
+    }
+    let (due, wait) = std::mem::take(&mut tree.later)
+        .into_iter()
+        .partition::<Vec<_>, _>(|(at, ..)| *at <= now);
+    tree.later = wait;
+    for (_, origin, effects) in due {
+        run(tree, origin, &effects, events);
     }
 }
 

@@ -59,6 +59,7 @@ impl DemoApp {
                 .unwrap_or_else(|e| panic!("demo app {}: {e}", self.spec.name));
             scroll::settle_all(&mut tree);
         }
+        super::effects::run_due(&mut tree, &mut events);
         (tree, events)
     }
 

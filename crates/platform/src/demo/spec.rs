@@ -37,6 +37,7 @@ pub(super) const BUILT_IN: &[(&str, &str)] = &[
 pub(super) const LAUNCHABLE: &[(&str, &str)] = &[
     ("notes.json", include_str!("apps/notes.json")),
     ("contract.json", include_str!("apps/contract.json")),
+    ("counter.json", include_str!("apps/counter.json")),
 ];
 
 /// How an app answers calls.
@@ -173,6 +174,9 @@ pub(super) struct StatesSpec {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub(super) enum Effect {
+    /// Runs `effects` `ms` milliseconds from now, as an app whose reaction waits on a network
+    /// call or a timer does. Due effects run when the app is next touched (any call on it).
+    Later { ms: u64, effects: Vec<Effect> },
     SetValue {
         #[serde(default)]
         target: Option<String>,
@@ -290,7 +294,7 @@ impl Effect {
             | Effect::Undo { target }
             | Effect::MarkSaved { target }
             | Effect::CloseWindow { target } => target.as_deref(),
-            Effect::ContinueQuit {} | Effect::CancelQuit {} => None,
+            Effect::ContinueQuit {} | Effect::CancelQuit {} | Effect::Later { .. } => None,
             Effect::Copy { source } => source.as_deref(),
             Effect::Remove { target } => Some(target.as_str()),
             Effect::Open { parent, .. } => parent.as_deref(),

@@ -130,6 +130,8 @@ pub(super) struct AppTree {
     pub(super) quit_pending: bool,
     /// The app decided to exit; the backend removes it after the current call.
     pub(super) exit_requested: bool,
+    /// Effects of `later` steps still to run: when, on behalf of which node, what.
+    pub(super) later: Vec<(std::time::Instant, NodeId, Vec<super::spec::Effect>)>,
 }
 
 impl AppTree {

@@ -94,6 +94,8 @@ const RULES: &[(&str, Rule)] = &[
     ("clear_first", Rule::Flag),
     ("force", Rule::Flag),
     ("draining", Rule::Flag),
+    ("fallback", Rule::Flag),
+    ("require_effect", Rule::Flag),
     // A session's tag (a hash prefix, as the trail names sessions), kept when it is one.
     ("tag", Rule::Word),
     ("text", Rule::Text),

@@ -8,15 +8,15 @@ use serde::Deserialize;
 
 use super::app_arg::{AppArg, app_ref};
 use super::receivers::pointer_receiver;
-use super::target::{Located, acted, locate_for_write, observe};
+use super::target::{Located, Outcome, VERIFY_WAIT, acted, acted_as, locate_for_write, observe};
 use super::{Profile, ToolDef, input_schema, output_schema, parse_args};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActOut;
 use axgate_engine::AxError;
-use axgate_engine::act::{Rung, ladder, perform_rung};
 use axgate_engine::backend::MouseButton;
+use axgate_engine::ladder::{Climb, Rung, climb, ladder, perform_rung};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -120,19 +120,25 @@ pub(super) struct ClickArgs {
     target: String,
     #[serde(default)]
     button: Button,
-    /// 1 (default) or 2 for a double click.
+    /// 1 or 2 (double click).
     #[serde(default)]
     count: Option<u32>,
-    /// `auto` (default) tries press, pointer, select, set value until an effect shows;
-    /// `action`: press only; `pointer`: pointer click only.
+    /// `auto` (default), `action` (press) or `pointer`.
     #[serde(default)]
     strategy: Strategy,
+    /// If a rung shows no effect, try the next (may act twice).
+    #[serde(default)]
+    fallback: Option<bool>,
+    // Fail without a visible effect instead of `verified: false` (no description: the tool
+    // list has a byte budget, and the name says it; docs/TOOLS.md).
+    #[serde(default)]
+    require_effect: Option<bool>,
 }
 
 pub(super) static CLICK: ToolDef = ToolDef {
     name: "click",
     title: "Click an element",
-    description: "Clicks an element and verifies the effect (press, pointer, select or set value).",
+    description: "Clicks an element and verifies the effect.",
     profile: Profile::ACT,
     input: input_schema::<ClickArgs>,
     output: Some(output_schema::<ActOut>),
@@ -141,6 +147,8 @@ pub(super) static CLICK: ToolDef = ToolDef {
 
 pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
     let args: ClickArgs = parse_args(args)?;
+    let fallback = args.fallback.unwrap_or(false);
+    let require_effect = args.require_effect.unwrap_or(false);
     let count = args.count.unwrap_or(1);
     if !(1..=2).contains(&count) {
         return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
@@ -185,9 +193,20 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
         ))
         .into());
     }
-    let mut tried = Vec::new();
-    for rung in rungs {
-        let outcome = observe(ctx, &app, &scope, || {
+    let mode = if fallback {
+        Climb::Fallback
+    } else {
+        Climb::Once
+    };
+    let climbed = climb(
+        &ctx.engine,
+        &app,
+        &scope,
+        &ctx.stats,
+        VERIFY_WAIT,
+        &rungs,
+        mode,
+        |rung| {
             perform_rung(
                 &ctx.engine,
                 &app,
@@ -197,24 +216,47 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
                 count,
                 &ctx.stats,
             )
-        })
-        .await;
-        match outcome {
-            Ok(changes) if !changes.is_empty() => {
-                return Ok(acted(ctx, &located, "click", changes, Some(rung)).await);
-            }
-            Ok(_) => tried.push(format!("{} (no effect)", rung.as_str())),
-            Err(e) if e.is_timeout() || matches!(e, AxError::AppExited { .. }) => {
-                return Err(e.into());
-            }
-            Err(e) => tried.push(format!("{} ({})", rung.as_str(), e.kind())),
+        },
+    )
+    .await?;
+    let Some(rung) = climbed.rung else {
+        // Every rung was refused: nothing acted.
+        return Err(AxError::Unsupported(format!(
+            "{}: every way to click it was refused (tried {}); check get_element, or act on something else",
+            located.label(),
+            climbed.tried.join(", ")
+        ))
+        .into());
+    };
+    if climbed.changes.is_empty() && require_effect {
+        let mut tried = climbed.tried;
+        if !tried.iter().any(|t| t.starts_with(rung.as_str())) {
+            tried.push(format!("{} (no effect)", rung.as_str()));
         }
+        return Err(AxError::NoEffect {
+            element: located.label(),
+            tried,
+        }
+        .into());
     }
-    Err(AxError::NoEffect {
-        element: located.label(),
-        tried,
-    }
-    .into())
+    let unseen = format!(
+        "no observable effect: the {} was accepted and nothing visible changed (a toggle already \
+         in that state, a form already clear, or an effect still to come). {}Check with \
+         get_element or wait_for; pass require_effect: true to fail instead",
+        rung.as_str(),
+        if fallback {
+            ""
+        } else {
+            "No other rung ran, so a late effect cannot act twice; pass fallback: true to try the next. "
+        }
+    );
+    let outcome = Outcome {
+        changes: climbed.changes,
+        rung: Some(rung),
+        late: climbed.late,
+        unseen: Some(unseen),
+    };
+    Ok(acted_as(ctx, &located, "click", outcome).await)
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -12,9 +12,10 @@ use super::structured;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
-use axgate_engine::act::{Rung, Scope, act_and_observe};
+use axgate_engine::act::{Scope, act_and_observe};
 use axgate_engine::diff::{Change, render};
 use axgate_engine::handles::describe;
+use axgate_engine::ladder::Rung;
 use axgate_engine::{AppConnection, AppInfo, AxError, Resolved, Target, tree};
 
 /// How long an act waits for its effect by default.
@@ -99,6 +100,38 @@ pub(super) async fn acted(
     changes: Vec<Change>,
     rung: Option<Rung>,
 ) -> CallToolResult {
+    let outcome = Outcome {
+        changes,
+        rung,
+        late: false,
+        unseen: None,
+    };
+    acted_as(ctx, located, tool, outcome).await
+}
+
+/// What an act came to, for [`acted_as`].
+pub(super) struct Outcome {
+    pub(super) changes: Vec<Change>,
+    pub(super) rung: Option<Rung>,
+    /// The effect showed only after the rung's wait.
+    pub(super) late: bool,
+    /// Said instead of the default line when no effect is visible.
+    pub(super) unseen: Option<String>,
+}
+
+/// The verified result of an act, with what the ladder adds.
+pub(super) async fn acted_as(
+    ctx: &ToolCtx,
+    located: &Located,
+    tool: &str,
+    outcome: Outcome,
+) -> CallToolResult {
+    let Outcome {
+        changes,
+        rung,
+        late,
+        unseen,
+    } = outcome;
     let path = &located.element.path;
     let after = located
         .conn
@@ -121,8 +154,14 @@ pub(super) async fn acted(
         text.push_str(&tree::compact_line(&node, handle.as_deref()));
         text.push('\n');
     }
+    if late {
+        text.push_str("the effect came late, after the rung's wait; no other rung ran\n");
+    }
     if verified {
         text.push_str(&render(&changes));
+    } else if let Some(unseen) = unseen {
+        text.push_str(&unseen);
+        text.push('\n');
     } else {
         text.push_str(
             "no observable effect yet: check with get_element or wait_for before relying on it\n",
