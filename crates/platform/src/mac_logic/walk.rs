@@ -18,7 +18,7 @@ use axgate_engine::{CallCtx, RawNode};
 
 use super::budget;
 use super::decode::{self, AttrValue};
-use super::roles;
+use super::{naming, roles};
 
 /// What a failed AX call means to the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +37,8 @@ pub(crate) enum FailureKind {
 pub(crate) struct NodeRead<E> {
     pub(crate) values: Vec<AttrValue>,
     pub(crate) children: Vec<E>,
+    /// The element in the `AXTitleUIElement` slot, when there is one.
+    pub(crate) linked: Option<E>,
 }
 
 /// The AX calls the walk makes. The macOS adapter implements it over `AXUIElement`s; tests
@@ -55,6 +57,14 @@ pub(crate) trait AxSource {
         element: &Self::Element,
         ctx: &mut CallCtx,
     ) -> Result<NodeRead<Self::Element>, Self::Failure>;
+
+    /// Reads `naming::LABEL_ATTRS` of a linked label element in one round trip, counted in
+    /// `ctx`. Called only for nodes whose name depends on it.
+    fn read_label(
+        &self,
+        element: &Self::Element,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, Self::Failure>;
 
     /// What a failure means to the walk.
     fn classify(&self, failure: Self::Failure) -> FailureKind;
@@ -124,6 +134,7 @@ pub(crate) fn walk<S: AxSource>(
             }
         };
         let mut node = node_from(&read.values);
+        name_from_link(source, &mut node, &read, ctx);
         node.parent = item.parent;
         node.child_count = read.children.len();
         let index = walked.nodes.len();
@@ -159,6 +170,22 @@ pub(crate) fn walk<S: AxSource>(
     Ok(walked)
 }
 
+/// Names `node` by its linked label when nothing it carries ranks above it: one more batched
+/// read, of the linked element only. A label that cannot be read leaves the name as it is.
+pub(crate) fn name_from_link<S: AxSource>(
+    source: &S,
+    node: &mut RawNode,
+    read: &NodeRead<S::Element>,
+    ctx: &mut CallCtx,
+) {
+    if let Some(link) = &read.linked
+        && decode::wants_linked_label(node, &read.values)
+        && let Ok(label) = source.read_label(link, ctx)
+    {
+        naming::apply_linked_label(node, &label);
+    }
+}
+
 /// A snapshot node from one batched read: decoded slots, the role's implied actions, and
 /// the states that follow from them. Id, parent and child count are left for the caller.
 pub(crate) fn node_from(values: &[AttrValue]) -> RawNode {
@@ -186,6 +213,8 @@ mod tests {
     #[derive(Default)]
     struct FakeSource {
         nodes: HashMap<u32, (&'static str, String, Vec<u32>)>,
+        /// Element → the label element its `AXTitleUIElement` links.
+        links: HashMap<u32, u32>,
         /// Elements that fail as "gone" or "timeout" when read.
         gone: Vec<u32>,
         slow: Vec<u32>,
@@ -211,18 +240,31 @@ mod tests {
                 return Err(FailureKind::Timeout);
             }
             let (role, title, children) = self.nodes.get(element).ok_or(FailureKind::Gone)?;
+            let linked = self.links.get(element).copied();
             let values = NODE_ATTRS
                 .iter()
                 .map(|name| match *name {
                     "AXRole" => AttrValue::Text((*role).to_owned()),
                     "AXTitle" => AttrValue::Text(title.clone()),
+                    "AXTitleUIElement" if linked.is_some() => AttrValue::Element,
                     _ => AttrValue::Missing,
                 })
                 .collect();
             Ok(NodeRead {
                 values,
                 children: children.clone(),
+                linked,
             })
+        }
+
+        fn read_label(
+            &self,
+            element: &u32,
+            ctx: &mut CallCtx,
+        ) -> Result<Vec<AttrValue>, FailureKind> {
+            ctx.trips(1);
+            let (_, title, _) = self.nodes.get(element).ok_or(FailureKind::Gone)?;
+            Ok(vec![AttrValue::Missing, AttrValue::Text(title.clone())])
         }
 
         fn classify(&self, failure: FailureKind) -> FailureKind {
@@ -382,6 +424,37 @@ mod tests {
             walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap_err(),
             FailureKind::Timeout
         );
+    }
+
+    #[test]
+    fn linked_labels_name_untitled_nodes_for_one_read_each() {
+        let mut s = FakeSource::default();
+        s.add(0, "AXWindow", &[1, 2, 3]);
+        s.add(1, "AXStaticText", &[]);
+        s.add(2, "AXTextField", &[]);
+        s.add(3, "AXButton", &[]);
+        // Untitled: the label's value names them. Node 3 links too but has a title.
+        s.nodes.get_mut(&0).unwrap().1 = String::new();
+        s.nodes.get_mut(&2).unwrap().1 = String::new();
+        s.links = HashMap::from([(0, 1), (2, 1), (3, 1)]);
+        let mut ctx = ctx();
+        let walked = walk(&s, 0, limits(5, 100), &mut ctx).unwrap();
+        assert_eq!(walked.nodes[0].name.as_deref(), Some("n1"));
+        assert_eq!(walked.nodes[2].name.as_deref(), Some("n1"));
+        assert_eq!(walked.nodes[3].name.as_deref(), Some("n3"));
+        assert_eq!(
+            ctx.round_trips(),
+            4 + 2,
+            "one label read per untitled linking node"
+        );
+    }
+
+    #[test]
+    fn nodes_without_a_link_cost_no_label_read() {
+        let mut ctx = ctx();
+        let walked = walk(&app(), 0, limits(10, 10_000), &mut ctx).unwrap();
+        assert_eq!(ctx.round_trips(), walked.nodes.len() as u64);
+        assert_eq!(walked.nodes[3].name.as_deref(), Some("n10"));
     }
 
     #[test]

@@ -86,24 +86,61 @@ pub(super) fn read_many(
     Ok(slots)
 }
 
-/// Like [`read_many`] for `names` whose last entry is `AXChildren`: the other slots as
-/// values, and the children as elements (none when the slot failed or is missing).
-pub(super) fn read_with_children(
+/// One batched node read: [`read_many`] for `names` whose last entry is `AXChildren`, with
+/// the element in slot `link` (`AXTitleUIElement`) taken out as an element too, and the
+/// children as elements (none when the slot failed or is missing).
+pub(super) fn read_node_slots(
     element: &AxElement,
     names: &CFArray<CFString>,
+    link: usize,
     ctx: &mut CallCtx,
-) -> AxResult<(Vec<AttrValue>, Vec<AxElement>)> {
+) -> AxResult<NodeSlots> {
     let mut raw = read_raw(element, names, ctx)?;
     let children = raw.pop().flatten();
-    let slots: Vec<AttrValue> = raw
-        .iter()
-        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
-        .collect();
-    check_slots(&slots)?;
+    let (values, linked) = convert_linked(&raw, link)?;
     let children = children
         .and_then(|v| v.downcast::<CFArray>())
         .map_or_else(Vec::new, |array| elements_of(&array));
-    Ok((slots, children))
+    Ok(NodeSlots {
+        values,
+        linked,
+        children,
+    })
+}
+
+/// What [`read_node_slots`] returns.
+pub(super) struct NodeSlots {
+    pub(super) values: Vec<AttrValue>,
+    pub(super) linked: Option<AxElement>,
+    pub(super) children: Vec<AxElement>,
+}
+
+/// [`read_many`], with the element in slot `link` taken out as an element.
+pub(super) fn read_linked(
+    element: &AxElement,
+    names: &CFArray<CFString>,
+    link: usize,
+    ctx: &mut CallCtx,
+) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+    let raw = read_raw(element, names, ctx)?;
+    convert_linked(&raw, link)
+}
+
+fn convert_linked(
+    raw: &[Option<CFType>],
+    link: usize,
+) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+    let values: Vec<AttrValue> = raw
+        .iter()
+        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
+        .collect();
+    check_slots(&values)?;
+    // SAFETY: a valid CF object; `from_get` checks its type and retains it.
+    let linked = raw
+        .get(link)
+        .and_then(Option::as_ref)
+        .and_then(|v| unsafe { AxElement::from_get(v.as_CFTypeRef()) });
+    Ok((values, linked))
 }
 
 /// One batched read: the raw value of each name, in order (`None` for missing slots).

@@ -10,7 +10,9 @@ use accessibility_sys::kAXErrorInvalidUIElement;
 use core_foundation::array::CFArray;
 use core_foundation::string::CFString;
 
-use crate::mac_logic::decode::NODE_ATTRS;
+use crate::mac_logic::decode::AttrValue;
+use crate::mac_logic::decode::{LINK_ATTR, NODE_ATTRS};
+use crate::mac_logic::naming::LABEL_ATTRS;
 use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
 use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
@@ -21,17 +23,28 @@ use super::errors::{AxFailure, AxResult, to_ax_error};
 use super::handles::Handles;
 
 /// Reads nodes of one app through batched attribute reads.
-struct MacSource {
+pub(super) struct MacSource {
     /// `NODE_ATTRS` followed by `AXChildren`, built once per snapshot.
     names: CFArray<CFString>,
+    /// `naming::LABEL_ATTRS`, for linked labels.
+    label_names: CFArray<CFString>,
+}
+
+/// The slot of `AXTitleUIElement` in `NODE_ATTRS`.
+fn link_slot() -> usize {
+    NODE_ATTRS
+        .iter()
+        .position(|n| *n == LINK_ATTR)
+        .unwrap_or(usize::MAX)
 }
 
 impl MacSource {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut names: Vec<&str> = NODE_ATTRS.to_vec();
         names.push(CHILDREN);
         MacSource {
             names: attrs::names(&names),
+            label_names: attrs::names(LABEL_ATTRS),
         }
     }
 }
@@ -41,8 +54,16 @@ impl AxSource for MacSource {
     type Failure = AxFailure;
 
     fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
-        let (values, children) = attrs::read_with_children(element, &self.names, ctx)?;
-        Ok(NodeRead { values, children })
+        let slots = attrs::read_node_slots(element, &self.names, link_slot(), ctx)?;
+        Ok(NodeRead {
+            values: slots.values,
+            children: slots.children,
+            linked: slots.linked,
+        })
+    }
+
+    fn read_label(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<AttrValue>> {
+        attrs::read_many(element, &self.label_names, ctx)
     }
 
     fn classify(&self, failure: AxFailure) -> FailureKind {
@@ -85,9 +106,19 @@ pub(super) fn snapshot(
     })
 }
 
-/// One element read the way a snapshot reads it (one round trip), for operations that
-/// re-read their target. The id, parent and child count are left for the caller.
+/// One element read the way a snapshot reads it (one round trip, two when its name is a
+/// linked label), for operations that re-read their target. The id, parent and child count
+/// are left for the caller.
 pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
-    let values = attrs::read_many(element, &attrs::names(NODE_ATTRS), ctx)?;
-    Ok(walk::node_from(&values))
+    let source = MacSource::new();
+    let (values, linked) =
+        attrs::read_linked(element, &attrs::names(NODE_ATTRS), link_slot(), ctx)?;
+    let mut node = walk::node_from(&values);
+    let read = NodeRead {
+        values,
+        children: Vec::new(),
+        linked,
+    };
+    walk::name_from_link(&source, &mut node, &read, ctx);
+    Ok(node)
 }
