@@ -144,7 +144,7 @@ fn convert_linked(
 }
 
 /// One batched read: the raw value of each name, in order (`None` for missing slots).
-fn read_raw(
+pub(super) fn read_raw(
     element: &AxElement,
     names: &CFArray<CFString>,
     ctx: &mut CallCtx,
@@ -366,7 +366,7 @@ pub(super) fn size_value(w: f64, h: f64) -> Option<CFType> {
 }
 
 /// The elements of a CF array, skipping anything that is not an element.
-fn elements_of(array: &CFArray) -> Vec<AxElement> {
+pub(super) fn elements_of(array: &CFArray) -> Vec<AxElement> {
     array
         .iter()
         // SAFETY: array items are valid CF objects; `from_get` checks the type and retains.
@@ -375,7 +375,7 @@ fn elements_of(array: &CFArray) -> Vec<AxElement> {
 }
 
 /// Converts one attribute value by its CF type id.
-fn convert(value: &CFType) -> AttrValue {
+pub(super) fn convert(value: &CFType) -> AttrValue {
     if let Some(s) = value.downcast::<CFString>() {
         return AttrValue::Text(s.to_string());
     }
