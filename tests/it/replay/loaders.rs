@@ -7,18 +7,24 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-/// Where the recordings live: beside the repository (`../shared/data/recorded-trees`).
-pub const RECORDED_TREES: &str = "../shared/data/recorded-trees";
+/// Where the recordings live: the shared data of this machine layout, by absolute path…
+pub(super) const RECORDED_TREES: &str = "/work/shared/data/recorded-trees";
+/// …or beside the repository (CI's checkout at `/work/main`).
+const BESIDE_THE_REPOSITORY: &str = "../shared/data/recorded-trees";
 
 /// The path of one recording; fails loudly when the data is not where the tests expect it.
-pub fn recorded(file: &str) -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(RECORDED_TREES);
-    assert!(
-        root.is_dir(),
-        "the recorded trees are missing: expected them at {} (the shared data beside the \
-         repository; see /work/shared/data/recorded-trees/README.md)",
-        root.display()
-    );
+pub(super) fn recorded(file: &str) -> PathBuf {
+    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(BESIDE_THE_REPOSITORY);
+    let root = [PathBuf::from(RECORDED_TREES), beside.clone()]
+        .into_iter()
+        .find(|p| p.is_dir())
+        .unwrap_or_else(|| {
+            panic!(
+                "the recorded trees are missing: expected them at {RECORDED_TREES} or {} \
+                 (the shared data of this machine; see its README.md)",
+                beside.display()
+            )
+        });
     let path = root.join(file);
     assert!(path.is_file(), "{} is missing", path.display());
     path
@@ -29,7 +35,7 @@ fn read(file: &str) -> String {
 }
 
 /// A recording file around apps.
-pub fn recording(os: Option<&str>, apps: Vec<Value>) -> Value {
+pub(super) fn recording(os: Option<&str>, apps: Vec<Value>) -> Value {
     json!({"format": "axgate-recording/1", "os": os, "apps": apps})
 }
 
@@ -44,7 +50,7 @@ fn app(name: &str, bundle_id: Option<&str>, pid: u32, root: Value) -> Value {
 /// AXDescription, AXRoleDescription, AXValue, AXPosition, AXSize and children; it did not
 /// write AXSubrole, AXIdentifier, AXPlaceholderValue, AXHelp, AXTitleUIElement, AXEnabled,
 /// AXFocused or actions, so those are absent here too.
-pub fn screen2ax() -> Value {
+pub(super) fn screen2ax() -> Value {
     let window: Value =
         serde_json::from_str(&read("macos/screen2ax-ai-chat-app-chats-window.json"))
             .expect("Screen2AX JSON");
@@ -90,7 +96,7 @@ fn screen2ax_node(node: &Value) -> Value {
 // ---- AeroSpace window dumps (one window per dump, its buttons one level deep) ----
 
 /// The buttons a window dump expands, in the order the title bar shows them.
-pub const BUTTON_ATTRS: &[&str] = &[
+pub(super) const BUTTON_ATTRS: &[&str] = &[
     "AXCloseButton",
     "AXMinimizeButton",
     "AXZoomButton",
@@ -100,13 +106,13 @@ pub const BUTTON_ATTRS: &[&str] = &[
 ];
 
 /// The first pid of the AeroSpace apps; dump `i` (in file order) is pid `AEROSPACE_PID + i`.
-pub const AEROSPACE_PID: u32 = 1000;
+pub(super) const AEROSPACE_PID: u32 = 1000;
 
 /// Every AeroSpace dump as one app: the app element (from `Aero.AXApp`) with one window,
 /// whose children are the buttons the dump expanded and, where the window links a title
 /// element, that element. The dumps hold no other children, and never the linked element's
 /// text (`title=nil`, its AXValue unrecorded): that stays absent.
-pub fn aerospace() -> Vec<(String, Value)> {
+pub(super) fn aerospace() -> Vec<(String, Value)> {
     let file: Value =
         serde_json::from_str(&read("macos/aerospace-axdumps-77-app-windows.json")).expect("JSON");
     let dumps = file["dumps"].as_object().expect("dumps");
@@ -119,8 +125,10 @@ pub fn aerospace() -> Vec<(String, Value)> {
             let name = ax_app["AXTitle"].as_str().unwrap_or(stem).to_owned();
             let bundle = dump["Aero.App.appBundleId"].as_str();
             let os = dump["Aero.macOS.version"].as_str();
+            // Ids are unique in the file: prefixed with the pid.
+            let id = |name: &str| format!("p{pid}-{name}");
             let mut window = aerospace_element(dump);
-            window["id"] = json!("window");
+            window["id"] = json!(id("window"));
             let mut children = Vec::new();
             let mut seen_buttons = Vec::new();
             for attr in BUTTON_ATTRS {
@@ -130,14 +138,15 @@ pub fn aerospace() -> Vec<(String, Value)> {
                 }
                 // AXZoomButton and AXFullScreenButton can return the same element: one child.
                 if seen_buttons.contains(&button) {
-                    window["attributes"][*attr] = json!({"ref": format!("b{}", seen_buttons.iter().position(|b| *b == button).unwrap())});
+                    let same = seen_buttons.iter().position(|b| *b == button).unwrap_or(0);
+                    window["attributes"][*attr] = json!({"ref": id(&format!("b{same}"))});
                     continue;
                 }
-                let id = format!("b{}", seen_buttons.len());
+                let button_id = id(&format!("b{}", seen_buttons.len()));
                 seen_buttons.push(button);
                 let mut node = aerospace_element(button);
-                node["id"] = json!(id);
-                window["attributes"][*attr] = json!({"ref": id});
+                node["id"] = json!(button_id);
+                window["attributes"][*attr] = json!({"ref": button_id});
                 children.push(node);
             }
             if let Some(link) = dump["AXTitleUIElement"].as_str() {
@@ -148,8 +157,8 @@ pub fn aerospace() -> Vec<(String, Value)> {
                 if let Some(title) = quoted(link, "title=") {
                     attributes["AXTitle"] = json!(title);
                 }
-                children.push(json!({"id": "title", "attributes": attributes}));
-                window["attributes"]["AXTitleUIElement"] = json!({"ref": "title"});
+                children.push(json!({"id": id("title"), "attributes": attributes}));
+                window["attributes"]["AXTitleUIElement"] = json!({"ref": id("title")});
             }
             window["children"] = Value::Array(children);
             let mut app_attrs = Map::new();
@@ -158,7 +167,7 @@ pub fn aerospace() -> Vec<(String, Value)> {
             if let Some(front) = ax_app["AXFrontmost"].as_i64() {
                 app_attrs.insert("AXFrontmost".into(), json!(front == 1));
             }
-            app_attrs.insert("AXWindows".into(), json!([{"ref": "window"}]));
+            app_attrs.insert("AXWindows".into(), json!([{"ref": id("window")}]));
             let root = json!({"attributes": app_attrs, "children": [window]});
             let one = recording(
                 os.map(|v| format!("macOS {v}")).as_deref(),
@@ -170,7 +179,7 @@ pub fn aerospace() -> Vec<(String, Value)> {
 }
 
 /// All AeroSpace apps in one recording.
-pub fn aerospace_all() -> Value {
+pub(super) fn aerospace_all() -> Value {
     let apps = aerospace()
         .into_iter()
         .map(|(_, r)| r["apps"][0].clone())
@@ -232,12 +241,12 @@ fn field(text: &str, key: &str) -> f64 {
 // ---- Chromium's DumpAccessibilityTree expectations (macOS) ----
 
 /// The first pid of the Chromium sections; section `i` is pid `CHROMIUM_PID + i`.
-pub const CHROMIUM_PID: u32 = 3000;
+pub(super) const CHROMIUM_PID: u32 = 3000;
 
 /// Each tree section of the Chromium mac expectations as an app (named after its test file)
 /// whose window holds the `AXWebArea`. Attributes a test's filter did not print are absent:
 /// a missing attribute there does not mean an empty one.
-pub fn chromium() -> Value {
+pub(super) fn chromium() -> Value {
     let text = read("macos/chromium-web-content-mac-expectations.txt");
     let mut apps = Vec::new();
     for (i, section) in text.split("\n=== ").skip(1).enumerate() {
