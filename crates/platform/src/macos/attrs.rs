@@ -365,6 +365,12 @@ pub(super) fn size_value(w: f64, h: f64) -> Option<CFType> {
     (!raw.is_null()).then(|| unsafe { CFType::wrap_under_create_rule(raw as CFTypeRef) })
 }
 
+/// The element a value holds, when it is one.
+pub(super) fn element_of(value: &CFType) -> Option<AxElement> {
+    // SAFETY: a valid CF object; `from_get` checks its type and retains it.
+    unsafe { AxElement::from_get(value.as_CFTypeRef()) }
+}
+
 /// The elements of a CF array, skipping anything that is not an element.
 pub(super) fn elements_of(array: &CFArray) -> Vec<AxElement> {
     array

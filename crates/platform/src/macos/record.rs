@@ -8,7 +8,6 @@ use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use core_foundation::array::CFArray;
-use core_foundation::base::TCFType;
 use core_foundation::string::CFString;
 
 use axgate_engine::CallCtx;
@@ -57,8 +56,7 @@ impl RecordSource for LiveSource {
                 continue;
             }
             let Some(value) = slot else { continue };
-            // SAFETY: a valid CF object; `from_get` checks its type and retains it.
-            if let Some(e) = unsafe { AxElement::from_get(value.as_CFTypeRef()) } {
+            if let Some(e) = attrs::element_of(value) {
                 attributes.push(((*name).to_owned(), RecValue::Element(e)));
                 continue;
             }

@@ -273,8 +273,10 @@ mod tests {
     use super::super::format::Recording;
     use super::*;
 
+    type Attrs = Vec<(String, RecValue<u32>)>;
+
     /// element → (attributes, children)
-    struct Tree(HashMap<u32, (Vec<(String, RecValue<u32>)>, Vec<u32>)>);
+    struct Tree(HashMap<u32, (Attrs, Vec<u32>)>);
 
     impl RecordSource for Tree {
         type Element = u32;
