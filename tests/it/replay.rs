@@ -243,7 +243,7 @@ async fn window_titles_come_from_the_title_or_the_linked_title_element() {
                 }
                 assert_eq!(listed, [Some(title.to_owned())], "{stem}");
             }
-            _ if window.get("AXTitleUIElement").is_some() => {
+            _ if window.get("AXTitleUIElement").is_some_and(|v| !v.is_null()) => {
                 // The dump links the title element but never recorded its text (`title=nil`
                 // and no AXValue), so the visible title cannot be resolved from this data:
                 // the link is followed and finds nothing to name the window by.
