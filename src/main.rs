@@ -50,6 +50,10 @@ enum Command {
     /// Static bearer tokens for `[auth] tokens`.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// macOS: record a running app's accessibility tree as an axgate-recording/1 file
+    /// (docs/RECORDINGS.md), to attach to a bug report or replay anywhere with
+    /// `serve --backend replay --recording FILE`. Secure text values are never recorded.
+    Record(RecordArgs),
     #[command(flatten)]
     Client(axgate::client::args::ClientCommand),
     /// Print the completion script of a shell: `axgate completions bash > /etc/bash_completion.d/axgate`.
@@ -57,6 +61,21 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+}
+
+#[derive(Args)]
+struct RecordArgs {
+    /// The app: its name, bundle id or pid.
+    app: String,
+    /// Where to write the recording.
+    #[arg(long, value_name = "FILE")]
+    output: PathBuf,
+    /// The most elements to record.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    max_nodes: usize,
+    /// The most time to spend reading the app, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    timeout_secs: u64,
 }
 
 #[derive(Subcommand)]
@@ -147,9 +166,12 @@ struct Common {
     /// TOML config file (see config/axgate.example.toml).
     #[arg(long, value_name = "FILE", env = "AXGATE_CONFIG")]
     config: Option<PathBuf>,
-    /// auto, demo, atspi or macos (backend.kind).
+    /// auto, demo, atspi, macos or replay (backend.kind).
     #[arg(long, value_name = "KIND")]
     backend: Option<String>,
+    /// The axgate-recording/1 file the replay backend serves (backend.recording).
+    #[arg(long, value_name = "FILE")]
+    recording: Option<String>,
     /// human or json (log.format).
     #[arg(long, value_name = "FORMAT")]
     log_format: Option<String>,
@@ -169,6 +191,7 @@ impl Common {
         let flags = [
             ("server.bind", &serving.bind),
             ("backend.kind", &self.backend),
+            ("backend.recording", &self.recording),
             ("log.format", &self.log_format),
             ("log.level", &self.log_level),
         ];
@@ -204,6 +227,26 @@ fn main() -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
+/// `axgate record`: reads the app (macOS only), writes the file, says how much it holds.
+fn record_command(args: &RecordArgs) -> anyhow::Result<i32> {
+    let time = std::time::Duration::from_secs(args.timeout_secs.max(1));
+    let (text, summary) = axgate::platform::record_app(&args.app, args.max_nodes.max(1), time)
+        .map_err(anyhow::Error::msg)?;
+    std::fs::write(&args.output, text)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    println!(
+        "recorded {} elements to {}{}",
+        summary.nodes,
+        args.output.display(),
+        if summary.truncated {
+            " (stopped at --max-nodes or --timeout-secs, or some elements did not answer)"
+        } else {
+            ""
+        }
+    );
+    Ok(0)
+}
+
 fn run(cli: Cli) -> anyhow::Result<i32> {
     let no_serving = Serving::default();
     let (common, serving, mode) = match &cli.command {
@@ -212,6 +255,7 @@ fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Check(c) => (c, &no_serving, Mode::Check),
         Command::Audit(command) => return audit_command(command),
         Command::Token(command) => return token_command(command),
+        Command::Record(args) => return record_command(args),
         Command::Client(_) | Command::Completions { .. } => unreachable!("handled in main"),
     };
     let config = common.config(serving)?;

@@ -43,6 +43,7 @@ mod operations;
 mod reading;
 mod readme;
 mod reload;
+mod replay;
 mod resources;
 mod resume;
 mod revocation;

@@ -370,6 +370,16 @@ pub fn prometheus_command(binary: &str, dir: &std::path::Path, port: u16) -> std
     command
 }
 
+/// A client of the server at `url` (no session yet).
+pub fn client_for(url: &str) -> Client {
+    Client {
+        http: reqwest::Client::new(),
+        url: url.to_owned(),
+        session: None,
+        next_id: 1,
+    }
+}
+
 /// Text of a tool result's first content block.
 pub fn text_of(result: &Value) -> String {
     result["content"][0]["text"]

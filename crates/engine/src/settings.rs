@@ -13,6 +13,8 @@ pub enum BackendChoice {
     Demo,
     Atspi,
     Macos,
+    /// A recorded macOS tree (`backend.recording`), served read-only on any OS.
+    Replay,
 }
 
 impl BackendChoice {
@@ -22,6 +24,7 @@ impl BackendChoice {
             "demo" => Some(BackendChoice::Demo),
             "atspi" => Some(BackendChoice::Atspi),
             "macos" => Some(BackendChoice::Macos),
+            "replay" => Some(BackendChoice::Replay),
             _ => None,
         }
     }
@@ -43,4 +46,6 @@ pub struct BackendConfig {
     pub min_call_slice: Duration,
     /// macOS: bundle ids that also get `AXEnhancedUserInterface` (Chrome).
     pub enhanced_ui_apps: Vec<String>,
+    /// The `axgate-recording/1` file the replay backend serves (`backend.recording`).
+    pub recording: Option<std::path::PathBuf>,
 }

@@ -13,6 +13,7 @@ pub mod demo;
 pub(crate) mod mac_logic;
 #[cfg(target_os = "macos")]
 pub mod macos;
+pub mod replay;
 
 /// Creates the backend `config.choice` names. `auto` is macos on macOS; on Linux atspi when
 /// an accessibility bus is reachable (`org.a11y.Bus` has an owner), else demo; otherwise
@@ -27,7 +28,28 @@ pub fn select(config: &BackendConfig) -> Result<Selected, String> {
         BackendChoice::Auto => Ok(auto(config)),
         BackendChoice::Macos => macos_backend(config).map(configured),
         BackendChoice::Atspi => atspi_backend().map(configured),
+        BackendChoice::Replay => replay_backend(config),
     }
+}
+
+/// The replay backend over `backend.recording`.
+fn replay_backend(config: &BackendConfig) -> Result<Selected, String> {
+    let Some(file) = &config.recording else {
+        return Err(
+            "backend.kind = replay needs a recording: give --recording FILE (or backend.recording)"
+                .into(),
+        );
+    };
+    let backend = replay::ReplayBackend::open(file)?;
+    let reason = format!(
+        "backend.kind = replay of {} (recorded on {})",
+        file.display(),
+        backend.os().unwrap_or("an unrecorded macOS version")
+    );
+    Ok(Selected {
+        backend: Arc::new(backend),
+        reason,
+    })
 }
 
 /// The backend `select` chose, and why, in words for `/readyz`, `axgate check` and the log.
@@ -106,6 +128,31 @@ fn mac(config: &BackendConfig) -> macos::MacBackend {
 #[cfg(not(target_os = "macos"))]
 fn macos_backend(_config: &BackendConfig) -> Result<Arc<dyn Backend>, String> {
     Err("the macos backend runs only on macOS; use --backend demo or auto".into())
+}
+
+/// `axgate record`: the recording of the running app named by `app` (name, bundle id or pid),
+/// at most `max_nodes` elements within `time`, as the file's text, with a summary of what it
+/// holds.
+#[cfg(target_os = "macos")]
+pub fn record_app(
+    app: &str,
+    max_nodes: usize,
+    time: std::time::Duration,
+) -> Result<(String, replay::writer::Summary), String> {
+    let (json, summary) = macos::record::record(app, max_nodes, time)?;
+    let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+    Ok((text + "\n", summary))
+}
+
+#[cfg(not(target_os = "macos"))]
+pub fn record_app(
+    _app: &str,
+    _max_nodes: usize,
+    _time: std::time::Duration,
+) -> Result<(String, replay::writer::Summary), String> {
+    Err("axgate record reads a live app through the macOS accessibility API, so it runs only \
+         on macOS; replay its recordings anywhere with `axgate serve --backend replay --recording FILE`"
+        .into())
 }
 
 /// Runs `work` (which builds the tokio runtime and serves) in the process model the

@@ -5,7 +5,7 @@
 
 use axgate_engine::{AxValue, NodeId, RawNode, Rect, Role};
 
-use super::{budget, roles};
+use super::{budget, naming, roles};
 
 /// One attribute slot after conversion from its Core Foundation type.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,7 +76,16 @@ pub(crate) const NODE_ATTRS: &[&str] = &[
     "AXExpanded",
     "AXMinimized",
     "AXActivationPoint",
+    // Naming (`naming`): the role description refines SwiftUI lists; the placeholder and
+    // the linked label can name an element; the help text is kept for `get_element`.
+    "AXRoleDescription",
+    "AXPlaceholderValue",
+    "AXHelp",
+    "AXTitleUIElement",
 ];
+
+/// The slot in [`NODE_ATTRS`] and [`WINDOW_ATTRS`] that holds the linked label element.
+pub(crate) const LINK_ATTR: &str = "AXTitleUIElement";
 
 /// Every attribute `list_windows` needs per window, fetched in one round trip.
 pub(crate) const WINDOW_ATTRS: &[&str] = &[
@@ -86,6 +95,7 @@ pub(crate) const WINDOW_ATTRS: &[&str] = &[
     "AXFocused",
     "AXMain",
     "AXMinimized",
+    "AXTitleUIElement",
 ];
 
 static MISSING: AttrValue = AttrValue::Missing;
@@ -136,11 +146,17 @@ pub(crate) fn decode_node(values: &[AttrValue]) -> RawNode {
     let get = |name| slot(NODE_ATTRS, values, name);
     let native = get("AXRole").text().unwrap_or("AXUnknown");
     let subrole = get("AXSubrole").text();
-    let role = roles::normalise(native, subrole);
+    let role = naming::refine_role(
+        roles::normalise(native, subrole),
+        native,
+        get("AXRoleDescription").text(),
+    );
     let mut node = RawNode::new(NodeId(0), role, native);
     node.subrole = subrole.map(str::to_owned);
     node.title = get("AXTitle").text().map(str::to_owned);
     node.description = get("AXDescription").text().map(str::to_owned);
+    node.placeholder = get("AXPlaceholderValue").text().map(str::to_owned);
+    node.help = get("AXHelp").text().map(str::to_owned);
     node.identifier = get("AXIdentifier").text().map(str::to_owned);
     node.states.secure = role == Role::SecureTextField;
     if !node.states.secure {
@@ -162,7 +178,14 @@ pub(crate) fn decode_node(values: &[AttrValue]) -> RawNode {
     let minimized = get("AXMinimized").flag().unwrap_or(false);
     let collapsed = node.frame.is_some_and(|f| f.w <= 0.0 || f.h <= 0.0);
     node.states.visible = !minimized && !collapsed;
+    node.name = naming::own_name(&node);
     node
+}
+
+/// Whether a node read from `values` (a read of [`NODE_ATTRS`]) and decoded as `node`
+/// should have its linked label read (see `naming`): only then is it worth a round trip.
+pub(crate) fn wants_linked_label(node: &RawNode, values: &[AttrValue]) -> bool {
+    naming::wants_linked_label(node, slot(NODE_ATTRS, values, LINK_ATTR))
 }
 
 /// An element's `AXValue` as an engine value. Toggles (check boxes, radio buttons, tabs)
@@ -207,6 +230,21 @@ pub(crate) struct WindowFields {
     pub(crate) frame: Option<Rect>,
     pub(crate) focused: bool,
     pub(crate) minimized: bool,
+}
+
+impl WindowFields {
+    /// Whether the window's title must come from its linked label: `AXTitle` is empty and
+    /// `AXTitleUIElement` holds an element (System Settings, About This Mac).
+    pub(crate) fn wants_linked_label(&self, values: &[AttrValue]) -> bool {
+        self.title.is_none() && *slot(WINDOW_ATTRS, values, LINK_ATTR) == AttrValue::Element
+    }
+
+    /// Takes the title from a read of `naming::LABEL_ATTRS` of the linked label.
+    pub(crate) fn apply_linked_label(&mut self, label_values: &[AttrValue]) {
+        if self.title.is_none() {
+            self.title = naming::linked_label(label_values);
+        }
+    }
 }
 
 /// Decodes a window read. `focused` is the window's `AXFocused` (key window), falling back to
@@ -469,6 +507,63 @@ mod tests {
         assert!(w.focused);
         assert!(!w.minimized);
         assert_eq!(w.frame.map(|f| f.h), Some(600.0));
+    }
+
+    #[test]
+    fn names_come_from_the_batch_as_voiceover_computes_them() {
+        let swiftui = decode_node(&read(&[
+            ("AXRole", text("AXButton")),
+            ("AXDescription", text("New Chat")),
+            ("AXHelp", text("Start a chat")),
+        ]));
+        assert_eq!(swiftui.name.as_deref(), Some("New Chat"));
+        assert_eq!(swiftui.title, None);
+        assert_eq!(swiftui.help.as_deref(), Some("Start a chat"));
+        let field = decode_node(&read(&[
+            ("AXRole", text("AXTextField")),
+            ("AXPlaceholderValue", text("Name")),
+            ("AXTitleUIElement", AttrValue::Element),
+        ]));
+        assert_eq!(field.name.as_deref(), Some("Name"));
+        assert_eq!(field.placeholder.as_deref(), Some("Name"));
+        let values = read(&[
+            ("AXRole", text("AXTextField")),
+            ("AXTitleUIElement", AttrValue::Element),
+        ]);
+        assert!(wants_linked_label(&field, &values));
+        assert!(!wants_linked_label(&swiftui, &values));
+        assert!(!wants_linked_label(
+            &field,
+            &read(&[("AXRole", text("AXTextField"))])
+        ));
+        let label = decode_node(&read(&[
+            ("AXRole", text("AXStaticText")),
+            ("AXValue", text("Message")),
+        ]));
+        assert_eq!(label.name.as_deref(), Some("Message"));
+    }
+
+    #[test]
+    fn a_list_is_known_by_its_role_description() {
+        let list = decode_node(&read(&[
+            ("AXRole", text("AXTable")),
+            ("AXRoleDescription", text("list")),
+        ]));
+        assert_eq!(list.role, Role::List);
+        assert_eq!(list.native_role, "AXTable");
+    }
+
+    #[test]
+    fn untitled_windows_take_the_linked_title() {
+        let mut values = vec![AttrValue::Text(String::new()); 1];
+        values.resize(WINDOW_ATTRS.len(), AttrValue::Missing);
+        values[WINDOW_ATTRS.len() - 1] = AttrValue::Element;
+        let mut w = decode_window(&values);
+        assert!(w.wants_linked_label(&values));
+        w.apply_linked_label(&[AttrValue::Missing, text("System Settings")]);
+        assert_eq!(w.title.as_deref(), Some("System Settings"));
+        let titled = decode_window(&[text("Calculator")]);
+        assert!(!titled.wants_linked_label(&values));
     }
 
     #[test]

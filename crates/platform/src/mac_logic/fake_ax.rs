@@ -40,6 +40,8 @@ pub(crate) struct FakeAx {
     pub(crate) gone: HashSet<u32>,
     /// Elements whose every call times out.
     pub(crate) slow: HashSet<u32>,
+    /// Element → the label element its `AXTitleUIElement` links.
+    pub(crate) links: HashMap<u32, u32>,
     carried: Cell<Carried>,
 }
 
@@ -116,11 +118,19 @@ impl AxSource for FakeAx {
 
     fn read(&self, element: &u32, ctx: &mut CallCtx) -> Result<NodeRead<u32>, FailureKind> {
         let node = self.node(*element, ctx)?;
-        let values = NODE_ATTRS.iter().map(|n| self.attr(node, n)).collect();
+        let linked = self.links.get(element).copied();
+        let values = NODE_ATTRS
+            .iter()
+            .map(|n| match *n {
+                "AXTitleUIElement" if linked.is_some() => AttrValue::Element,
+                _ => self.attr(node, n),
+            })
+            .collect();
         self.carry(node.children.len(), 0);
         Ok(NodeRead {
             values,
             children: node.children.clone(),
+            linked,
         })
     }
 

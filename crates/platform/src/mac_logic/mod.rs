@@ -39,6 +39,7 @@ pub(crate) mod input_guard;
 pub(crate) mod key_layout;
 pub(crate) mod keystrokes;
 pub(crate) mod launch_spec;
+pub(crate) mod naming;
 pub(crate) mod notifications;
 pub(crate) mod pixels;
 pub(crate) mod ranges;

@@ -25,7 +25,7 @@ use super::action_names;
 use super::budget;
 use super::decode::{self, AttrValue, NODE_ATTRS};
 use super::ranges::{self, Window};
-use super::roles;
+use super::{naming, roles};
 
 /// What a failed AX call means to the walk.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +44,8 @@ pub(crate) enum FailureKind {
 pub(crate) struct NodeRead<E> {
     pub(crate) values: Vec<AttrValue>,
     pub(crate) children: Vec<E>,
+    /// The element in the `AXTitleUIElement` slot, when there is one.
+    pub(crate) linked: Option<E>,
 }
 
 /// The AX calls the walk makes. The macOS adapter implements it over `AXUIElement`s; tests
@@ -64,6 +66,16 @@ pub(crate) trait AxSource {
         element: &Self::Element,
         ctx: &mut CallCtx,
     ) -> Result<NodeRead<Self::Element>, Self::Failure>;
+
+    /// Reads `naming::LABEL_ATTRS` of a linked label element in one round trip, counted in
+    /// `ctx`. Called only for nodes whose name depends on it.
+    fn read_label(
+        &self,
+        element: &Self::Element,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, Self::Failure> {
+        self.read_attrs(element, naming::LABEL_ATTRS, ctx)
+    }
 
     /// What a failure means to the walk.
     fn classify(&self, failure: Self::Failure) -> FailureKind;
@@ -180,6 +192,9 @@ struct Read<E> {
     children: Vec<(usize, E)>,
     child_count: usize,
     skipped: Vec<(SkippedPart, FailureKind)>,
+    /// The element in the `AXTitleUIElement` slot; a ranged read (a snapshot's root, a
+    /// scroll area's content) does not resolve it.
+    linked: Option<E>,
 }
 
 /// Consecutive failed reads after which the app counts as no longer answering.
@@ -251,6 +266,14 @@ pub(crate) fn walk<S: AxSource>(
         };
         failures_in_a_row = 0;
         let mut node = node_from(&read.values);
+        let linked = NodeRead {
+            values: Vec::new(),
+            children: Vec::new(),
+            linked: read.linked.clone(),
+        };
+        if linked.linked.is_some() {
+            name_from_link_values(source, &mut node, &linked, &read.values, ctx);
+        }
         if action_names::reads_real(node.role, limits.max_depth) {
             // On failure the role's implied actions stand (acting reads them again anyway).
             if let Ok(natives) = source.action_names(&item.element, ctx) {
@@ -317,6 +340,7 @@ fn read_node<S: AxSource>(
             children: r.children,
             child_count: r.child_count,
             skipped: r.skipped,
+            linked: None,
         });
     }
     let r = source.read(&item.element, ctx)?;
@@ -325,7 +349,35 @@ fn read_node<S: AxSource>(
         child_count: r.children.len(),
         children: r.children.into_iter().enumerate().skip(skip).collect(),
         skipped: Vec::new(),
+        linked: r.linked,
     })
+}
+
+/// Names `node` by its linked label when nothing it carries ranks above it: one more batched
+/// read, of the linked element only. A label that cannot be read leaves the name as it is.
+pub(crate) fn name_from_link<S: AxSource>(
+    source: &S,
+    node: &mut RawNode,
+    read: &NodeRead<S::Element>,
+    ctx: &mut CallCtx,
+) {
+    name_from_link_values(source, node, read, &read.values, ctx);
+}
+
+/// [`name_from_link`] with the node's values given apart from its read.
+fn name_from_link_values<S: AxSource>(
+    source: &S,
+    node: &mut RawNode,
+    read: &NodeRead<S::Element>,
+    values: &[AttrValue],
+    ctx: &mut CallCtx,
+) {
+    if let Some(link) = &read.linked
+        && decode::wants_linked_label(node, values)
+        && let Ok(label) = source.read_label(link, ctx)
+    {
+        naming::apply_linked_label(node, &label);
+    }
 }
 
 /// A snapshot node from one batched read: decoded slots, the role's implied actions, and
@@ -342,6 +394,7 @@ pub(crate) fn node_from(values: &[AttrValue]) -> RawNode {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
     use std::time::{Duration, Instant};
 
     use axgate_engine::Role;
@@ -527,6 +580,37 @@ mod tests {
         assert_eq!(
             walk(&s, 0, limits(10, 10_000), &mut ctx()).unwrap_err(),
             FailureKind::Timeout
+        );
+    }
+
+    #[test]
+    fn linked_labels_name_untitled_nodes_for_one_read_each() {
+        // The app (a ranged root) holds a window; the window, an untitled field and a
+        // titled button link the static text 1. Only the untitled ones read it.
+        let mut s = FakeAx::default();
+        s.add(9, "AXApplication", &[0]);
+        s.add(0, "AXWindow", &[1, 2, 3]);
+        s.add(1, "AXStaticText", &[]);
+        s.set(1, "AXValue", AttrValue::Text("Account".into()));
+        s.add(2, "AXTextField", &[]);
+        s.add(3, "AXButton", &[]);
+        s.set(3, "AXTitle", AttrValue::Text("n3".into()));
+        s.links = HashMap::from([(0, 1), (2, 1), (3, 1)]);
+        let mut ctx = ctx();
+        let walked = walk(&s, 9, limits(5, 100), &mut ctx).unwrap();
+        let trips_without_labels = {
+            let mut plain = CallCtx::new(Instant::now() + Duration::from_secs(60));
+            s.links.clear();
+            walk(&s, 9, limits(5, 100), &mut plain).unwrap();
+            plain.round_trips()
+        };
+        assert_eq!(walked.nodes[1].name.as_deref(), Some("Account"));
+        assert_eq!(walked.nodes[3].name.as_deref(), Some("Account"));
+        assert_eq!(walked.nodes[4].name.as_deref(), Some("n3"));
+        assert_eq!(
+            ctx.round_trips(),
+            trips_without_labels + 2,
+            "one label read per untitled linking node"
         );
     }
 

@@ -88,28 +88,65 @@ pub(super) fn read_many(
     Ok(slots)
 }
 
-/// Like [`read_many`] for `names` whose last entry is `AXChildren`: the other slots as
-/// values, and the children as elements (none when the slot failed or is missing).
-pub(super) fn read_with_children(
+/// One batched node read: [`read_many`] for `names` whose last entry is `AXChildren`, with
+/// the element in slot `link` (`AXTitleUIElement`) taken out as an element too, and the
+/// children as elements (none when the slot failed or is missing).
+pub(super) fn read_node_slots(
     element: &AxElement,
     names: &CFArray<CFString>,
+    link: usize,
     ctx: &mut CallCtx,
-) -> AxResult<(Vec<AttrValue>, Vec<AxElement>)> {
+) -> AxResult<NodeSlots> {
     let mut raw = read_raw(element, names, ctx)?;
     let children = raw.pop().flatten();
-    let slots: Vec<AttrValue> = raw
-        .iter()
-        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
-        .collect();
-    check_slots(&slots)?;
+    let (values, linked) = convert_linked(&raw, link)?;
     let children = children
         .and_then(|v| v.downcast::<CFArray>())
         .map_or_else(Vec::new, |array| elements_of(&array));
-    Ok((slots, children))
+    Ok(NodeSlots {
+        values,
+        linked,
+        children,
+    })
+}
+
+/// What [`read_node_slots`] returns.
+pub(super) struct NodeSlots {
+    pub(super) values: Vec<AttrValue>,
+    pub(super) linked: Option<AxElement>,
+    pub(super) children: Vec<AxElement>,
+}
+
+/// [`read_many`], with the element in slot `link` taken out as an element.
+pub(super) fn read_linked(
+    element: &AxElement,
+    names: &CFArray<CFString>,
+    link: usize,
+    ctx: &mut CallCtx,
+) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+    let raw = read_raw(element, names, ctx)?;
+    convert_linked(&raw, link)
+}
+
+fn convert_linked(
+    raw: &[Option<CFType>],
+    link: usize,
+) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+    let values: Vec<AttrValue> = raw
+        .iter()
+        .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
+        .collect();
+    check_slots(&values)?;
+    // SAFETY: a valid CF object; `from_get` checks its type and retains it.
+    let linked = raw
+        .get(link)
+        .and_then(Option::as_ref)
+        .and_then(|v| unsafe { AxElement::from_get(v.as_CFTypeRef()) });
+    Ok((values, linked))
 }
 
 /// One batched read: the raw value of each name, in order (`None` for missing slots).
-fn read_raw(
+pub(super) fn read_raw(
     element: &AxElement,
     names: &CFArray<CFString>,
     ctx: &mut CallCtx,
@@ -432,8 +469,14 @@ pub(super) fn size_value(w: f64, h: f64) -> Option<CFType> {
     (!raw.is_null()).then(|| unsafe { CFType::wrap_under_create_rule(raw as CFTypeRef) })
 }
 
+/// The element a value holds, when it is one.
+pub(super) fn element_of(value: &CFType) -> Option<AxElement> {
+    // SAFETY: a valid CF object; `from_get` checks its type and retains it.
+    unsafe { AxElement::from_get(value.as_CFTypeRef()) }
+}
+
 /// The elements of a CF array, skipping anything that is not an element.
-fn elements_of(array: &CFArray) -> Vec<AxElement> {
+pub(super) fn elements_of(array: &CFArray) -> Vec<AxElement> {
     array
         .iter()
         // SAFETY: array items are valid CF objects; `from_get` checks the type and retains.
@@ -442,7 +485,7 @@ fn elements_of(array: &CFArray) -> Vec<AxElement> {
 }
 
 /// Converts one attribute value by its CF type id.
-fn convert(value: &CFType) -> AttrValue {
+pub(super) fn convert(value: &CFType) -> AttrValue {
     if let Some(s) = value.downcast::<CFString>() {
         return AttrValue::Text(s.to_string());
     }

@@ -15,7 +15,8 @@
 //! (first contact with Chromium/Electron apps), `clipboard`,
 //! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot` with
 //! `capture_sck` (ScreenCaptureKit),
-//! `runloop`, `errors` (code classes), `process`. Everything that needs no Apple API
+//! `runloop`, `errors` (code classes), `process`, `record` (`axgate record`'s reads of a
+//! live app; the writer is `replay::writer`). Everything that needs no Apple API
 //! (tables, decoding, write plans, budgets, the tree walk, the handle table, the input
 //! guard, error and readiness texts, gestures, keystrokes and key layouts, capture
 //! arguments) lives in
@@ -39,6 +40,7 @@ mod launch;
 mod observer;
 mod permissions;
 mod process;
+pub(crate) mod record;
 mod runloop;
 mod screenshot;
 mod snapshot;

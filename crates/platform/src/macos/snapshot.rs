@@ -12,7 +12,8 @@ use accessibility_sys::kAXErrorInvalidUIElement;
 use core_foundation::array::CFArray;
 use core_foundation::string::CFString;
 
-use crate::mac_logic::decode::{AttrValue, NODE_ATTRS};
+use crate::mac_logic::decode::{AttrValue, LINK_ATTR, NODE_ATTRS};
+use crate::mac_logic::naming::LABEL_ATTRS;
 use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
 use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
@@ -26,6 +27,16 @@ use super::handles::Handles;
 pub(super) struct MacSource {
     /// `NODE_ATTRS` followed by `AXChildren`, built once per snapshot.
     names: CFArray<CFString>,
+    /// `naming::LABEL_ATTRS`, for linked labels.
+    label_names: CFArray<CFString>,
+}
+
+/// The slot of `AXTitleUIElement` in `NODE_ATTRS`.
+fn link_slot() -> usize {
+    NODE_ATTRS
+        .iter()
+        .position(|n| *n == LINK_ATTR)
+        .unwrap_or(usize::MAX)
 }
 
 impl MacSource {
@@ -34,6 +45,7 @@ impl MacSource {
         names.push(CHILDREN);
         MacSource {
             names: attrs::names(&names),
+            label_names: attrs::names(LABEL_ATTRS),
         }
     }
 }
@@ -43,8 +55,16 @@ impl AxSource for MacSource {
     type Failure = AxFailure;
 
     fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
-        let (values, children) = attrs::read_with_children(element, &self.names, ctx)?;
-        Ok(NodeRead { values, children })
+        let slots = attrs::read_node_slots(element, &self.names, link_slot(), ctx)?;
+        Ok(NodeRead {
+            values: slots.values,
+            children: slots.children,
+            linked: slots.linked,
+        })
+    }
+
+    fn read_label(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<AttrValue>> {
+        attrs::read_many(element, &self.label_names, ctx)
     }
 
     fn read_attrs(
@@ -124,9 +144,19 @@ pub(super) fn snapshot(
     })
 }
 
-/// One element read the way a snapshot reads it (one round trip), for operations that
-/// re-read their target. The id, parent and child count are left for the caller.
+/// One element read the way a snapshot reads it (one round trip, two when its name is a
+/// linked label), for operations that re-read their target. The id, parent and child count
+/// are left for the caller.
 pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
-    let values = attrs::read_many(element, &attrs::names(NODE_ATTRS), ctx)?;
-    Ok(walk::node_from(&values))
+    let source = MacSource::new();
+    let (values, linked) =
+        attrs::read_linked(element, &attrs::names(NODE_ATTRS), link_slot(), ctx)?;
+    let mut node = walk::node_from(&values);
+    let read = NodeRead {
+        values,
+        children: Vec::new(),
+        linked,
+    };
+    walk::name_from_link(&source, &mut node, &read, ctx);
+    Ok(node)
 }

@@ -13,8 +13,9 @@ use super::attrs;
 use super::element::AxElement;
 use super::errors::{AxFailure, to_ax_error};
 use super::handles::Handles;
+use super::snapshot;
 use crate::mac_logic::action_names;
-use crate::mac_logic::decode::{self, NODE_ATTRS};
+use crate::mac_logic::decode;
 
 pub(super) struct Target {
     pub(super) pid: Pid,
@@ -34,9 +35,8 @@ impl Target {
     ) -> Result<Target, AxError> {
         let started = Instant::now();
         let element = handles.element(pid, id)?;
-        let values = attrs::read_many(&element, &attrs::names(NODE_ATTRS), ctx)
+        let node = snapshot::read_node(&element, ctx)
             .map_err(|f| to_ax_error(f, pid, Some(id), started))?;
-        let node = decode::decode_node(&values);
         if !node.states.enabled {
             return Err(AxError::Disabled {
                 element: decode::describe(&node),

@@ -15,7 +15,8 @@ use super::attrs;
 use super::errors::{AxFailure, to_ax_error};
 use super::handles::Handles;
 use super::target::Target;
-use crate::mac_logic::decode::{self, WINDOW_ATTRS};
+use crate::mac_logic::decode::{self, LINK_ATTR, WINDOW_ATTRS};
+use crate::mac_logic::naming::LABEL_ATTRS;
 use crate::mac_logic::roles;
 
 /// The app's windows. Windows that vanish while being read are left out.
@@ -29,10 +30,25 @@ pub(super) fn list_windows(
     let fail = |f: AxFailure| to_ax_error(f, pid, None, started);
     let windows = attrs::read_elements(&app, "AXWindows", ctx).map_err(fail)?;
     let names = attrs::names(WINDOW_ATTRS);
+    let label_names = attrs::names(LABEL_ATTRS);
+    let link = WINDOW_ATTRS
+        .iter()
+        .position(|n| *n == LINK_ATTR)
+        .unwrap_or(usize::MAX);
     let mut read = Vec::with_capacity(windows.len());
     for window in windows {
-        match attrs::read_many(&window, &names, ctx) {
-            Ok(values) => read.push((window, decode::decode_window(&values))),
+        match attrs::read_linked(&window, &names, link, ctx) {
+            Ok((values, linked)) => {
+                let mut fields = decode::decode_window(&values);
+                // An untitled window shows its title in a linked text (System Settings):
+                // one more read, of that text only.
+                if let Some(label) = linked.filter(|_| fields.wants_linked_label(&values))
+                    && let Ok(label_values) = attrs::read_many(&label, &label_names, ctx)
+                {
+                    fields.apply_linked_label(&label_values);
+                }
+                read.push((window, fields));
+            }
             Err(f) if f.is(kAXErrorInvalidUIElement) => {}
             Err(f) => return Err(fail(f)),
         }

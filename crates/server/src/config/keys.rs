@@ -146,7 +146,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "backend.kind",
-        doc: "auto, demo, atspi or macos. auto: macos on macOS; atspi when an AT-SPI bus is reachable; else demo.",
+        doc: "auto, demo, atspi, macos or replay. auto: macos on macOS; atspi when an AT-SPI bus is reachable; else demo.",
         default: "\"auto\"",
     },
     Key {
@@ -183,6 +183,11 @@ pub const KEYS: &[Key] = &[
         name: "backend.enhanced_ui_apps",
         doc: "macOS: bundle ids that also get AXEnhancedUserInterface (Chrome fills its tree only with it; it changes window animations, so it is opt-in).",
         default: "[]",
+    },
+    Key {
+        name: "backend.recording",
+        doc: "replay: the axgate-recording/1 file (docs/RECORDINGS.md) that backend.kind = replay serves, read-only, through the macOS backend's decoding and walk; empty: none.",
+        default: "\"\"",
     },
     Key {
         name: "log.format",

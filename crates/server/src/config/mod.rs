@@ -382,7 +382,7 @@ impl Layers {
             backend: BackendConfig {
                 choice: v.parse("backend.kind", |s| {
                     BackendChoice::parse(s)
-                        .ok_or_else(|| "expected auto, demo, atspi or macos".into())
+                        .ok_or_else(|| "expected auto, demo, atspi, macos or replay".into())
                 }),
                 call_timeout: v.millis("backend.call_timeout_ms", 10, 600_000),
                 unresponsive_after: v.int("backend.unresponsive_after", 1, 100) as u32,
@@ -391,6 +391,11 @@ impl Layers {
                 handle_cap: v.count("backend.handle_cap", 16, 10_000_000),
                 min_call_slice: v.millis("backend.min_call_slice_ms", 1, 60_000),
                 enhanced_ui_apps: v.list("backend.enhanced_ui_apps"),
+                recording: {
+                    let (path, _) = v.text("backend.recording");
+                    let path = path.trim();
+                    (!path.is_empty()).then(|| std::path::PathBuf::from(path))
+                },
             },
             log: LogConfig {
                 format: v.parse("log.format", |s| match s {

@@ -1,0 +1,116 @@
+//! The AX source over a recording: answers the macOS walk's batched reads from recorded
+//! attributes, slot by slot, exactly as `AXUIElementCopyMultipleAttributeValues` would, so
+//! the decoding, naming, role mapping and walk of the macOS backend run unchanged. One read
+//! is one round trip, as on a Mac.
+
+use axgate_engine::{CallCtx, Rect};
+
+use super::format::{Recorded, Recording};
+use crate::mac_logic::decode::{AttrValue, LINK_ATTR};
+use crate::mac_logic::naming::LABEL_ATTRS;
+use crate::mac_logic::walk::{AxSource, FailureKind, NodeRead};
+
+/// `kAXErrorInvalidUIElement` and `kAXErrorCannotComplete`, as a recorded `{"error": …}`
+/// may carry them.
+const INVALID_ELEMENT: i32 = -25202;
+const CANNOT_COMPLETE: i32 = -25204;
+
+/// Reads the nodes of one recording by arena index.
+pub(crate) struct ReplaySource<'a> {
+    pub(crate) recording: &'a Recording,
+}
+
+/// Why a read of a recorded node failed: the AX error code it recorded, or no such node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReplayFailure(pub(crate) i32);
+
+impl ReplaySource<'_> {
+    /// The slot of one attribute, as the Mac's batched read fills it.
+    pub(crate) fn value(&self, node: usize, name: &str) -> AttrValue {
+        let Some(recorded) = self
+            .recording
+            .nodes
+            .get(node)
+            .and_then(|n| n.attributes.get(name))
+        else {
+            return AttrValue::Missing;
+        };
+        match recorded {
+            Recorded::Null => AttrValue::Missing,
+            Recorded::Text(s) => AttrValue::Text(s.clone()),
+            Recorded::Number(n) => AttrValue::Number(*n),
+            Recorded::Bool(b) => AttrValue::Bool(*b),
+            Recorded::Point { x, y } => AttrValue::Point { x: *x, y: *y },
+            Recorded::Size { w, h } => AttrValue::Size { w: *w, h: *h },
+            Recorded::Rect { x, y, w, h } => AttrValue::Rect(Rect {
+                x: *x,
+                y: *y,
+                w: *w,
+                h: *h,
+            }),
+            Recorded::Ref(_) => AttrValue::Element,
+            Recorded::Error(code) => AttrValue::Failed(*code),
+            Recorded::List(n) => AttrValue::List(*n),
+            Recorded::Other => AttrValue::Other,
+        }
+    }
+
+    /// The element an attribute refers to (`AXTitleUIElement`, …).
+    pub(crate) fn reference(&self, node: usize, name: &str) -> Option<usize> {
+        match self.recording.nodes.get(node)?.attributes.get(name)? {
+            Recorded::Ref(target) => Some(*target),
+            _ => None,
+        }
+    }
+
+    /// One batched read of `names`, failing as a whole the way the adapter's does: when
+    /// every slot carries the same "element gone" or "not answering" code.
+    pub(crate) fn read_many(
+        &self,
+        node: usize,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, ReplayFailure> {
+        ctx.trips(1);
+        if node >= self.recording.nodes.len() {
+            return Err(ReplayFailure(INVALID_ELEMENT));
+        }
+        let values: Vec<AttrValue> = names.iter().map(|n| self.value(node, n)).collect();
+        match crate::mac_logic::decode::uniform_failure(&values) {
+            Some(code) if code == INVALID_ELEMENT || code == CANNOT_COMPLETE => {
+                Err(ReplayFailure(code))
+            }
+            _ => Ok(values),
+        }
+    }
+}
+
+impl AxSource for ReplaySource<'_> {
+    type Element = usize;
+    type Failure = ReplayFailure;
+
+    fn read(&self, element: &usize, ctx: &mut CallCtx) -> Result<NodeRead<usize>, ReplayFailure> {
+        let values = self.read_many(*element, crate::mac_logic::decode::NODE_ATTRS, ctx)?;
+        Ok(NodeRead {
+            values,
+            children: self.recording.nodes[*element].children.clone(),
+            linked: self.reference(*element, LINK_ATTR),
+        })
+    }
+
+    fn read_label(
+        &self,
+        element: &usize,
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, ReplayFailure> {
+        self.read_many(*element, LABEL_ATTRS, ctx)
+    }
+
+    fn classify(&self, failure: ReplayFailure) -> FailureKind {
+        match failure.0 {
+            INVALID_ELEMENT => FailureKind::Gone,
+            CANNOT_COMPLETE => FailureKind::Timeout,
+            _ => FailureKind::Other,
+        }
+    }
+}
