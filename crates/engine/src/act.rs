@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::backend::{ChangeEvent, Click, MouseButton, SnapshotRequest};
-use super::connection::Resolved;
+use super::connection::{Resolved, pick_child};
 use super::diff::{Change, Picture, diff};
 use super::engine::Engine;
 use super::error::AxError;
 use super::model::{AppInfo, AxValue, NodeId, Pid, Role};
-use super::path::{ElementPath, Selector};
+use super::path::ElementPath;
 use super::tree;
 use super::worker::CallStats;
 
@@ -59,11 +59,7 @@ impl Scope {
             .snapshot(app, request, engine.deadline(), stats)
             .await?;
         let children = snapshot.nodes.iter().filter(|n| n.parent == Some(0));
-        let mut same_role = children.filter(|n| n.role == first.role);
-        let top = match &first.selector {
-            Selector::Index(i) => same_role.nth(*i),
-            Selector::Title(t) => same_role.find(|n| n.title.as_deref() == Some(t.as_str())),
-        };
+        let top = pick_child(children, first);
         Ok(Scope {
             top: top.map(|n| {
                 (
