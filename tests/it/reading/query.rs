@@ -185,7 +185,7 @@ async fn find_refuses_bad_patterns_naming_the_field() {
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
             json!({"title": "(", "mode": "regex"}),
-            vec!["invalid argument `title`: bad regex"],
+            vec!["invalid argument `name`: bad regex"],
         ),
         (
             json!({"text": "[a-", "mode": "regex"}),
@@ -217,7 +217,7 @@ async fn find_refuses_bad_patterns_naming_the_field() {
         ),
         (
             json!({"mode": "regex"}),
-            vec!["give at least one of `role`, `title`, `value`, `identifier` or `text`"],
+            vec!["give at least one of `role`, `name`, `value`, `identifier` or `text`"],
         ),
         (
             json!({"title": "x", "root": "window[0]/list[0]"}),
