@@ -435,12 +435,7 @@ async fn controls_are_named_by_their_labels_and_descriptions() {
     ok(&mut c, "click", json!({"app": name, "target": search})).await;
     app.expect("clicked=Search");
 
-    let element = ok(
-        &mut c,
-        "get_element",
-        json!({"app": name, "target": phone}),
-    )
-    .await;
+    let element = ok(&mut c, "get_element", json!({"app": name, "target": phone})).await;
     let phone_node = &element["element"];
     assert_eq!(phone_node["name"], "Phone", "{element}");
     assert!(
@@ -471,6 +466,9 @@ async fn controls_are_named_by_their_labels_and_descriptions() {
         .await;
         costs.push(trips(&tree));
     }
-    eprintln!("round trips: named entry {}, labelled entry {}", costs[0], costs[1]);
+    eprintln!(
+        "round trips: named entry {}, labelled entry {}",
+        costs[0], costs[1]
+    );
     assert_eq!(costs[1], costs[0] + 4, "{costs:?}");
 }

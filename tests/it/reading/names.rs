@@ -160,8 +160,8 @@ async fn find_refuses_a_bad_field_naming_the_valid_ones() {
             json!({"name": "x", "field": "label"}),
             vec![
                 "invalid argument `field`",
-                "unknown field \"label\"",
-                "name, title, description, placeholder, help, identifier",
+                "`label`",
+                "`name`, `title`, `description`, `placeholder`, `help`, `identifier`",
             ],
         ),
         (

@@ -227,14 +227,17 @@ pub(super) struct FindArgs {
     /// Role to match exactly, such as `button`.
     #[serde(default)]
     role: Option<String>,
-    /// Pattern for the accessible name (docs/TOOLS.md, "Names"), or for the field `field`
-    /// picks. `title` is accepted as the old spelling.
+    // Pattern for the accessible name (docs/TOOLS.md, "Names"), or for the field `field`
+    // picks; `title` is its old spelling. (Plain comments: every schema byte is paid for in
+    // each session, see tests/it/tool_schemas.rs; docs/TOOLS.md says the rest.)
     #[serde(default, alias = "title")]
     name: Option<String>,
-    /// Which text `name` matches: `name` (default: the accessible name, wherever it comes
-    /// from), or one raw field: `title`, `description`, `placeholder`, `help`, `identifier`.
+    // Which text `name` matches: the accessible name (default) or one raw field. The schema
+    // says only "string" to stay within the tool list's byte budget; a bad value is refused
+    // naming the valid ones.
     #[serde(default)]
-    field: Option<String>,
+    #[schemars(with = "Option<String>")]
+    field: Option<Field>,
     /// Pattern for the value (never matches secure fields).
     #[serde(default)]
     value: Option<String>,
@@ -267,8 +270,10 @@ pub(super) static FIND: ToolDef = ToolDef {
     output: Some(output_schema::<FindOut>),
 };
 
-/// The text a `name` pattern matches: the accessible name, or one raw field.
-#[derive(Clone, Copy, PartialEq, Eq)]
+// The text a `name` pattern matches: the accessible name, or one raw field. A bad value is
+// refused by serde naming the valid ones.
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
 enum Field {
     Name,
     Title,
@@ -279,28 +284,14 @@ enum Field {
 }
 
 impl Field {
-    const ALL: [(&'static str, Field); 6] = [
-        ("name", Field::Name),
-        ("title", Field::Title),
-        ("description", Field::Description),
-        ("placeholder", Field::Placeholder),
-        ("help", Field::Help),
-        ("identifier", Field::Identifier),
+    const ALL: [Field; 6] = [
+        Field::Name,
+        Field::Title,
+        Field::Description,
+        Field::Placeholder,
+        Field::Help,
+        Field::Identifier,
     ];
-
-    fn parse(text: &str) -> Result<Field, ToolError> {
-        Field::ALL
-            .iter()
-            .find(|(n, _)| *n == text)
-            .map(|(_, f)| *f)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Field::ALL.iter().map(|(n, _)| *n).collect();
-                ToolError::Usage(format!(
-                    "invalid argument `field`: unknown field {text:?}; fields are {}",
-                    names.join(", ")
-                ))
-            })
-    }
 
     fn of(self, node: &RawNode) -> Option<&str> {
         match self {
@@ -359,9 +350,9 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
             .transpose()
     };
     let name = pattern("name", &args.name)?;
-    let field = match (&args.field, &name) {
+    let field = match (args.field, &name) {
         (None, _) => Field::Name,
-        (Some(f), Some(_)) => Field::parse(f)?,
+        (Some(f), Some(_)) => f,
         (Some(_), None) => {
             return Err(ToolError::Usage(
                 "`field` says which text the `name` pattern matches: give `name` too".into(),
@@ -410,7 +401,7 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
                     .as_ref()
                     .is_none_or(|p| p.on(node.identifier.as_deref()))
                 && text.as_ref().is_none_or(|p| {
-                    Field::ALL.iter().any(|(_, f)| p.on(f.of(node))) || p.on(shown_value.as_deref())
+                    Field::ALL.iter().any(|f| p.on(f.of(node))) || p.on(shown_value.as_deref())
                 })
         })
         .collect();

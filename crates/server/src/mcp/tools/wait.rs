@@ -35,7 +35,7 @@ enum Condition {
     Focused,
     ValueEquals,
     ValueContains,
-    /// The accessible name equals `value` (`title_equals` is the old spelling).
+    // The accessible name equals `value`; `title_equals` is the old spelling.
     #[serde(alias = "title_equals")]
     NameEquals,
 }
@@ -62,8 +62,8 @@ struct Query {
     /// Normalised role, such as `button`.
     #[serde(default)]
     role: Option<String>,
-    /// Text the accessible name contains (case-insensitive; docs/TOOLS.md, "Names").
-    /// `title` is accepted as the old spelling.
+    // Text the accessible name contains (case-insensitive; docs/TOOLS.md, "Names"); `title`
+    // is the old spelling. (Plain comment: schema bytes are paid for in every session.)
     #[serde(default, alias = "title")]
     name: Option<String>,
     /// Text any text field contains (any case).
@@ -399,7 +399,7 @@ pub(super) struct AssertArgs {
     value: Option<String>,
     #[serde(default)]
     value_contains: Option<String>,
-    /// Expected accessible name (docs/TOOLS.md, "Names"); `title` is the old spelling.
+    // Expected accessible name (docs/TOOLS.md, "Names"); `title` is the old spelling.
     #[serde(default, alias = "title")]
     name: Option<String>,
 }
