@@ -436,3 +436,73 @@ async fn rows_of_a_list_box_that_manages_its_descendants_are_read_too() {
     let walked = harness::assert_same_tree(&ours, &pyatspi_walk("axgate-listbox"));
     assert!(walked > 2_000, "{walked} nodes");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn controls_are_named_by_their_labels_and_descriptions() {
+    require_desktop();
+    let _turn = DESKTOP.lock().await;
+    let app = App::start("labels.py", &[], "axgate-labels");
+    let server = AtspiServer::start("").await;
+    let mut c = server.session().await;
+    let name = "axgate-labels";
+
+    // The Email entry is named by the label whose mnemonic widget it is, the Phone entry by
+    // an explicit labelled-by relation, the icon button by its description: found by `find`,
+    // acted on through the handle, addressed by a path.
+    let email = handle(&mut c, name, "text_field", "Email").await;
+    ok(
+        &mut c,
+        "set_value",
+        json!({"app": name, "target": email, "value": "ada@example.org"}),
+    )
+    .await;
+    app.expect("email=ada@example.org");
+    let phone = handle(&mut c, name, "text_field", "Phone").await;
+    ok(
+        &mut c,
+        "set_value",
+        json!({"app": name, "target": phone, "value": "555"}),
+    )
+    .await;
+    app.expect("phone=555");
+    let search = handle(&mut c, name, "button", "Search").await;
+    ok(&mut c, "click", json!({"app": name, "target": search})).await;
+    app.expect("clicked=Search");
+
+    let element = ok(&mut c, "get_element", json!({"app": name, "target": phone})).await;
+    let phone_node = &element["element"];
+    assert_eq!(phone_node["name"], "Phone", "{element}");
+    assert!(
+        phone_node.get("title").is_none(),
+        "the entry has no name of its own: {element}"
+    );
+    let element = ok(
+        &mut c,
+        "get_element",
+        json!({"app": name, "target": search}),
+    )
+    .await;
+    assert_eq!(element["element"]["name"], "Search", "{element}");
+    assert_eq!(element["element"]["description"], "Search", "{element}");
+
+    // The relation is read only for unnamed controls: reading the Phone entry costs the
+    // relation and its label's name (one call each, in each of the two snapshots a read by
+    // handle makes) more than reading the Name entry, which has a name of its own.
+    let named = handle(&mut c, name, "text_field", "Name").await;
+    let trips = |tree: &serde_json::Value| tree["round_trips"].as_u64().unwrap();
+    let mut costs = Vec::new();
+    for target in [&named, &phone] {
+        let tree = ok(
+            &mut c,
+            "get_tree",
+            json!({"app": name, "root": target, "depth": 0}),
+        )
+        .await;
+        costs.push(trips(&tree));
+    }
+    eprintln!(
+        "round trips: named entry {}, labelled entry {}",
+        costs[0], costs[1]
+    );
+    assert_eq!(costs[1], costs[0] + 4, "{costs:?}");
+}

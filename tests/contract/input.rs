@@ -63,7 +63,7 @@ pub(crate) async fn keys(target: &impl Target) {
     assert_eq!(
         (
             focused["element"]["role"].as_str(),
-            focused["element"]["title"].as_str()
+            focused["element"]["name"].as_str()
         ),
         (Some("secure_text_field"), Some("Password")),
         "Tab moves focus from Name to Password: {focused}"

@@ -1,13 +1,13 @@
 //! Contracts of reading: the tree has the contract app's shape (one window "Contract" holding
 //! each control once, the menu bar, the disabled button disabled, no secure value), every path
 //! `get_tree` shows resolves to the element it was shown for, and `find` matches by role,
-//! exact title, regex and any text.
+//! exact accessible name, regex and any text.
 
 use serde_json::{Value, json};
 
 use crate::run::Target;
 
-/// The controls every contract app has: (role, title).
+/// The controls every contract app has: (role, accessible name).
 pub(crate) const CONTROLS: &[(&str, &str)] = &[
     ("text_field", "Name"),
     ("secure_text_field", "Password"),
@@ -19,10 +19,10 @@ pub(crate) const CONTROLS: &[(&str, &str)] = &[
     ("list", "Items"),
 ];
 
-fn titled<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
+fn named<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
     nodes
         .iter()
-        .filter(|n| n["role"] == role && n["title"] == title)
+        .filter(|n| n["role"] == role && n["name"] == title)
         .collect()
 }
 
@@ -33,11 +33,11 @@ pub(crate) async fn tree_shape_and_paths(target: &impl Target) {
         .await;
     assert_eq!(tree["truncated"], false, "{tree}");
     let nodes = tree["nodes"].as_array().expect("nodes").clone();
-    let windows = titled(&nodes, "window", "Contract");
+    let windows = named(&nodes, "window", "Contract");
     assert_eq!(windows.len(), 1, "one window \"Contract\": {tree}");
     let window_path = windows[0]["path"].as_str().expect("path").to_owned();
     for (role, title) in CONTROLS {
-        let found = titled(&nodes, role, title);
+        let found = named(&nodes, role, title);
         assert_eq!(found.len(), 1, "one {role} {title:?} in the tree: {tree}");
         let path = found[0]["path"].as_str().expect("path");
         assert!(
@@ -55,14 +55,14 @@ pub(crate) async fn tree_shape_and_paths(target: &impl Target) {
         nodes.iter().any(|n| n["role"] == "menu_bar"),
         "a menu bar: {tree}"
     );
-    let password = titled(&nodes, "secure_text_field", "Password")[0];
+    let password = named(&nodes, "secure_text_field", "Password")[0];
     assert!(password["value"].is_null(), "{password}");
 
     // Every path shown resolves to the element it was shown for; so does every handle.
     for node in &nodes {
         let path = node["path"].as_str().expect("every node has a path");
         let by_path = run.element(path).await;
-        for key in ["role", "title", "native_role"] {
+        for key in ["role", "name", "title", "native_role"] {
             assert_eq!(by_path[key], node[key], "{key} of {path}: {by_path}");
         }
         let handle = node["handle"].as_str().expect("every node has a handle");
@@ -78,7 +78,7 @@ pub(crate) async fn find(target: &impl Target) {
         .as_array()
         .expect("matches")
         .iter()
-        .filter_map(|m| m["title"].as_str())
+        .filter_map(|m| m["name"].as_str())
         .collect();
     titles.sort_unstable();
     assert_eq!(titles, ["Clear", "Disabled", "Greet"], "{buttons}");
@@ -87,14 +87,14 @@ pub(crate) async fn find(target: &impl Target) {
         let handle = run.handle(role, title).await;
         let element = run.element(&handle).await;
         assert_eq!(
-            (element["role"].as_str(), element["title"].as_str()),
+            (element["role"].as_str(), element["name"].as_str()),
             (Some(*role), Some(*title))
         );
     }
     let regex = run
         .ok(
             "find",
-            json!({"role": "button", "title": "^(greet|clear)$", "mode": "regex"}),
+            json!({"role": "button", "name": "^(greet|clear)$", "mode": "regex"}),
         )
         .await;
     assert_eq!(
@@ -115,7 +115,7 @@ pub(crate) async fn find(target: &impl Target) {
         "{status}"
     );
     let none = run
-        .ok("find", json!({"title": "No Such Control", "mode": "exact"}))
+        .ok("find", json!({"name": "No Such Control", "mode": "exact"}))
         .await;
     assert_eq!(none["matches"], json!([]), "{none}");
 }

@@ -127,12 +127,12 @@ impl Run {
         text
     }
 
-    /// The handle of the one element with this role and exact title.
+    /// The handle of the one element with this role and exact accessible name.
     pub(crate) async fn handle(&mut self, role: &str, title: &str) -> String {
         let found = self
             .ok(
                 "find",
-                json!({"role": role, "title": title, "mode": "exact", "case_sensitive": true}),
+                json!({"role": role, "name": title, "mode": "exact", "case_sensitive": true}),
             )
             .await;
         let matches = found["matches"].as_array().expect("matches");

@@ -62,7 +62,7 @@ pub(crate) async fn lifecycle(target: &impl Target) {
     let window = run
         .ok(
             "wait_for",
-            json!({"query": {"role": "window", "title": "Contract"}, "condition": "exists",
+            json!({"query": {"role": "window", "name": "Contract"}, "condition": "exists",
                    "timeout_ms": 10000}),
         )
         .await;

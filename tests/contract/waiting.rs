@@ -68,7 +68,7 @@ async fn press_greet_later(url: &str, app: &str) -> Value {
     let greet = other
         .call(
             "find",
-            json!({"app": app, "role": "button", "title": "Greet", "mode": "exact"}),
+            json!({"app": app, "role": "button", "name": "Greet", "mode": "exact"}),
         )
         .await;
     let handle = greet["structuredContent"]["matches"][0]["handle"].clone();

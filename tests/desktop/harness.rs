@@ -225,9 +225,9 @@ pub fn pyatspi_walk(name: &str) -> Value {
     serde_json::from_slice(&out.stdout).expect("walk.py prints JSON")
 }
 
-/// The handle of the first element with this role and title (`find`, exact title).
+/// The handle of the first element with this role and accessible name (`find`, exact).
 pub async fn handle(c: &mut Client, app: &str, role: &str, title: &str) -> String {
-    let args = json!({"app": app, "role": role, "title": title, "mode": "exact"});
+    let args = json!({"app": app, "role": role, "name": title, "mode": "exact"});
     let found = ok(c, "find", args).await;
     found["matches"][0]["handle"]
         .as_str()

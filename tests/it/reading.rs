@@ -58,6 +58,7 @@ fn matches(result: &Value) -> Vec<Value> {
 }
 
 mod element;
+mod names;
 mod pages;
 mod query;
 mod tree;

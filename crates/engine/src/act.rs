@@ -14,12 +14,12 @@ use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::backend::{ChangeEvent, ChangeKind, SnapshotRequest};
-use super::connection::Resolved;
+use super::connection::{Resolved, pick_child};
 use super::diff::{Change, Picture, diff};
 use super::engine::Engine;
 use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid};
-use super::path::{ElementPath, Selector};
+use super::path::ElementPath;
 use super::rhythm::Sample;
 use super::tree;
 use super::worker::CallStats;
@@ -91,11 +91,7 @@ impl Scope {
             .snapshot(app, request, engine.deadline(), stats)
             .await?;
         let children = snapshot.nodes.iter().filter(|n| n.parent == Some(0));
-        let mut same_role = children.filter(|n| n.role == first.role);
-        let top = match &first.selector {
-            Selector::Index(i) => same_role.nth(*i),
-            Selector::Title(t) => same_role.find(|n| n.title.as_deref() == Some(t.as_str())),
-        };
+        let top = pick_child(children, first);
         Ok(Scope {
             top: top.map(|n| {
                 (

@@ -13,7 +13,7 @@ use super::engine::Engine;
 use super::error::AxError;
 use super::handles::{Fingerprint, HandleTable, describe, parse_handle};
 use super::model::{AppInfo, NodeId, Pid, RawNode};
-use super::path::{ElementPath, Selector};
+use super::path::{ElementPath, Selector, Step};
 use super::worker::CallStats;
 
 /// An element target as a tool names it.
@@ -151,11 +151,7 @@ impl AppConnection {
                         lock(&self.handles).rebind(handle, r.node.id);
                         Ok(r)
                     }
-                    Ok(r) => Err(stale(
-                        handle,
-                        &fp,
-                        describe(r.node.role, r.node.title.as_deref()),
-                    )),
+                    Ok(r) => Err(stale(handle, &fp, describe(&r.node))),
                     Err(AxError::NotFound { .. }) => Err(stale(handle, &fp, "nothing".into())),
                     Err(e) => Err(e),
                 }
@@ -233,15 +229,7 @@ pub async fn resolve_path(
             .into_iter()
             .filter(|n| n.parent == Some(0))
             .collect();
-        let same_role: Vec<&RawNode> = children.iter().filter(|c| c.role == step.role).collect();
-        let pick = match &step.selector {
-            Selector::Index(i) => same_role.get(*i).copied(),
-            Selector::Title(t) => same_role
-                .iter()
-                .copied()
-                .find(|c| c.title.as_deref() == Some(t.as_str())),
-        };
-        let Some(child) = pick else {
+        let Some(child) = pick_child(children.iter(), step) else {
             return Err(AxError::NotFound {
                 path: walked.child(step.clone()).to_string(),
                 expected: step.to_string(),
@@ -272,7 +260,21 @@ pub async fn resolve_path(
     Ok(Resolved { node, path: walked })
 }
 
-/// `role[N] "title"` for each child, as error messages show what exists.
+/// The child a path step names among `children` (in order): `role[N]` is the N-th child of
+/// that role, `role["Name"]` the first child of that role whose accessible name is exactly
+/// `Name` (docs/TOOLS.md, "Names").
+pub fn pick_child<'a>(
+    children: impl IntoIterator<Item = &'a RawNode>,
+    step: &Step,
+) -> Option<&'a RawNode> {
+    let mut same_role = children.into_iter().filter(|c| c.role == step.role);
+    match &step.selector {
+        Selector::Index(i) => same_role.nth(*i),
+        Selector::Title(name) => same_role.find(|c| c.label() == Some(name.as_str())),
+    }
+}
+
+/// `role[N] "name"` for each child, as error messages show what exists.
 fn list_children(children: &[RawNode]) -> Vec<String> {
     let mut counts: HashMap<super::model::Role, usize> = HashMap::new();
     children
@@ -287,4 +289,61 @@ fn list_children(children: &[RawNode]) -> Vec<String> {
             text
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{AxValue, Role};
+
+    fn child(id: u64, role: Role) -> RawNode {
+        RawNode::new(NodeId(id), role, "native")
+    }
+
+    fn pick(children: &[RawNode], step: &str) -> Option<u64> {
+        let path = ElementPath::parse(step).unwrap();
+        pick_child(children, &path.steps[0]).map(|n| n.id.0)
+    }
+
+    #[test]
+    fn a_step_names_a_child_by_its_accessible_name_not_its_title() {
+        let mut by_description = child(1, Role::Button);
+        by_description.description = Some("Search".into());
+        by_description.name = Some("Search".into());
+        let mut by_label = child(2, Role::TextField);
+        by_label.name = Some("Email".into());
+        let mut by_placeholder = child(3, Role::TextField);
+        by_placeholder.placeholder = Some("Find".into());
+        by_placeholder.name = Some("Find".into());
+        let mut titled = child(4, Role::Button);
+        titled.title = Some("Raw".into());
+        titled.name = Some("Shown".into());
+        let children = [by_description, by_label, by_placeholder, titled];
+        assert_eq!(pick(&children, r#"button["Search"]"#), Some(1));
+        assert_eq!(pick(&children, r#"text_field["Email"]"#), Some(2));
+        assert_eq!(pick(&children, r#"text_field["Find"]"#), Some(3));
+        assert_eq!(pick(&children, r#"button["Shown"]"#), Some(4));
+        assert_eq!(pick(&children, r#"button["Raw"]"#), None, "the name wins");
+        assert_eq!(pick(&children, r#"button["search"]"#), None, "exact match");
+        assert_eq!(pick(&children, r#"text_field[1]"#), Some(3));
+    }
+
+    #[test]
+    fn a_static_text_is_named_by_its_value_when_the_backend_says_so() {
+        let mut text = child(1, Role::StaticText);
+        text.value = Some(AxValue::Text("Ready".into()));
+        text.name = Some("Ready".into());
+        assert_eq!(pick(&[text], r#"static_text["Ready"]"#), Some(1));
+    }
+
+    #[test]
+    fn unnamed_children_are_listed_by_index_only() {
+        let mut named = child(1, Role::Button);
+        named.name = Some("OK".into());
+        let unnamed = child(2, Role::Button);
+        assert_eq!(
+            list_children(&[named, unnamed]),
+            ["button[0] \"OK\"", "button[1]"]
+        );
+    }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::model::{NodeId, RawNode, Role};
+use super::model::{AxValue, NodeId, RawNode, Role};
 use super::tree::IndexedNode;
 
 /// A node as the diff remembers it.
@@ -139,8 +139,20 @@ fn compare(a: &RawNode, b: &RawNode) -> Vec<FieldChange> {
             });
         }
     };
-    push("title", opt(&a.title), opt(&b.title));
-    push("description", opt(&a.description), opt(&b.description));
+    // A static text's name is its content: the value change below says it once.
+    let name = |n: &RawNode| {
+        let name = n.label().unwrap_or_default();
+        let follows_value = matches!(&n.value, Some(AxValue::Text(v)) if v == name);
+        (!follows_value).then(|| name.to_owned())
+    };
+    if let (Some(before), Some(after)) = (name(a), name(b)) {
+        push("name", before, after);
+    }
+    // A description that is the name was already compared as the name.
+    let described = |n: &RawNode| n.label() == n.description.as_deref();
+    if !(described(a) && described(b)) {
+        push("description", opt(&a.description), opt(&b.description));
+    }
     if a.value != b.value {
         if a.states.secure || b.states.secure {
             // Masked on both sides; the field name alone says it changed.
@@ -264,6 +276,30 @@ mod tests {
              + [button] \"New\" button[1]\n\
              - [button] \"Gone\" button[0]\n"
         );
+    }
+
+    #[test]
+    fn a_name_change_is_a_change_said_once() {
+        let mut a = node(1, None, Role::Button, "");
+        a.title = None;
+        a.description = Some("Search".into());
+        a.name = Some("Search".into());
+        let mut b = a.clone();
+        b.description = Some("Find".into());
+        b.name = Some("Find".into());
+        assert_eq!(
+            render(&diff(&picture(vec![a.clone()]), &picture(vec![b]))),
+            "~ [button] \"Find\"  name: \"Search\" → \"Find\"\n"
+        );
+        // A name from a label elsewhere changes while the element's own fields stay.
+        let mut c = a.clone();
+        c.name = Some("Look up".into());
+        let changes = diff(&picture(vec![a]), &picture(vec![c]));
+        let Change::Changed { fields, .. } = &changes[0] else {
+            panic!("{changes:?}");
+        };
+        assert_eq!(fields.len(), 1);
+        assert_eq!(fields[0].field, "name");
     }
 
     #[test]

@@ -11,7 +11,9 @@ use super::path::ElementPath;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fingerprint {
     pub role: Role,
-    pub title: Option<String>,
+    /// The accessible name, except a static text's: its name is its content, which changes
+    /// while it stays the same element (a status line).
+    pub name: Option<String>,
     pub identifier: Option<String>,
     pub path: ElementPath,
 }
@@ -20,7 +22,7 @@ impl Fingerprint {
     pub fn of(node: &RawNode, path: &ElementPath) -> Fingerprint {
         Fingerprint {
             role: node.role,
-            title: node.title.clone(),
+            name: identity_name(node),
             identifier: node.identifier.clone(),
             path: path.clone(),
         }
@@ -29,20 +31,33 @@ impl Fingerprint {
     /// Whether `node` is plausibly the same element.
     pub fn matches(&self, node: &RawNode) -> bool {
         node.role == self.role
-            && node.title == self.title
+            && identity_name(node) == self.name
             && (self.identifier.is_none() || node.identifier == self.identifier)
     }
 
     /// A short description for error messages.
     pub fn describe(&self) -> String {
-        describe(self.role, self.title.as_deref())
+        describe_parts(self.role, self.name.as_deref(), self.identifier.as_deref())
     }
 }
 
-/// `button "Save"` or `text_field`.
-pub fn describe(role: Role, title: Option<&str>) -> String {
-    match title {
-        Some(t) if !t.is_empty() => format!("{role} {t:?}"),
+/// The name a fingerprint remembers (see [`Fingerprint::name`]).
+fn identity_name(node: &RawNode) -> Option<String> {
+    (node.role != Role::StaticText)
+        .then(|| node.label().map(str::to_owned))
+        .flatten()
+}
+
+/// How error messages call an element: `button "Save"` by its name, `text_field #email` by
+/// its identifier when it has no name, else just its role (docs/TOOLS.md, "Names").
+pub fn describe(node: &RawNode) -> String {
+    describe_parts(node.role, node.label(), node.identifier.as_deref())
+}
+
+fn describe_parts(role: Role, name: Option<&str>, identifier: Option<&str>) -> String {
+    match (name, identifier) {
+        (Some(n), _) if !n.is_empty() => format!("{role} {n:?}"),
+        (_, Some(i)) if !i.is_empty() => format!("{role} #{i}"),
         _ => role.to_string(),
     }
 }
@@ -179,6 +194,26 @@ mod tests {
         assert_eq!(table.len(), 2);
         assert!(table.get(&b).is_none(), "b was least recently used");
         assert!(table.get(&a).is_some() && table.get(&c).is_some());
+    }
+
+    #[test]
+    fn fingerprints_remember_the_name_not_the_title() {
+        let mut field = RawNode::new(NodeId(1), Role::TextField, "AXTextField");
+        field.name = Some("Email".into());
+        let fp = Fingerprint::of(&field, &ElementPath::default());
+        assert_eq!(fp.describe(), "text_field \"Email\"");
+        let mut renamed = field.clone();
+        renamed.name = Some("Phone".into());
+        assert!(fp.matches(&field) && !fp.matches(&renamed));
+        let mut unnamed = RawNode::new(NodeId(2), Role::TextField, "AXTextField");
+        unnamed.identifier = Some("email".into());
+        assert_eq!(describe(&unnamed), "text_field #email");
+        // A static text's name is its content: new content is the same element.
+        let mut status = RawNode::new(NodeId(3), Role::StaticText, "AXStaticText");
+        status.name = Some("Ready".into());
+        let fp = Fingerprint::of(&status, &ElementPath::default());
+        status.name = Some("Done".into());
+        assert!(fp.matches(&status));
     }
 
     #[test]

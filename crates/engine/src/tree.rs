@@ -77,7 +77,9 @@ pub fn collapsible(n: &IndexedNode) -> bool {
 }
 
 /// One compact line for a node, without indentation:
-/// `[button] "Save" e12 (10,20 80×24) press`. Static text shows its value as its label.
+/// `[button] "Save" e12 (10,20 80×24) press`. The quoted text is the accessible name; static
+/// text without one shows its value there. An element with no name shows its identifier
+/// instead, if it has one: `[text_field] #email e13` (docs/TOOLS.md, "Names").
 pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
     let mut line = format!("[{}]", node.role);
     let value = node.visible_value().map(|v| v.to_string());
@@ -86,8 +88,14 @@ pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
             .then(|| value.clone())
             .flatten()
     });
-    if let Some(label) = &label {
-        let _ = write!(line, " {:?}", truncate(label, 80));
+    match (&label, node.identifier.as_deref()) {
+        (Some(label), _) => {
+            let _ = write!(line, " {:?}", truncate(label, 80));
+        }
+        (None, Some(id)) if !id.is_empty() => {
+            let _ = write!(line, " #{}", truncate(id, 80));
+        }
+        _ => {}
     }
     match (&value, node.states.secure) {
         (_, true) => line.push_str(" = •••"),

@@ -90,7 +90,8 @@ async fn find_matches_by_mode_case_and_field() {
         (
             "List",
             json!({"title": "Row 1", "mode": "exact", "root": "window[0]/scroll_area[0]/list[0]"}),
-            vec!["Row 1"],
+            // The row, and the static text in it, whose name is its text.
+            vec!["Row 1", "Row 1"],
         ),
         (
             "Huge",
@@ -118,7 +119,7 @@ async fn find_matches_by_mode_case_and_field() {
             );
             continue;
         }
-        let titles = field(&found, "title");
+        let titles = field(&found, "name");
         assert_eq!(titles, want, "{args}");
         if want.is_empty() {
             assert!(text_of(&r).contains("no match; call get_tree"), "{r}");
@@ -185,7 +186,7 @@ async fn find_refuses_bad_patterns_naming_the_field() {
     let cases: Vec<(Value, Vec<&str>)> = vec![
         (
             json!({"title": "(", "mode": "regex"}),
-            vec!["invalid argument `title`: bad regex"],
+            vec!["invalid argument `name`: bad regex"],
         ),
         (
             json!({"text": "[a-", "mode": "regex"}),
@@ -217,7 +218,7 @@ async fn find_refuses_bad_patterns_naming_the_field() {
         ),
         (
             json!({"mode": "regex"}),
-            vec!["give at least one of `role`, `title`, `value`, `identifier` or `text`"],
+            vec!["give at least one of `role`, `name`, `value`, `identifier` or `text`"],
         ),
         (
             json!({"title": "x", "root": "window[0]/list[0]"}),

@@ -20,7 +20,7 @@ async fn assert_passes_and_fails_with_expected_and_actual() {
             "Form",
             json!({"target": STATUS, "title": "Status", "value_contains": "Read", "focused": false}),
             vec![
-                "ok   title: expected \"Status\", actual \"Status\"",
+                "ok   name: expected \"Status\", actual \"Status\"",
                 "ok   value_contains: expected \"Read\", actual \"Ready\"",
             ],
         ),
@@ -81,7 +81,7 @@ async fn assert_passes_and_fails_with_expected_and_actual() {
             json!({"target": "window[0]/button[0]", "enabled": false, "title": "Send"}),
             vec![
                 "FAIL enabled: expected \"false\", actual \"true\"",
-                "FAIL title: expected \"Send\", actual \"Submit\"",
+                "FAIL name: expected \"Send\", actual \"Submit\"",
             ],
         ),
         (
@@ -89,7 +89,7 @@ async fn assert_passes_and_fails_with_expected_and_actual() {
             json!({"target": r#"window[0]/button["Nope"]"#, "title": "Nope"}),
             vec![
                 "FAIL exists: expected \"true\", actual \"false\"",
-                "FAIL title: expected \"Nope\", actual \"no element\"",
+                "FAIL name: expected \"Nope\", actual \"no element\"",
             ],
         ),
         (
@@ -178,7 +178,7 @@ async fn diff_takes_a_baseline_then_reports_changes() {
     assert_eq!(out["had_baseline"], true);
     assert_eq!(
         out["changes"],
-        json!([{"kind": "changed", "role": "check_box", "title": "Subscribe", "path": "window[0]/check_box[0]",
+        json!([{"kind": "changed", "role": "check_box", "name": "Subscribe", "path": "window[0]/check_box[0]",
                 "fields": [{"field": "value", "before": "false", "after": "true"}]}])
     );
     steps(
@@ -275,7 +275,7 @@ async fn diff_filters_scroll_bar_and_coordinate_noise() {
     );
     // Rows that only moved (still visible) are not news.
     assert!(
-        changes.iter().all(|c| c["title"] != "Row 5"),
+        changes.iter().all(|c| c["name"] != "Row 5"),
         "a frame-only change was reported: {r}"
     );
     // A window move changes only frames.

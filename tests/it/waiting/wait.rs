@@ -151,7 +151,7 @@ async fn wait_for_holds_at_once_when_the_condition_already_holds() {
         ),
         (
             json!({"target": "window[0]", "condition": "title_equals", "value": "Demo Form"}),
-            "title \"Demo Form\"",
+            "name \"Demo Form\"",
         ),
         (
             json!({"query": {"title": "subscr"}, "condition": "exists"}),
@@ -213,7 +213,7 @@ async fn wait_for_times_out_with_expected_and_actual() {
         ),
         (
             json!({"target": "window[0]", "condition": "title_equals", "value": "Other"}),
-            vec!["\"Other\"", "last saw title \"Demo Form\""],
+            vec!["\"Other\"", "last saw name \"Demo Form\""],
         ),
         (
             json!({"query": {"role": "dialog"}, "condition": "exists"}),

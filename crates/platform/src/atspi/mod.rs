@@ -13,7 +13,8 @@
 //! DeviceEventController, raising the target window first — there may be no window manager),
 //! `events` (the event stream → [`axgate_engine::ChangeEvent`]s), `screenshot` + `windows`
 //! (X11 through x11rb, `x11`), `launch` (start and stop apps). Plain logic with unit tests:
-//! `roles`, `states`, `action_names`, `assemble`, `keyboard`, `filter`, `command`.
+//! `roles`, `states`, `action_names`, `assemble`, `keyboard`, `filter`, `command`, `names`
+//! (accessible names: own name, `labelled-by`, description).
 
 mod action_names;
 mod apps;
@@ -27,6 +28,7 @@ mod ids;
 mod input;
 mod keyboard;
 mod launch;
+mod names;
 mod ops;
 mod read;
 mod roles;

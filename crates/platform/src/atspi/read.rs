@@ -1,7 +1,7 @@
 //! Reading AT-SPI objects: a whole app in one `Cache.GetItems` call, single objects by direct
 //! calls (for small reads and for children of `manages-descendants` containers, which the
-//! cache leaves out), and the per-node extras the cache lacks — frame, value, text, actions —
-//! fetched concurrently so their latency overlaps.
+//! cache leaves out), and the per-node extras the cache lacks — frame, value, text, actions,
+//! labels of unnamed controls — fetched concurrently so their latency overlaps.
 
 use atspi::zbus::zvariant::OwnedObjectPath;
 use futures::StreamExt;
@@ -14,6 +14,7 @@ use super::dbus::{
     ACCESSIBLE, ACTION, CACHE, CACHE_PATH, COMPONENT, Calls, Fail, SCREEN, TEXT, VALUE, take,
 };
 use super::ids::ObjRef;
+use super::names;
 use super::roles;
 use super::states::{bit, has};
 
@@ -172,6 +173,9 @@ pub(super) struct Extras {
     pub(super) max: Option<f64>,
     /// Native action names, when read or known.
     pub(super) actions: Vec<String>,
+    /// Object paths of the node's `labelled-by` targets, read only for unnamed nodes a
+    /// person acts on (`names::wants_label`).
+    pub(super) labelled_by: Vec<String>,
 }
 
 /// The extras of one node: each is one call, made only when the node has the interface and
@@ -227,9 +231,17 @@ pub(super) async fn extras(calls: &Calls<'_>, bus: &str, item: &Item, gtk: bool)
             .map(|list| list.into_iter().map(|(name, _, _)| name).collect())
             .unwrap_or_default()
     };
-    let (frame, value, text, actions) = futures::join!(frame, value, text, actions);
+    let labelled_by = async {
+        if !names::wants_label(item) {
+            return Vec::new();
+        }
+        names::label_paths(calls, bus, item).await
+    };
+    let (frame, value, text, actions, labelled_by) =
+        futures::join!(frame, value, text, actions, labelled_by);
     let mut out = Extras {
         frame,
+        labelled_by,
         actions: match (item.ifaces.action, known_actions) {
             (true, Some(known)) => known.iter().map(|s| (*s).to_owned()).collect(),
             _ => actions,

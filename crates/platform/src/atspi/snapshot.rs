@@ -10,7 +10,8 @@
 //!   node budget and [`MANAGED_EACH`] per container), level by level.
 //! - Extras are one call each, only where they mean something: frames of showing nodes,
 //!   values of Value/editable-text nodes, action lists GTK does not fix by role
-//!   (`action_names::gtk_actions`).
+//!   (`action_names::gtk_actions`), `labelled-by` relations of unnamed controls (`names`);
+//!   a label the snapshot did not read costs one more call for its name.
 //!
 //! Shallow reads (depth 0 or 1: path resolution, single elements) use direct calls, so they
 //! stay cheap on big apps.
@@ -26,6 +27,7 @@ use super::apps::AppEntry;
 use super::assemble::{Item, Walk, gaps, preorder};
 use super::dbus::{ACCESSIBLE, Calls};
 use super::ids::{Ids, ObjRef};
+use super::names;
 use super::read::{self, Extras};
 use super::roles;
 use super::states::{self, bit, has};
@@ -60,6 +62,12 @@ pub(super) async fn snapshot(
     };
     let chosen: Vec<&Item> = walk.visits.iter().map(|v| &items[v.item]).collect();
     let extras = read::all_extras(calls, &app.bus, &chosen, app.gtk).await;
+    let known: HashMap<&str, &str> = items
+        .iter()
+        .map(|i| (i.path.as_str(), i.name.as_str()))
+        .collect();
+    let wanted = extras.iter().flat_map(|e| e.labelled_by.iter());
+    let label_names = names::label_names(calls, &app.bus, wanted, &known).await;
     let objs: Vec<ObjRef> = chosen
         .iter()
         .map(|i| ObjRef::new(&app.bus, &i.path))
@@ -69,7 +77,14 @@ pub(super) async fn snapshot(
     for ((visit, extra), id) in walk.visits.iter().zip(extras).zip(node_ids) {
         let item = &items[visit.item];
         let parent_role = visit.parent.map(|p| items[walk.visits[p].item].role);
+        let labels: Vec<&str> = extra
+            .labelled_by
+            .iter()
+            .filter_map(|p| label_names.get(p).map(String::as_str))
+            .collect();
+        let name = names::accessible_name(&item.name, &labels, &item.description);
         let mut node = raw_node(item, parent_role, extra);
+        node.name = name;
         node.id = id;
         node.parent = visit.parent;
         nodes.push(node);

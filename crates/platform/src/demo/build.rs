@@ -173,6 +173,9 @@ impl AppTree {
         node.subrole = spec.subrole.clone().or(subrole.map(str::to_owned));
         node.title = text(&spec.title);
         node.description = text(&spec.description);
+        node.placeholder = text(&spec.placeholder);
+        node.help = text(&spec.help);
+        node.labelled_by = text(&spec.labelled_by);
         node.identifier = text(&spec.identifier);
         node.value = spec.value.as_ref().map(|v| value_of(v, vars));
         node.min = spec.min;
@@ -226,6 +229,9 @@ fn blank_node(id: NodeId, parent: Option<NodeId>, role: Role, native_role: Strin
         subrole: None,
         title: None,
         description: None,
+        placeholder: None,
+        help: None,
+        labelled_by: None,
         identifier: None,
         value: None,
         previous_value: None,

@@ -161,7 +161,7 @@ impl DemoBackend {
     pub fn node_by_identifier(&self, app_name: &str, identifier: &str) -> Option<RawNode> {
         self.inspect(app_name, |tree| {
             let node = tree.get(tree.find_identifier(identifier)?)?;
-            let mut raw = node.to_raw();
+            let mut raw = tree.raw(node);
             raw.value = node.value.clone();
             Some(raw)
         })?

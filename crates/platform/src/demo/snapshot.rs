@@ -37,7 +37,7 @@ pub(super) fn snapshot(
         };
         ctx.trips(1);
         let index = snap.nodes.len();
-        let mut raw = node.to_raw();
+        let mut raw = tree.raw(node);
         raw.parent = parent;
         raw.states.visible &= !hidden;
         snap.nodes.push(raw);

@@ -2,9 +2,11 @@
 //! in the binary. The files live in `apps/*.json`; `tree.rs` turns a spec into a live tree.
 //!
 //! An app is `{name, bundle_id, behavior?, children, templates?}`. A node is
-//! `{role, title?, identifier?, value?, min?, max?, frame?: [x, y, w, h], states?, actions?,
-//! on?: {action | trigger: [effect…]}, shortcut?, default_button?, cancel_button?,
-//! marks_edited?, children?}`. Triggers that are not actions: `change` (after a value write),
+//! `{role, title?, description?, placeholder?, help?, labelled_by?, identifier?, value?, min?,
+//! max?, frame?: [x, y, w, h], states?, actions?, on?: {action | trigger: [effect…]},
+//! shortcut?, default_button?, cancel_button?, marks_edited?, children?}`. `labelled_by` names
+//! (by identifier) the label element that names this one, like macOS `AXTitleUIElement`
+//! and AT-SPI `labelled-by`; `tree.rs` computes each node's accessible name from these. Triggers that are not actions: `change` (after a value write),
 //! `click` (pointer only), `select` (after the node was selected) and `close_edited` (a window
 //! asked to close, or its app to quit, with unsaved changes: these effects run instead, e.g.
 //! opening a save dialog). `shortcut` (`"cmd+s"`) is a menu item's key equivalent;
@@ -112,6 +114,15 @@ pub(super) struct NodeSpec {
     pub(super) title: Option<String>,
     #[serde(default)]
     pub(super) description: Option<String>,
+    /// The hint text an empty field shows.
+    #[serde(default)]
+    pub(super) placeholder: Option<String>,
+    /// The tooltip.
+    #[serde(default)]
+    pub(super) help: Option<String>,
+    /// The identifier of the label element that names this one.
+    #[serde(default)]
+    pub(super) labelled_by: Option<String>,
     #[serde(default)]
     pub(super) identifier: Option<String>,
     #[serde(default)]

@@ -21,6 +21,10 @@ pub(super) struct Node {
     pub(super) subrole: Option<String>,
     pub(super) title: Option<String>,
     pub(super) description: Option<String>,
+    pub(super) placeholder: Option<String>,
+    pub(super) help: Option<String>,
+    /// The identifier of the label element that names this one.
+    pub(super) labelled_by: Option<String>,
     pub(super) identifier: Option<String>,
     pub(super) value: Option<AxValue>,
     /// The value before the last change (for `undo`).
@@ -57,12 +61,15 @@ pub(super) struct Extra {
 }
 
 impl Node {
-    /// The node as the engine sees it. Secure values never leave the app.
-    pub(super) fn to_raw(&self) -> RawNode {
+    /// The node as the engine sees it, without its accessible name (which may come from
+    /// another node: [`AppTree::raw`] sets it). Secure values never leave the app.
+    fn to_raw(&self) -> RawNode {
         let mut raw = RawNode::new(self.id, self.role, self.native_role.clone());
         raw.subrole = self.subrole.clone();
         raw.title = self.title.clone();
         raw.description = self.description.clone();
+        raw.placeholder = self.placeholder.clone();
+        raw.help = self.help.clone();
         raw.identifier = self.identifier.clone();
         raw.value = if self.states.secure {
             None
@@ -85,6 +92,17 @@ impl Node {
             .into_iter()
             .filter_map(|s| s.as_deref())
             .find(|s| !s.is_empty())
+    }
+
+    /// The name this node gives an element it labels: its own title or description, or (a
+    /// static text) its text.
+    fn label_text(&self) -> Option<&str> {
+        self.label().or_else(|| match (&self.value, self.role) {
+            (Some(AxValue::Text(t)), Role::StaticText) => {
+                Some(t.as_str()).filter(|t| !t.is_empty())
+            }
+            _ => None,
+        })
     }
 
     /// `button "Submit"` (or `menu #color_menu`), for error messages.
@@ -158,6 +176,26 @@ impl AppTree {
             expected: "a live element".to_owned(),
             found: "nothing: the element is gone (its menu, dialog or window closed)".to_owned(),
         })
+    }
+
+    /// The node as the engine sees it, with its accessible name computed the way macOS does
+    /// (the demo's native roles are macOS's): the title, else the description, else the name
+    /// its `labelled_by` label gives (that label's title, description or text), else the
+    /// placeholder; a static text without a title or description is named by its text.
+    pub(super) fn raw(&self, node: &Node) -> RawNode {
+        let mut raw = node.to_raw();
+        let label = || {
+            let id = self.find_identifier(node.labelled_by.as_deref()?)?;
+            self.nodes.get(&id)?.label_text()
+        };
+        let placeholder = || node.placeholder.as_deref().filter(|p| !p.is_empty());
+        let name = node
+            .label()
+            .or_else(label)
+            .or_else(placeholder)
+            .or_else(|| (!node.states.secure).then(|| node.label_text()).flatten());
+        raw.name = name.map(str::to_owned);
+        raw
     }
 
     /// The first node in tree order with this identifier.

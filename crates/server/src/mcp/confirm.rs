@@ -48,7 +48,7 @@ pub async fn decide(
     receivers: &[(RawNode, String)],
 ) -> Result<(), ToolError> {
     let destructive = receivers.iter().find_map(|(node, place)| {
-        let label = label_of(node.title.as_deref(), node.description.as_deref());
+        let label = label_of(node);
         ctx.policy
             .words
             .find(&label)
@@ -58,10 +58,7 @@ pub async fn decide(
         settle(ctx, Confirmation::NotNeeded);
         return Ok(());
     };
-    let what = format!(
-        "{verb} {} at {place} in {app}",
-        describe(node.role, node.title.as_deref())
-    );
+    let what = format!("{verb} {} at {place} in {app}", describe(node));
     ask(ctx, &word, &what).await
 }
 
@@ -152,10 +149,21 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
 }
 
 /// The label a destructive word is looked for in: the element's title and description.
-fn label_of(title: Option<&str>, description: Option<&str>) -> String {
-    [title, description]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ")
+/// Every text that names the element: its accessible name (which may come from a label
+/// elsewhere), title and description, each once.
+fn label_of(node: &RawNode) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for text in [
+        node.label(),
+        node.title.as_deref(),
+        node.description.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if !text.is_empty() && !parts.contains(&text) {
+            parts.push(text);
+        }
+    }
+    parts.join(" ")
 }

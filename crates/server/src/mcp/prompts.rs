@@ -166,13 +166,13 @@ Use axgate's tools in this order:
 1. list_apps: check that {app:?} is running and note its exact name; pass it as `app` in \
 every call.
 2. get_tree (or read the resource axgate://app/{app}/tree) to see the UI, then find with \
-`role`, `title` or `text` to locate each element the goal involves. Every element in a result \
+`role`, `name` (the accessible name) or `text` to locate each element the goal involves. Every element in a result \
 has a `path` such as window[0]/button[\"Save\"] and a `handle` such as e12. Write the test with \
-paths (titled steps survive restarts); handles only live in this session.
+paths (name steps survive restarts); handles only live in this session.
 3. Act on the elements one step at a time: click (it verifies an effect), perform_action \
 (press, increment, show_menu, …), set_value, type_text or select_menu.
 4. After each action, wait_for the expected change (an element appearing, a value or the \
-enabled state changing) instead of sleeping, then assert the final value, title or state.
+enabled state changing) instead of sleeping, then assert the final value, name or state.
 5. Hand back the test as an ordered list of tool calls with their arguments and expected \
 results. If a step fails, include the error text: it says what to do next.
 
@@ -216,7 +216,7 @@ element. Use the click ladder: click with strategy `auto` climbs from a semantic
 synthetic pointer click, select and set value until an effect shows, and reports the rung that \
 worked. By hand: perform_action press, then click with strategy `pointer`, or focus it and \
 press_key space. Check with get_element or wait_for after each rung.
-4. Report the element's role, title, states and actions, the cause, and the call that works."
+4. Report the element's role, name, states and actions, the cause, and the call that works."
     )
 }
 

@@ -345,7 +345,7 @@ pub(crate) fn windows_out(
             WindowOut {
                 handle: mint(conn, n, handles),
                 path: n.path.to_string(),
-                title: n.node.title.clone(),
+                title: n.node.label().map(str::to_owned),
                 frame: n.node.frame.map(FrameOut::from),
                 focused: state.is_some_and(|w| w.focused) || n.node.states.focused,
                 minimized: state.is_some_and(|w| w.minimized),

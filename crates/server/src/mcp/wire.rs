@@ -66,10 +66,25 @@ pub struct NodeOut {
     pub role: String,
     /// The platform's own role name.
     pub native_role: String,
+    /// The accessible name: what a screen reader says, what `find` matches by default and
+    /// what `role["Name"]` in a path names (docs/TOOLS.md, "Names"). Absent when the element
+    /// has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The raw fields the name is computed from, as the platform reports them: its title
+    /// (macOS `AXTitle`, AT-SPI name)…
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// …description (macOS `AXDescription`, AT-SPI description)…
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// …the hint an empty field shows…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    /// …the tooltip…
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
+    /// …and the developer's identifier.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub identifier: Option<String>,
     /// The value (text, bool or number); absent for secure fields.
@@ -94,8 +109,11 @@ impl NodeOut {
             path,
             role: node.role.as_str().to_owned(),
             native_role: node.native_role.clone(),
+            name: node.label().map(str::to_owned),
             title: node.title.clone(),
             description: node.description.clone(),
+            placeholder: node.placeholder.clone(),
+            help: node.help.clone(),
             identifier: node.identifier.clone(),
             value: node.visible_value().map(value_json),
             frame: node.frame.map(FrameOut::from),
@@ -179,8 +197,9 @@ pub struct FieldOut {
 pub struct ChangeOut {
     pub kind: String,
     pub role: String,
+    /// The element's accessible name.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub title: Option<String>,
+    pub name: Option<String>,
     pub path: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<FieldOut>,
@@ -197,7 +216,7 @@ impl From<&Change> for ChangeOut {
         ChangeOut {
             kind: kind.to_owned(),
             role: s.node.role.as_str().to_owned(),
-            title: s.node.label().map(str::to_owned),
+            name: s.node.label().map(str::to_owned),
             path: s.path.clone(),
             fields: fields
                 .into_iter()

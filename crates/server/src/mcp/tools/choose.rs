@@ -166,11 +166,11 @@ async fn items(ctx: &ToolCtx, located: &Located) -> Result<Vec<IndexedNode>, Too
         .filter(|n| ITEM_ROLES.contains(&n.node.role) && n.depth > 0)
         .map(|n| {
             let mut item = n.clone();
-            // An untitled row takes the title of its first labelled child.
+            // An unnamed row takes the name of its first named child.
             if item.node.label().is_none()
                 && let Some(label) = n.children.iter().find_map(|&c| nodes[c].node.label())
             {
-                item.node.title = Some(label.to_owned());
+                item.node.name = Some(label.to_owned());
             }
             item.children.clear();
             item

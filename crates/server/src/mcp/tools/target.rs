@@ -46,11 +46,7 @@ impl Located {
     /// `button "Save" at window[0]/button[0]`.
     pub(super) fn label(&self) -> String {
         let n = &self.element.node;
-        format!(
-            "{} at {}",
-            describe(n.role, n.title.as_deref()),
-            self.element.path
-        )
+        format!("{} at {}", describe(n), self.element.path)
     }
 
     pub(super) async fn scope(&self, ctx: &ToolCtx) -> Result<Scope, ToolError> {

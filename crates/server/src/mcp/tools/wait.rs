@@ -37,7 +37,9 @@ enum Condition {
     Focused,
     ValueEquals,
     ValueContains,
-    TitleEquals,
+    // The accessible name equals `value`; `title_equals` is the old spelling.
+    #[serde(alias = "title_equals")]
+    NameEquals,
 }
 
 impl Condition {
@@ -50,7 +52,7 @@ impl Condition {
             Condition::Focused => "focused",
             Condition::ValueEquals => "value_equals",
             Condition::ValueContains => "value_contains",
-            Condition::TitleEquals => "title_equals",
+            Condition::NameEquals => "name_equals",
         }
     }
 }
@@ -62,9 +64,10 @@ struct Query {
     /// Normalised role, such as `button`.
     #[serde(default)]
     role: Option<String>,
-    /// Text the title contains (case-insensitive).
-    #[serde(default)]
-    title: Option<String>,
+    // Text the accessible name contains (case-insensitive; docs/TOOLS.md, "Names"); `title`
+    // is the old spelling. (Plain comment: schema bytes are paid for in every session.)
+    #[serde(default, alias = "title")]
+    name: Option<String>,
     /// Text any text field contains (any case).
     #[serde(default)]
     text: Option<String>,
@@ -84,7 +87,7 @@ pub(super) struct WaitArgs {
     #[serde(default)]
     query: Option<Query>,
     condition: Condition,
-    /// The text for value_equals, value_contains and title_equals.
+    /// The text for value_equals, value_contains and name_equals.
     #[serde(default)]
     value: Option<String>,
     /// Default 5000.
@@ -140,7 +143,7 @@ async fn observe(
         .snapshot(&conn.app, request, ctx.engine.deadline(), &ctx.stats)
         .await?;
     let lower = |s: &Option<String>| s.as_ref().map(|s| s.to_lowercase());
-    let (title, text) = (lower(&query.title), lower(&query.text));
+    let (name, text) = (lower(&query.name), lower(&query.text));
     let has = |h: Option<&str>, n: &str| h.is_some_and(|h| h.to_lowercase().contains(n));
     let found = tree::index(snapshot, &ElementPath::default())
         .into_iter()
@@ -151,12 +154,13 @@ async fn observe(
                 .role
                 .as_deref()
                 .is_none_or(|r| node.role.as_str() == r)
-                && title
-                    .as_deref()
-                    .is_none_or(|t| has(node.title.as_deref(), t))
+                && name.as_deref().is_none_or(|t| has(node.label(), t))
                 && text.as_deref().is_none_or(|t| {
-                    has(node.title.as_deref(), t)
+                    has(node.label(), t)
+                        || has(node.title.as_deref(), t)
                         || has(node.description.as_deref(), t)
+                        || has(node.placeholder.as_deref(), t)
+                        || has(node.help.as_deref(), t)
                         || has(node.identifier.as_deref(), t)
                         || has(value.as_deref(), t)
                 })
@@ -208,9 +212,9 @@ fn holds(condition: Condition, want: Option<&str>, seen: Option<&RawNode>) -> (b
                 format!("value {v:?}"),
             )
         }
-        Condition::TitleEquals => {
-            let t = node.title.clone().unwrap_or_default();
-            (t == want, format!("title {t:?}"))
+        Condition::NameEquals => {
+            let t = node.label().unwrap_or_default();
+            (t == want, format!("name {t:?}"))
         }
     }
 }
@@ -228,7 +232,7 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     };
     let needs_value = matches!(
         args.condition,
-        Condition::ValueEquals | Condition::ValueContains | Condition::TitleEquals
+        Condition::ValueEquals | Condition::ValueContains | Condition::NameEquals
     );
     if needs_value && args.value.is_none() {
         return Err(ToolError::Usage(format!(
@@ -403,8 +407,9 @@ pub(super) struct AssertArgs {
     value: Option<String>,
     #[serde(default)]
     value_contains: Option<String>,
-    #[serde(default)]
-    title: Option<String>,
+    // Expected accessible name (docs/TOOLS.md, "Names"); `title` is the old spelling.
+    #[serde(default, alias = "title")]
+    name: Option<String>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -475,11 +480,13 @@ pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
             node.map_or("no element".into(), value_text),
         );
     }
-    if let Some(v) = &args.title {
+    if let Some(v) = &args.name {
         check(
-            "title",
+            "name",
             v.clone(),
-            node.map_or("no element".into(), |n| n.title.clone().unwrap_or_default()),
+            node.map_or("no element".into(), |n| {
+                n.label().unwrap_or_default().to_owned()
+            }),
         );
     }
     if let Some(v) = &args.value_contains {
