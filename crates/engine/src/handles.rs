@@ -11,8 +11,9 @@ use super::path::ElementPath;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fingerprint {
     pub role: Role,
-    /// The accessible name, except a static text's: its name is its content, which changes
-    /// while it stays the same element (a status line).
+    /// The accessible name. A static text is named by its content, so a label whose text
+    /// changed no longer matches: its handle fails as stale rather than silently naming what
+    /// the label says now (the contract suite's `stale_handle`).
     pub name: Option<String>,
     pub identifier: Option<String>,
     pub path: ElementPath,
@@ -43,9 +44,7 @@ impl Fingerprint {
 
 /// The name a fingerprint remembers (see [`Fingerprint::name`]).
 fn identity_name(node: &RawNode) -> Option<String> {
-    (node.role != Role::StaticText)
-        .then(|| node.label().map(str::to_owned))
-        .flatten()
+    node.label().map(str::to_owned)
 }
 
 /// How error messages call an element: `button "Save"` by its name, `text_field #email` by
@@ -208,12 +207,12 @@ mod tests {
         let mut unnamed = RawNode::new(NodeId(2), Role::TextField, "AXTextField");
         unnamed.identifier = Some("email".into());
         assert_eq!(describe(&unnamed), "text_field #email");
-        // A static text's name is its content: new content is the same element.
+        // A static text is named by its content: new content makes its handle stale.
         let mut status = RawNode::new(NodeId(3), Role::StaticText, "AXStaticText");
         status.name = Some("Ready".into());
         let fp = Fingerprint::of(&status, &ElementPath::default());
         status.name = Some("Done".into());
-        assert!(fp.matches(&status));
+        assert!(!fp.matches(&status));
     }
 
     #[test]

@@ -220,7 +220,7 @@ async fn press_key_runs_menu_shortcuts() {
         &[(
             "press_key",
             json!({"app": "Editor", "key": "cmd+s"}),
-            &["~ [window] \"Saved\" window[0] title: \"Untitled\" → \"Saved\""],
+            &["~ [window] \"Saved\" window[0] name: \"Untitled\" → \"Saved\""],
         )],
     )
     .await;

@@ -108,7 +108,7 @@ async fn select_menu_runs_commands_by_menu_path() {
             ),
             ("click", json!({"app": "Editor", "target": "dialog[0]/button[\"Save\"]"}), &[
             "the element is gone now",
-            "~ [window] \"notes.txt\" window[0] title: \"Untitled\" → \"notes.txt\"",
+            "~ [window] \"notes.txt\" window[0] name: \"Untitled\" → \"notes.txt\"",
             "- [dialog] \"Save As\" dialog[0]",
         ]),
         ],

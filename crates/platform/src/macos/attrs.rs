@@ -1,10 +1,9 @@
-//! The AX calls of the backend. Each function is one IPC round trip to the app: it re-arms
-//! the element's messaging timeout with the call's slice (a share of the remaining deadline,
-//! never below the configured floor: `mac_logic::budget`), counts the trip in the
+//! The AX calls of the backend. Each is one IPC round trip: it re-arms the element's
+//! messaging timeout with the call's slice (`mac_logic::budget`), counts the trip in the
 //! [`CallCtx`], makes the call and converts the Core Foundation result. Attribute reads are
-//! batched with `AXUIElementCopyMultipleAttributeValues`; failed slots become
-//! [`AttrValue::Missing`] or [`AttrValue::Failed`], and an `AXChildren` slot can be taken
-//! out as elements, so a snapshot node costs one round trip.
+//! batched (`AXUIElementCopyMultipleAttributeValues`; failed slots become
+//! [`AttrValue::Missing`] or [`AttrValue::Failed`]; an `AXChildren` slot can be taken out as
+//! elements), so a snapshot node costs one round trip.
 #![allow(unsafe_code)]
 // Apple's constant names (kAX…) are matched as patterns.
 #![allow(non_upper_case_globals)]

@@ -14,6 +14,7 @@ mod query;
 mod receivers;
 mod schema;
 mod session;
+mod skipped;
 mod system;
 mod target;
 mod tree;

@@ -21,6 +21,7 @@ use std::time::Instant;
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
+use super::skipped::describe_skipped;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::NodeOut;
@@ -283,23 +284,6 @@ pub(super) async fn read(
         }
     }
     Ok(page)
-}
-
-/// Says what a snapshot left out, by the path of the node it belongs to.
-fn describe_skipped(skipped: &axgate_engine::Skipped, nodes: &[IndexedNode]) -> Option<String> {
-    use axgate_engine::SkippedPart;
-    let path = &nodes.get(skipped.node)?.path;
-    let part = match skipped.part {
-        SkippedPart::Child(i) => format!("child {i} of {path}"),
-        SkippedPart::Children => format!("the children of {path}"),
-        SkippedPart::Value => format!("the value of {path}"),
-    };
-    let why = if skipped.timed_out {
-        "no answer in time"
-    } else {
-        "an error"
-    };
-    Some(format!("{part} ({why})"))
 }
 
 /// The element of a level: by its handle while the session holds it (one read), else by its
