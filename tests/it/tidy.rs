@@ -89,8 +89,7 @@ fn unit_test_files_are_named_one_way() {
         .filter_map(|p| {
             let name = p.file_name()?.to_str()?.to_owned();
             let stem = name.strip_suffix(".rs")?;
-            let test_file =
-                stem.contains("tests") || stem.starts_with("test_") || stem.ends_with("_test");
+            let test_file = stem.contains("tests") || stem.starts_with("test_");
             (test_file && stem != "tests" && !stem.ends_with("_tests"))
                 .then(|| p.display().to_string())
         })
