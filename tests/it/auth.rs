@@ -73,14 +73,13 @@ fn subset(set: &Value, kids: &[&str]) -> Value {
 pub(crate) struct Provider {
     child: Child,
     pub(crate) issuer: String,
-    port: u16,
     stderr: std::fs::File,
     _config: tempfile::NamedTempFile,
 }
 
 impl Provider {
-    /// Starts the provider with `keys`, signing with `sign_kid`, on `port` (0: any free one).
-    pub(crate) async fn start(keys: Value, sign_kid: &str, port: u16) -> Provider {
+    /// Starts the provider with `keys`, signing with `sign_kid`, on a free port.
+    pub(crate) async fn start(keys: Value, sign_kid: &str) -> Provider {
         let dir = oidc_dir();
         assert!(
             dir.join("node_modules/oidc-provider/package.json").exists(),
@@ -88,7 +87,7 @@ impl Provider {
             dir.join("node_modules").display()
         );
         let mut config = tempfile::NamedTempFile::new().expect("config file");
-        let text = json!({ "port": port, "keys": keys, "signKid": sign_kid }).to_string();
+        let text = json!({ "port": 0, "keys": keys, "signKid": sign_kid }).to_string();
         config.write_all(text.as_bytes()).expect("write config");
         let stderr = tempfile::tempfile().expect("stderr file");
         let mut child = Command::new("node")
@@ -124,7 +123,6 @@ impl Provider {
         let mut provider = Provider {
             child,
             issuer: String::new(),
-            port: 0,
             stderr,
             _config: config,
         };
@@ -135,7 +133,6 @@ impl Provider {
             )
         });
         provider.issuer = ready["issuer"].as_str().expect("issuer").to_owned();
-        provider.port = ready["port"].as_u64().expect("port") as u16;
         provider
     }
 
@@ -150,11 +147,16 @@ impl Provider {
         format!("{}/jwks", self.issuer)
     }
 
-    /// Stops this provider and starts it again on the same port (same issuer) with other keys.
-    async fn restart(mut self, keys: Value, sign_kid: &str) -> Provider {
-        let port = self.port;
-        self.stop();
-        Provider::start(keys, sign_kid, port).await
+    /// Rotates the keys in place: the same provider (same port, same issuer) publishes
+    /// `keys` from now on and signs with `sign_kid` (`POST /test-only/keys`).
+    async fn rotate(&mut self, keys: Value, sign_kid: &str) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/test-only/keys", self.issuer))
+            .json(&json!({ "keys": keys, "signKid": sign_kid }))
+            .send()
+            .await
+            .expect("key rotation request");
+        assert_eq!(response.status(), 204, "{}", self.stderr_text());
     }
 
     fn stop(&mut self) {

@@ -5,9 +5,12 @@
 //   node provider.mjs CONFIG.json
 //
 // CONFIG: { "port": 0 | N, "keys": { "keys": [private JWKs] }, "signKid": "k1" }. Listens on
-// 127.0.0.1 (port 0 picks a free one; a restart passes the port it had, so the issuer stays the
-// same), then prints one JSON line {"issuer": ..., "port": ...} on stdout. Tokens come from
-// POST /token (client_secret_basic); the JWKS is at /jwks.
+// 127.0.0.1 (port 0 picks a free one), then prints one JSON line {"issuer": ..., "port": ...} on
+// stdout. Tokens come from POST /token (client_secret_basic); the JWKS is at /jwks.
+//
+// Key rotation: POST /test-only/keys with {"keys": {"keys": [...]}, "signKid": "k2"} replaces
+// the provider in place, same port and issuer. (A stop and a start on the same port would leave
+// the port free while node loads its modules, and a parallel test binding port 0 can take it.)
 //
 // Clients (test-only secrets):
 //   axgate-ci     scopes axgate:read axgate:act axgate:admin unrelated:scope; tokens live 300 s
@@ -37,9 +40,9 @@ const client = (id) => ({
     scope: SCOPES,
 });
 
-const provider = new Provider(issuer, {
+const build = (keys, signKid) => new Provider(issuer, {
     clients: [client('axgate-ci'), client('axgate-short')],
-    jwks: config.keys,
+    jwks: keys,
     cookies: { keys: ['test-only-cookie-key'] },
     scopes: SCOPES.split(' '),
     features: {
@@ -54,12 +57,26 @@ const provider = new Provider(issuer, {
                 audience: resource,
                 accessTokenTTL: requester.clientId === 'axgate-short' ? 1 : 300,
                 accessTokenFormat: 'jwt',
-                jwt: { sign: { alg: 'RS256', kid: config.signKid } },
+                jwt: { sign: { alg: 'RS256', kid: signKid } },
             }),
         },
     },
 });
 
-server.on('request', provider.callback());
+let handle = build(config.keys, config.signKid).callback();
+
+server.on('request', (req, res) => {
+    if (req.method === 'POST' && req.url === '/test-only/keys') {
+        let body = '';
+        req.on('data', (chunk) => { body += chunk; });
+        req.on('end', () => {
+            const next = JSON.parse(body);
+            handle = build(next.keys, next.signKid).callback();
+            res.writeHead(204).end();
+        });
+        return;
+    }
+    handle(req, res);
+});
 process.on('SIGTERM', () => process.exit(0));
 process.stdout.write(`${JSON.stringify({ issuer, port })}\n`);

@@ -421,7 +421,7 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenarios_run_with_oauth_client_credentials() {
     let keys = generate_keys(&["k1"]).await;
-    let provider = Provider::start(keys, "k1", 0).await;
+    let provider = Provider::start(keys, "k1").await;
     let server = jwt_server(&provider.issuer, &provider.jwks_uri(), "").await;
     let dir = tempfile::tempdir().expect("dir");
     let secret_file = dir.path().join("secret");

@@ -28,7 +28,7 @@ fn never_shown(ran: &super::Ran, secret: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_credentials_from_the_oidc_provider_with_the_resource() {
     let keys = generate_keys(&["k1"]).await;
-    let provider = Provider::start(keys, "k1", 0).await;
+    let provider = Provider::start(keys, "k1").await;
     let server = jwt_server(&provider.issuer, &provider.jwks_uri(), "").await;
     let dir = tempfile::tempdir().expect("dir");
     let secret_file = dir.path().join("secret");
