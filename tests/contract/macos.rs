@@ -6,6 +6,13 @@
 //! `axgate serve --backend macos`, a child process, because the macOS backend needs the main
 //! thread's run loop, which a test thread does not have. The Mac needs the Accessibility and
 //! Screen Recording grants for the `axgate` binary (docs/MACOS.md).
+//!
+//! With `AXGATE_CONTRACT_SERVER` set (an MCP URL such as `http://127.0.0.1:8741/mcp`), the
+//! contracts that need no configuration of their own run against that server instead: the
+//! LaunchAgent that `deploy/launchd/install.sh` installed, as `.github/workflows/macos-e2e.yml`
+//! does, so the grants of the installed binary, the process macOS holds responsible, are what
+//! the suite proves. Its config must allow what [`CONFIG`] allows. A contract with a
+//! configuration of its own still spawns its server.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -35,16 +42,26 @@ fn bundle() -> PathBuf {
     )
 }
 
+/// The running server the contracts use, if one is named (`AXGATE_CONTRACT_SERVER`).
+fn installed_server() -> Option<String> {
+    std::env::var("AXGATE_CONTRACT_SERVER")
+        .ok()
+        .filter(|url| !url.is_empty())
+}
+
 impl Target for Macos {
     async fn start(&self, toml: &str) -> Run {
         let app = Fixture::start();
+        // `key_receiver` has no tool: the flag is checked on a backend of this process.
+        let direct = Arc::new(MacBackend::new());
+        if let Some(url) = installed_server().filter(|_| toml.is_empty()) {
+            return Run::new(url, APP, Box::new(app), Some(direct), Vec::new()).await;
+        }
         let dir = tempfile::tempdir().expect("a temporary folder");
         let config = dir.path().join("axgate.toml");
         std::fs::write(&config, format!("{CONFIG}{toml}")).expect("write the config");
         let config = config.to_str().expect("a UTF-8 path").to_owned();
         let server = Axgate::serve(&["--backend", "macos", "--config", &config]);
-        // `key_receiver` has no tool: the flag is checked on a backend of this process.
-        let direct = Arc::new(MacBackend::new());
         Run::new(
             server.url.clone(),
             APP,
