@@ -323,7 +323,7 @@ async fn a_frozen_app_times_out_while_another_session_keeps_working() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn screenshots_are_pngs_of_the_window_and_the_screen() {
+async fn screenshots_are_pngs_of_the_window_and_regions_are_cut_from_it() {
     require_desktop();
     let _turn = DESKTOP.lock().await;
     let _app = App::start("form.py", &[], "axgate-form");
@@ -345,9 +345,23 @@ async fn screenshots_are_pngs_of_the_window_and_the_screen() {
             json!({"app": "axgate-form", "region": [0, 0, 1280, 1024]}),
         )
         .await;
-    let (w, h, colours) = decode_png(&screen);
-    assert_eq!((w, h), (1280, 1024), "the display's size");
-    assert!(colours > 3, "the screen is not blank ({colours} colours)");
+    // A region is cut from the app's own window (issue 33, finding 6): the whole display as
+    // a region is the window, never the screen with other windows on it.
+    let (rw, rh, colours) = decode_png(&screen);
+    assert_eq!((rw, rh), (w, h), "the window's size, not the display's");
+    assert!(colours > 3, "the window is not blank ({colours} colours)");
+    let (x, y) = (frame["x"].as_f64().unwrap(), frame["y"].as_f64().unwrap());
+    let corner = c
+        .call(
+            "screenshot",
+            json!({"app": "axgate-form", "region": [x - 50.0, y - 50.0, 100, 100]}),
+        )
+        .await;
+    assert_eq!(
+        decode_png(&corner).0,
+        50,
+        "the window's part of the region only"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -283,8 +283,11 @@ pub trait Backend: Send + Sync + 'static {
         ctx: &mut CallCtx,
     ) -> Result<Option<NodeId>, AxError>;
 
-    /// A PNG of the app's window, or of a region of the screen, with the area it shows and
-    /// its scale (pixels per point).
+    /// A PNG of the app's window, with the area it shows and its scale (pixels per point).
+    /// With `region`: the app's window that overlaps the region most, by itself — never the
+    /// screen as it is, which would show other apps' windows; the engine cuts it to the region
+    /// (`engine/region`). A backend may return less than the window (the window's part in the
+    /// region), never more.
     fn screenshot(
         &self,
         pid: Pid,

@@ -338,14 +338,6 @@ impl Engine {
             .collect())
     }
 
-    /// Every running app, denied ones included (never shown to a caller).
-    pub(super) async fn running_apps(
-        &self,
-        stats: &CallStats,
-    ) -> Result<Arc<Vec<AppInfo>>, AxError> {
-        self.all_apps(stats).await
-    }
-
     /// Every running app, denied ones included: read by the Global worker after this call
     /// began, shared with the calls that want it at the same time (`ax::shared`).
     async fn all_apps(&self, stats: &CallStats) -> Result<Arc<Vec<AppInfo>>, AxError> {

@@ -19,7 +19,7 @@ pub mod ladder;
 pub mod launch;
 pub mod metrics;
 pub mod model;
-mod region;
+pub mod region;
 pub mod rhythm;
 pub mod settings;
 pub mod shared;

@@ -371,19 +371,21 @@ async fn screenshot_returns_a_decodable_png() {
     refusals(&mut c, "screenshot", cases).await;
 }
 
-/// A capture whose PNG would exceed the budget (here the largest region the demo renders,
-/// 8192×8192 points) comes back downscaled, under 1 MiB as a message, with the size it had,
+/// A capture whose PNG would exceed the budget (here a window grown to the largest size the
+/// demo renders, 8192×8192 points) comes back downscaled, under 1 MiB as a message, with the size it had,
 /// and with the scale of the image it carries, so pixel-to-point maths still holds. Before,
 /// the whole PNG went out, and the Python SDK refused the message (its SSE limit is 1 MiB).
 #[tokio::test]
 async fn a_screenshot_over_the_budget_is_downscaled_to_fit() {
     let (_server, mut c) = start_session().await;
-    let r = c
+    let grown = c
         .call(
-            "screenshot",
-            json!({"app": "List", "region": [0, 0, 8192, 8192]}),
+            "window_action",
+            json!({"app": "List", "target": "window[0]", "action": "resize", "w": 8192, "h": 8192}),
         )
         .await;
+    assert_eq!(grown["isError"], false, "{grown}");
+    let r = c.call("screenshot", json!({"app": "List"})).await;
     assert_eq!(r["isError"], false, "{r}");
     assert!(
         r.to_string().len() < 1024 * 1024,

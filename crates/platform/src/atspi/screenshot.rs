@@ -1,6 +1,6 @@
-//! Screenshots of the X display as PNG, in Rust: a window (the app's top-most one, raised
-//! first so nothing covers it) or a screen region, read with `GetImage` and encoded with the
-//! `png` crate.
+//! Screenshots of the X display as PNG, in Rust: the app's window (raised first so nothing
+//! covers it), or its part of a region, read with `GetImage` and encoded with the `png`
+//! crate.
 
 use axgate_engine::{AxError, CallCtx, Capture, Pid, Rect};
 
@@ -19,25 +19,24 @@ pub(super) fn check_display() -> Result<(), String> {
     Display::open().map(drop).map_err(|e| e.to_string())
 }
 
-/// A PNG of the app's window, or of a region of the screen.
+/// A PNG of the app's window, or of its part of `region`.
 pub(super) fn screenshot(
     core: &Core,
     pid: Pid,
     region: Option<Rect>,
     ctx: &mut CallCtx,
 ) -> Result<Capture, AxError> {
-    let rect = match region {
-        Some(r) => r,
-        None => {
-            super::input::raise_app(core, pid, ctx)?;
-            let display = Display::open()?;
-            display
-                .window_of(pid, None, None)?
-                .map(|w| w.rect)
-                .ok_or_else(|| AxError::Unsupported(format!("pid {pid} shows no window")))?
-        }
-    };
+    // Never the screen as it is: the app is raised, and only its window's part of the region
+    // is read (the window containing the region's centre, else its top-most one).
+    super::input::raise_app(core, pid, ctx)?;
     let display = Display::open()?;
+    let window = display
+        .window_of(pid, None, region.map(|r| r.center()))?
+        .map(|w| w.rect)
+        .ok_or_else(|| AxError::Unsupported(format!("pid {pid} shows no window")))?;
+    let rect = region
+        .and_then(|r| window.intersection(&r))
+        .unwrap_or(window);
     let (rgb, w, h) = display.capture(rect)?;
     Ok(Capture::new(encode_png(&rgb, w, h)?, Some(rect)))
 }

@@ -166,10 +166,11 @@ impl Backend for DemoBackend {
         self.simulation().check_unlocked("screenshots")?;
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
-            let area = match region {
-                Some(r) => r,
-                None => render::window_area(tree)?,
-            };
+            // Only this app's window is drawn, cut to the region where one is given.
+            let window = render::window_area(tree, region)?;
+            let area = region
+                .and_then(|r| window.intersection(&r))
+                .unwrap_or(window);
             let png = render::render(tree, area, ctx)?;
             Ok((Capture::new(png, Some(area)), Vec::new()))
         })

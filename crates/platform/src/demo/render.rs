@@ -2,7 +2,7 @@
 //! 1-px outline and its label in the built-in bitmap font, encoded as an RGB PNG at scale 1.
 //! Secure values are drawn as a fixed row of asterisks that reveals nothing, not even length.
 
-use axgate_engine::{AxError, AxValue, CallCtx, Rect, Role};
+use axgate_engine::{AxError, AxValue, CallCtx, Rect, Role, region};
 
 use super::font::{self, ADVANCE, GLYPH_H};
 use super::hit::{paint_order, scroll_clip};
@@ -19,9 +19,9 @@ const FAINT: Rgb = [150, 150, 150];
 const LINE: Rgb = [110, 110, 110];
 const FOCUS: Rgb = [0, 100, 220];
 
-/// The global rect a screenshot without a region captures: the focused window, else the
-/// first window.
-pub(super) fn window_area(tree: &AppTree) -> Result<Rect, AxError> {
+/// The window a screenshot captures: with a region, the window that overlaps it most; else
+/// (or when none does) the focused window, else the first.
+pub(super) fn window_area(tree: &AppTree, region: Option<Rect>) -> Result<Rect, AxError> {
     let app = tree.get(tree.root()).map(|n| n.children.clone());
     let windows: Vec<&Node> = app
         .unwrap_or_default()
@@ -29,14 +29,16 @@ pub(super) fn window_area(tree: &AppTree) -> Result<Rect, AxError> {
         .filter_map(|id| tree.get(id))
         .filter(|n| roles::is_window(n.role) && n.states.visible && n.frame.is_some())
         .collect();
-    windows
-        .iter()
-        .find(|n| n.states.focused)
-        .or(windows.first())
+    let frames: Vec<Option<Rect>> = windows.iter().map(|n| n.frame).collect();
+    region
+        .and_then(|r| region::window_for(&frames, r))
+        .map(|i| windows[i])
+        .or_else(|| windows.iter().find(|n| n.states.focused).copied())
+        .or(windows.first().copied())
         .and_then(|n| n.frame)
         .ok_or_else(|| {
             AxError::Unsupported(format!(
-                "{} has no open window to capture; open one first or pass a region",
+                "{} has no open window to capture; open one first",
                 tree.name
             ))
         })

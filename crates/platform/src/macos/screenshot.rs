@@ -2,11 +2,11 @@
 //! missing or fails, `/usr/sbin/screencapture` (`CGWindowListCreateImage` is gone from the
 //! macOS 15 SDK): the app's focused window by window id (from the private
 //! `_AXUIElementGetWindow`, resolved with `dlsym` at run time so the binary still loads if it
-//! disappears; the window frame is the fallback), or a screen region. The PNG goes to a
+//! disappears; the window frame is the fallback); for a region, the app's window it overlaps
+//! most, which the engine cuts to the region (never the screen as it is). The PNG goes to a
 //! temporary file, is read back and removed. Needs the Screen Recording grant, checked first:
 //! without it `screencapture` silently returns only the desktop. The capture carries the
-//! frame it shows (the window frame, or the region rounded out to whole points) and so its
-//! scale (`ax::Capture`).
+//! frame it shows (the window frame) and so its scale (`ax::Capture`).
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
@@ -20,7 +20,7 @@ use std::time::Instant;
 use accessibility_sys::{AXError, AXUIElementRef};
 use core_graphics::access::ScreenCaptureAccess;
 
-use axgate_engine::{AxError, CallCtx, Capture, Pid, Rect};
+use axgate_engine::{AxError, CallCtx, Capture, Pid, Rect, region};
 
 use super::apps;
 use super::attrs;
@@ -45,10 +45,9 @@ pub(super) fn screenshot(
     if !ScreenCaptureAccess.preflight() {
         return Err(AxError::Permission(screen_recording_fix()));
     }
-    let (target, frame) = match region {
-        Some(rect) => (Target::Region(rect), capture::covered_region(&rect)),
-        None => window_target(pid, ctx, started)?,
-    };
+    // A region is never captured from the screen as it is: the app's window it overlaps most
+    // is captured by itself, and the engine cuts it to the region (`engine/region`).
+    let (target, frame) = window_target(pid, region, ctx, started)?;
     let png = match capture_sck::capture(target, frame, ctx.deadline()) {
         Ok(png) => png,
         Err(capture_sck::Failure::Unavailable) => {
@@ -62,33 +61,41 @@ pub(super) fn screenshot(
     Ok(Capture::new(png, frame))
 }
 
-/// The app's focused window (else its first window) as a capture target, with its frame.
+/// The app's window as a capture target, with its frame: for a region, the window that
+/// overlaps it most; else (or when none does) the focused window, else the first.
 fn window_target(
     pid: Pid,
+    region: Option<Rect>,
     ctx: &mut CallCtx,
     started: Instant,
 ) -> Result<(Target, Option<Rect>), AxError> {
     let fail = |f: AxFailure| to_ax_error(f, pid, None, started);
     let app = apps::app_element(pid)?;
-    let window = match attrs::read_element(&app, "AXFocusedWindow", ctx).map_err(fail)? {
-        Some(window) => Some(window),
-        None => attrs::read_elements(&app, "AXWindows", ctx)
-            .map_err(fail)?
-            .into_iter()
-            .next(),
-    };
+    let mut window = None;
+    if let Some(region) = region {
+        let windows = attrs::read_elements(&app, "AXWindows", ctx).map_err(fail)?;
+        let mut frames = Vec::with_capacity(windows.len());
+        for w in &windows {
+            frames.push(window_frame(w, ctx).map_err(fail)?);
+        }
+        window = region::window_for(&frames, region).map(|i| windows[i].clone());
+    }
+    if window.is_none() {
+        window = match attrs::read_element(&app, "AXFocusedWindow", ctx).map_err(fail)? {
+            Some(window) => Some(window),
+            None => attrs::read_elements(&app, "AXWindows", ctx)
+                .map_err(fail)?
+                .into_iter()
+                .next(),
+        };
+    }
     let Some(window) = window else {
         return Err(AxError::Unsupported(format!(
-            "{} has no window to capture; pass a region instead",
+            "{} has no window to capture",
             process::label(pid)
         )));
     };
-    let values =
-        attrs::read_many(&window, &attrs::names(&["AXPosition", "AXSize"]), ctx).map_err(fail)?;
-    let frame = match values.as_slice() {
-        [position, size] => decode::frame(position, size),
-        _ => None,
-    };
+    let frame = window_frame(&window, ctx).map_err(fail)?;
     if let Some(id) = window_id(&window, ctx).map_err(fail)? {
         return Ok((Target::Window(id), frame));
     }
@@ -98,6 +105,15 @@ fn window_target(
             "cannot locate the window of {} on screen",
             process::label(pid)
         ))
+    })
+}
+
+/// A window's frame in global points.
+fn window_frame(window: &AxElement, ctx: &mut CallCtx) -> AxResult<Option<Rect>> {
+    let values = attrs::read_many(window, &attrs::names(&["AXPosition", "AXSize"]), ctx)?;
+    Ok(match values.as_slice() {
+        [position, size] => decode::frame(position, size),
+        _ => None,
     })
 }
 

@@ -16,7 +16,9 @@ use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, AppOut};
-use axgate_engine::{AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale};
+use axgate_engine::{
+    AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale, region,
+};
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -500,10 +502,6 @@ pub(super) async fn screenshot(
             ));
         }
     };
-    // A region is captured from the screen as it is: no denied app's window may lie in it.
-    if let Some(region) = region {
-        ctx.engine.check_capture_region(region, &ctx.stats).await?;
-    }
     let pid = app.pid;
     let shot = ctx
         .engine
@@ -511,6 +509,11 @@ pub(super) async fn screenshot(
             b.screenshot(pid, region, c)
         })
         .await?;
+    // A region is cut from the app's own window (`engine/region`): never the screen as it is.
+    let shot = match region {
+        Some(area) => region::crop(shot, area, &app.name)?,
+        None => shot,
+    };
     // Resampling a big capture is CPU work: off the async threads.
     let fitted =
         tokio::task::spawn_blocking(move || downscale::fit(shot, downscale::MAX_PNG_BYTES))
