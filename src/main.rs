@@ -211,10 +211,7 @@ fn main() -> ExitCode {
     let cli = match Cli::parse().command {
         // The client needs no accessibility main loop: it only speaks HTTP.
         Command::Client(command) => return ExitCode::from(axgate::client::commands::run(command)),
-        Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut Cli::command(), "axgate", &mut std::io::stdout());
-            return ExitCode::SUCCESS;
-        }
+        Command::Completions { shell } => return completions(shell),
         command => Cli { command },
     };
     let code = axgate::platform::run_main(move || match run(cli) {
@@ -225,6 +222,25 @@ fn main() -> ExitCode {
         }
     });
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// `axgate completions SHELL`: the script, written whole, so a reader that leaves early
+/// (`| head`) ends it quietly with 141 like any writer to a closed pipe, never a panic.
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    use std::io::Write as _;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "axgate", &mut script);
+    let mut out = std::io::stdout().lock();
+    match out.write_all(&script).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let error = axgate::client::ClientError::stdout(&e);
+            if !matches!(error, axgate::client::ClientError::Closed) {
+                eprintln!("axgate: {error}");
+            }
+            ExitCode::from(error.exit_code())
+        }
+    }
 }
 
 /// `axgate record`: reads the app (macOS only), writes the file, says how much it holds.

@@ -71,8 +71,11 @@ async fn run_async(command: ClientCommand) -> u8 {
 }
 
 fn report(error: &ClientError) -> u8 {
-    // A server's words are in it (an error message, a quoted body): shown inert.
-    eprintln!("axgate: {}", output::inert(&error.to_string()));
+    // A closed standard output is the reader's choice (`| head`): nothing to report.
+    if !matches!(error, ClientError::Closed) {
+        // A server's words are in it (an error message, a quoted body): shown inert.
+        eprintln!("axgate: {}", output::inert(&error.to_string()));
+    }
     error.exit_code()
 }
 

@@ -49,6 +49,21 @@ pub enum ClientError {
     /// The server refused the request with a JSON-RPC error (exit 2: the request was wrong).
     #[error("{0}")]
     Rpc(String),
+    /// Whoever read standard output stopped (`axgate apps | head -1`): nothing to say, exit
+    /// 141 as a shell shows a writer ended by SIGPIPE.
+    #[error("standard output was closed")]
+    Closed,
+}
+
+impl ClientError {
+    /// A failed write to standard output: [`ClientError::Closed`] when the reader left.
+    pub fn stdout(error: &std::io::Error) -> ClientError {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            ClientError::Closed
+        } else {
+            ClientError::Usage(format!("cannot write to stdout: {error}"))
+        }
+    }
 }
 
 /// Exit codes of the client commands (docs/CLI.md).
@@ -66,6 +81,8 @@ pub mod exit {
     pub const AUTH: u8 = 4;
     /// Interrupted by Ctrl-C (SIGINT) or SIGTERM; the session was ended first.
     pub const INTERRUPTED: u8 = 130;
+    /// Standard output was closed by its reader (128 + SIGPIPE, as shells report it).
+    pub const CLOSED: u8 = 141;
 }
 
 impl ClientError {
@@ -74,6 +91,7 @@ impl ClientError {
             ClientError::Usage(_) | ClientError::Rpc(_) => exit::USAGE,
             ClientError::Connection(_) => exit::CONNECTION,
             ClientError::Auth(_) => exit::AUTH,
+            ClientError::Closed => exit::CLOSED,
         }
     }
 }

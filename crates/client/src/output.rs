@@ -113,7 +113,7 @@ pub fn print_result(result: &Value, format: Format, images: &Images) -> Result<u
             writeln!(out, "{}", inert_json(&pretty(&value)))
         }
     };
-    printed.map_err(|e| ClientError::Usage(format!("cannot write to stdout: {e}")))?;
+    printed.map_err(|e| ClientError::stdout(&e))?;
     Ok(exit::OK)
 }
 
@@ -152,8 +152,7 @@ pub fn print_tools(tools: &[Value], format: Format) -> Result<u8, ClientError> {
                 .join("\n")
         }
     };
-    writeln!(std::io::stdout().lock(), "{text}")
-        .map_err(|e| ClientError::Usage(format!("cannot write to stdout: {e}")))?;
+    writeln!(std::io::stdout().lock(), "{text}").map_err(|e| ClientError::stdout(&e))?;
     Ok(exit::OK)
 }
 

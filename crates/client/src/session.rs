@@ -198,6 +198,15 @@ impl Session {
                         .and_then(retry::retry_after);
                     (hint, describe(response).await)
                 }
+                // Nothing listens on this machine's port: no wait will change that, so say
+                // what to do at once instead of retrying for --retry-for.
+                Err(error) if refused_on_loopback(&self.url, &error) => {
+                    return Err(ClientError::Connection(format!(
+                        "cannot connect to {}: nothing listens there. Is `axgate serve` running? \
+                         Start it, or point --url (AXGATE_CLIENT_URL) at the server",
+                        self.url
+                    )));
+                }
                 Err(error) if error.is_connect() || error.is_timeout() => (
                     None,
                     format!("cannot reach {}: {}", self.url, causes(&error)),
@@ -357,6 +366,24 @@ impl Session {
             ))),
         }
     }
+}
+
+/// Whether `error` is a refused connection to a loopback address of `url`.
+fn refused_on_loopback(url: &reqwest::Url, error: &reqwest::Error) -> bool {
+    let host = url.host_str().unwrap_or_default();
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_matches(['[', ']'])
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return loopback && io.kind() == std::io::ErrorKind::ConnectionRefused;
+        }
+        source = cause.source();
+    }
+    false
 }
 
 /// An error and its causes, `a: b: c` (reqwest's own text alone says "error sending

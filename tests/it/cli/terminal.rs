@@ -144,3 +144,32 @@ async fn completions_are_generated_for_each_shell() {
         }
     }
 }
+
+/// `axgate apps | head -1` and `axgate completions bash | head`: a reader that leaves early
+/// ends the client quietly with 141 (128 + SIGPIPE, what a shell shows for such a writer).
+/// Before, `apps` printed "cannot write to stdout: Broken pipe" and exited 2, and
+/// `completions` panicked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reader_that_leaves_early_ends_the_client_quietly() {
+    let server = TestServer::start().await;
+    let url = server.url.clone();
+    for args in [
+        vec!["apps", "--url", &url],
+        vec!["call", "--url", &url, "--list"],
+        vec!["completions", "bash"],
+    ] {
+        let mut child = super::start(&args, &[]);
+        // The reader leaves before anything is written.
+        drop(child.stdout.take());
+        let (status, stderr) = tokio::task::spawn_blocking(move || {
+            let mut stderr = String::new();
+            let mut pipe = child.stderr.take().expect("stderr");
+            std::io::Read::read_to_string(&mut pipe, &mut stderr).expect("read stderr");
+            (child.wait().expect("wait"), stderr)
+        })
+        .await
+        .expect("the waiting thread");
+        assert_eq!(status.code(), Some(141), "{args:?}: {stderr}");
+        assert_eq!(stderr, "", "{args:?}: nothing to say");
+    }
+}
