@@ -170,7 +170,7 @@ fn us_combos_are_unchanged() {
         shift: true,
         ..cmd()
     };
-    assert_eq!(pressed(&US, "cmd+?"), Ok((0x2C, shift)));
+    // (Shifted punctuation such as cmd+? is pinned on the full ANSI table in `keystrokes`.)
     assert_eq!(pressed(&US, "cmd+S"), Ok((0x01, shift)));
 }
 

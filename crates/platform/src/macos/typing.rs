@@ -86,12 +86,13 @@ fn focused_value(pid: Pid, ctx: &mut CallCtx) -> Option<String> {
 /// Presses a key combination.
 pub(super) fn press_key(pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
     let layouts = key_layout::layouts();
-    let stroke = keystrokes::combo_stroke(combo, &layouts.current, &layouts.ascii).map_err(
-        |reason| AxError::InvalidValue {
-            element: "the key combo".to_owned(),
-            reason,
-        },
-    )?;
+    let stroke =
+        keystrokes::combo_stroke(combo, &layouts.current, &layouts.ascii).map_err(|reason| {
+            AxError::InvalidValue {
+                element: "the key combo".to_owned(),
+                reason,
+            }
+        })?;
     let needed = keystrokes::stroke_duration(&stroke);
     let source = input::prepare(pid, Event::Keys, needed, ctx)?;
     press(&source, &stroke, &layouts.current)

@@ -67,7 +67,7 @@ pub(super) fn windows() -> Vec<WindowInfo> {
 fn value(dict: &WindowDict, key: CFStringRef) -> Option<CFType> {
     // SAFETY: the key is an immutable framework constant (Get rule).
     let key = unsafe { CFString::wrap_under_get_rule(key) };
-    dict.find(&key).map(|v| v.clone())
+    dict.find(&key).map(|v| CFType::clone(&v))
 }
 
 /// A number or boolean entry as an integer.
@@ -93,7 +93,12 @@ fn bounds(dict: &WindowDict) -> Option<(f64, f64, f64, f64)> {
     let value = value(dict, unsafe { kCGWindowBounds })?;
     let rect_dict = value.downcast::<CFDictionary>()?;
     let rect = CGRect::from_dict_representation(&rect_dict)?;
-    Some((rect.origin.x, rect.origin.y, rect.size.width, rect.size.height))
+    Some((
+        rect.origin.x,
+        rect.origin.y,
+        rect.size.width,
+        rect.size.height,
+    ))
 }
 
 fn bundle_id(pid: Pid) -> Option<String> {
@@ -129,5 +134,7 @@ fn responsible_for(pid: Pid) -> Option<Pid> {
     let raw = libc::pid_t::try_from(pid).ok()?;
     // SAFETY: takes and returns a plain pid; a failure is a non-positive result.
     let responsible = unsafe { function(raw) };
-    Pid::try_from(responsible).ok().filter(|r| *r > 0 && *r != pid)
+    Pid::try_from(responsible)
+        .ok()
+        .filter(|r| *r > 0 && *r != pid)
 }
