@@ -297,7 +297,7 @@ pub(crate) fn may_post(
 /// What to do about a foreign window over the point, by what it is.
 fn cover_fix(window: &WindowInfo) -> &'static str {
     match window.layer {
-        l if l >= level::SCREEN_SAVER && l < level::CURSOR => {
+        l if (level::SCREEN_SAVER..level::CURSOR).contains(&l) => {
             "The screen saver or a system overlay is up: wake the display and turn the screen \
              saver off on unattended Macs (System Settings > Lock Screen)"
         }

@@ -5,8 +5,6 @@
 //! after, and this file decides whether to report `secure_input_held_by`. Typed text is
 //! never part of a message. Plain Rust, no Apple types.
 
-use axgate_engine::Pid;
-
 use super::input_guard::AppRef;
 
 /// The verdict after typing: `Err` (the message, naming the holder) when the text did not
@@ -51,24 +49,16 @@ pub(crate) fn not_landed(holder: &str, target: &str) -> String {
     )
 }
 
-/// The holder of Secure Input as messages name it, from what the session says.
-pub(crate) fn holder(pid: Option<Pid>, name: Option<&str>) -> Option<AppRef> {
-    let pid = pid?;
-    Some(AppRef {
-        pid,
-        label: match name {
-            Some(name) => format!("{name} (pid {pid})"),
-            None => format!("pid {pid}"),
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axgate_engine::Pid;
 
     fn app(pid: Pid, name: &str) -> AppRef {
-        holder(Some(pid), Some(name)).unwrap()
+        AppRef {
+            pid,
+            label: format!("{name} (pid {pid})"),
+        }
     }
 
     #[test]
@@ -124,11 +114,5 @@ mod tests {
             after_typing("\n\t", Some("x"), Some("x"), Some(&keeper), &notes),
             Ok(())
         );
-    }
-
-    #[test]
-    fn a_holder_without_a_name_is_named_by_pid() {
-        assert_eq!(holder(Some(77), None).unwrap().label, "pid 77");
-        assert_eq!(holder(None, Some("x")), None);
     }
 }

@@ -120,7 +120,8 @@ pub(super) fn focus(
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
     let target = Target::read(handles, pid, id, ctx)?;
-    bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
+    // A refused activation is no failure here: the focus write below is what counts.
+    let _activation = bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
     match target.node.role {
         Role::Application => Ok(()),
         role if roles::is_window(role) => raise_window(&target, ctx),
