@@ -401,16 +401,26 @@ async fn check(engine: Arc<Engine>) -> anyhow::Result<i32> {
     let caps = engine.capabilities();
     println!("capabilities: {}", names(caps.present()));
     println!("lacks: {}", names(caps.missing()));
+    // A failing gate makes the machine not ready (exit 1); an advisory is printed and the
+    // machine is still ready, as `/readyz` says.
     let mut ready = true;
+    let mut advisories = 0;
     for c in &checks {
-        ready &= c.ok;
-        if c.ok {
-            println!("  ok    {}", c.name);
-        } else {
-            println!("  FAIL  {}: {}", c.name, c.detail);
+        ready &= !c.blocks();
+        match (c.ok, c.class) {
+            (true, _) => println!("  ok    {}", c.name),
+            (false, axgate::ax::CheckClass::Gate) => println!("  FAIL  {}: {}", c.name, c.detail),
+            (false, axgate::ax::CheckClass::Advisory) => {
+                advisories += 1;
+                println!("  ADVISE {}: {}", c.name, c.detail);
+            }
         }
     }
-    println!("{}", if ready { "ready" } else { "not ready" });
+    match (ready, advisories) {
+        (false, _) => println!("not ready"),
+        (true, 0) => println!("ready"),
+        (true, n) => println!("ready, with {n} advisory(ies)"),
+    }
     Ok(if ready { 0 } else { 1 })
 }
 

@@ -35,6 +35,7 @@ const METRICS: &[&str] = &[
     "axgate_audit_failures_total",
     "axgate_audit_head",
     "axgate_readiness",
+    "axgate_readiness_advisory",
     "axgate_build_info",
     "axgate_busy_refusals_total",
     "axgate_requests_in_flight",

@@ -1,7 +1,8 @@
 //! Operations against real components: `/metrics` checked by `promtool check metrics`, a
 //! real Prometheus server (Debian's package, on 127.0.0.1) scraping a running axgate,
 //! `/readyz` flipping to 503 with the failing check when the demo backend simulates a lost
-//! permission or a locked screen, and progress notifications on the request's own stream.
+//! permission or a locked screen and staying 200 with an advisory (Secure Input held
+//! elsewhere), and progress notifications on the request's own stream.
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -142,6 +143,71 @@ async fn readiness_reports_each_failing_check_with_its_fix() {
         .await
         .unwrap();
     assert_eq!(health.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_advisory_keeps_readyz_200_and_names_it_while_a_gate_makes_it_503() {
+    // Regression: Secure Input held by any process turned /readyz to 503, which HAProxy's
+    // health check reads as a dead Mac.
+    let server = TestServer::start().await;
+    let url = format!("http://{}/readyz", server.addr);
+    server.demo.simulate(Simulation::SecureInputHeld);
+    let resp = reqwest::get(&url).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["ready"], true, "{body}");
+    let advisories = body["advisories"].as_array().unwrap();
+    assert_eq!(advisories.len(), 1, "{body}");
+    assert_eq!(advisories[0]["name"], "secure_input");
+    assert!(
+        advisories[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("held by Passwords (pid 412)")),
+        "{body}"
+    );
+    let check = body["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "secure_input")
+        .unwrap();
+    assert_eq!(check["class"], "advisory");
+    assert_eq!(check["ok"], false);
+    let metrics = metrics_text(&server).await;
+    assert!(
+        metrics.contains("axgate_readiness_advisory{advisory=\"secure_input\"} 1"),
+        "{metrics}"
+    );
+    // The gate alert (min of axgate_readiness) does not see the advisory.
+    assert!(
+        !metrics.contains("axgate_readiness{check=\"secure_input\"}"),
+        "{metrics}"
+    );
+    // Typing still goes ahead while the advisory is raised.
+    let mut client = server.client();
+    client.initialize().await;
+    let typed = client
+        .call(
+            "type_text",
+            json!({"app": "Form", "target": "window[0]/text_field[\"Name\"]", "text": "Ada"}),
+        )
+        .await;
+    assert_eq!(typed["isError"], false, "{typed}");
+
+    // A gate failing makes it 503; the advisory, no longer reported, is no longer raised.
+    server.demo.simulate(Simulation::ScreenLocked);
+    let resp = reqwest::get(&url).await.unwrap();
+    assert_eq!(resp.status(), 503);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["ready"], false);
+    assert_eq!(body["advisories"], json!([]), "{body}");
+    let metrics = metrics_text(&server).await;
+    assert!(
+        !metrics.contains("axgate_readiness_advisory{advisory=\"secure_input\"} 1"),
+        "{metrics}"
+    );
+    server.demo.simulate(Simulation::None);
+    assert_eq!(reqwest::get(&url).await.unwrap().status(), 200);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -164,9 +164,38 @@ pub enum WindowAction {
 pub struct ReadinessCheck {
     /// A stable, bounded name: `ax_trusted`, `gui_session`, `screen_unlocked`, `atspi_bus`, …
     pub name: &'static str,
+    pub class: CheckClass,
     pub ok: bool,
     /// What is wrong and how to fix it, when `ok` is false.
     pub detail: String,
+}
+
+/// Whether a failing readiness check takes the machine out of service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckClass {
+    /// Nothing can be driven while it fails (no GUI session, no accessibility grant, a locked
+    /// screen): `/readyz` answers 503 and balancers send no one.
+    Gate,
+    /// Some calls may fail while it fails (Secure Input held elsewhere, no screen recording
+    /// grant, a sleeping display), most still work: `/readyz` stays 200 and names it.
+    Advisory,
+}
+
+impl CheckClass {
+    /// The name in `/readyz` and `axgate check`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckClass::Gate => "gate",
+            CheckClass::Advisory => "advisory",
+        }
+    }
+}
+
+impl ReadinessCheck {
+    /// Whether this check keeps the machine out of service: a gate that fails.
+    pub fn blocks(&self) -> bool {
+        self.class == CheckClass::Gate && !self.ok
+    }
 }
 
 /// A change observed in an app. Events are hints: the engine debounces and re-queries.

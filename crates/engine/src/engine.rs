@@ -8,7 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 use arc_swap::ArcSwap;
 use tokio::sync::broadcast;
 
-use super::backend::{Backend, ChangeEvent, EventSink, ReadinessCheck, Snapshot, SnapshotRequest};
+use super::backend::{
+    Backend, ChangeEvent, CheckClass, EventSink, ReadinessCheck, Snapshot, SnapshotRequest,
+};
 use super::error::AxError;
 use super::model::{AppInfo, NodeId, Pid, WindowInfo};
 use super::shared::{Got, Shared};
@@ -282,6 +284,7 @@ impl Engine {
         result.unwrap_or_else(|e| {
             vec![ReadinessCheck {
                 name: "backend_answers",
+                class: CheckClass::Gate,
                 ok: false,
                 detail: format!("the backend did not answer its readiness checks: {e}"),
             }]

@@ -30,8 +30,8 @@ pub mod values;
 pub mod worker;
 
 pub use backend::{
-    Backend, CallCtx, ChangeEvent, ChangeKind, EventSink, Launchable, ReadinessCheck, Skipped,
-    SkippedPart, Snapshot, SnapshotRequest, WindowAction,
+    Backend, CallCtx, ChangeEvent, ChangeKind, CheckClass, EventSink, Launchable, ReadinessCheck,
+    Skipped, SkippedPart, Snapshot, SnapshotRequest, WindowAction,
 };
 pub use capabilities::{Capabilities, Capability};
 pub use capture::Capture;

@@ -80,6 +80,8 @@ pub struct Families {
     /// a copy kept by Prometheus makes a cut tail of the trail detectable.
     pub audit_head: IntGauge,
     pub readiness: IntGaugeVec,
+    /// Per advisory readiness check: 1 while it is raised.
+    pub readiness_advisory: IntGaugeVec,
     pub build_info: IntGaugeVec,
     /// The capacity state a balancer sees (`crate::fleet`): 1 for the current one of ready,
     /// busy, drain; 0 for the others.
@@ -225,11 +227,21 @@ impl Metrics {
         let readiness = IntGaugeVec::new(
             Opts::new(
                 "axgate_readiness",
-                "1 when a readiness check passes, 0 when it fails.",
+                "1 when a gating readiness check passes, 0 when it fails (/readyz 503).",
             ),
             &["check"],
         )?;
         r.register(Box::new(readiness.clone()))?;
+        let readiness_advisory = IntGaugeVec::new(
+            Opts::new(
+                "axgate_readiness_advisory",
+                "1 while a readiness advisory is raised (the machine serves, some calls may \
+                 not work: Secure Input held elsewhere, no screen recording grant, display \
+                 asleep), 0 when it is not.",
+            ),
+            &["advisory"],
+        )?;
+        r.register(Box::new(readiness_advisory.clone()))?;
         let build_info = IntGaugeVec::new(
             Opts::new("axgate_build_info", "Build information; always 1."),
             &["version", "git_sha", "backend"],
@@ -409,6 +421,7 @@ impl Metrics {
                 g
             },
             readiness,
+            readiness_advisory,
             build_info,
             engine,
             registry,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use atspi::zbus::{self, Connection};
 
-use axgate_engine::{AxError, ReadinessCheck};
+use axgate_engine::{AxError, CheckClass, ReadinessCheck};
 
 use super::runtime::Rt;
 
@@ -146,6 +146,7 @@ pub(super) fn readiness(rt: &Rt, bus: &Bus) -> Vec<ReadinessCheck> {
     let conn = bus.get(rt, deadline);
     checks.push(ReadinessCheck {
         name: "atspi_bus",
+        class: CheckClass::Gate,
         ok: conn.is_ok(),
         detail: conn
             .as_ref()
@@ -172,12 +173,14 @@ pub(super) fn readiness(rt: &Rt, bus: &Bus) -> Vec<ReadinessCheck> {
     };
     checks.push(ReadinessCheck {
         name: "atspi_registry",
+        class: CheckClass::Gate,
         ok: registry.is_ok(),
         detail: registry.err().unwrap_or_default(),
     });
     let display = super::screenshot::check_display();
     checks.push(ReadinessCheck {
         name: "x11_display",
+        class: CheckClass::Gate,
         ok: display.is_ok(),
         detail: display.err().unwrap_or_default(),
     });

@@ -1,7 +1,8 @@
 //! Simulated machine-level failures of the demo backend (revoked accessibility permission, a
-//! locked screen): what readiness reports for each and how calls fail while it lasts.
+//! locked screen, Secure Input held by another process): what readiness reports for each
+//! and how calls fail while it lasts.
 
-use axgate_engine::{AxError, ReadinessCheck};
+use axgate_engine::{AxError, CheckClass, ReadinessCheck};
 
 /// A machine-level failure the demo backend can pretend to have, for readiness tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -13,6 +14,9 @@ pub enum Simulation {
     PermissionLost,
     /// Screen locked: readiness fails `screen_unlocked`, clicks and screenshots fail.
     ScreenLocked,
+    /// Secure Input held by another process (a password manager in the background): an
+    /// advisory only, readiness reports `secure_input` and every call still works.
+    SecureInputHeld,
 }
 
 impl Simulation {
@@ -20,6 +24,7 @@ impl Simulation {
     pub(super) fn readiness(self) -> Vec<ReadinessCheck> {
         let mut checks = vec![ReadinessCheck {
             name: "demo_backend",
+            class: CheckClass::Gate,
             ok: true,
             detail: String::new(),
         }];
@@ -27,6 +32,7 @@ impl Simulation {
             Simulation::None => {}
             Simulation::PermissionLost => checks.push(ReadinessCheck {
                 name: "ax_trusted",
+                class: CheckClass::Gate,
                 ok: false,
                 detail: "axgate is not trusted for accessibility (simulated): grant it in System \
                          Settings > Privacy & Security > Accessibility, then restart axgate"
@@ -34,9 +40,19 @@ impl Simulation {
             }),
             Simulation::ScreenLocked => checks.push(ReadinessCheck {
                 name: "screen_unlocked",
+                class: CheckClass::Gate,
                 ok: false,
                 detail: "the screen is locked (simulated): unlock the session; synthetic input \
                          and screenshots do not work while it is locked"
+                    .to_owned(),
+            }),
+            Simulation::SecureInputHeld => checks.push(ReadinessCheck {
+                name: "secure_input",
+                class: CheckClass::Advisory,
+                ok: false,
+                detail: "Secure Input is on, held by Passwords (pid 412) (simulated): typed keys \
+                         may reach only it; typing goes ahead and reports when the text did not \
+                         land"
                     .to_owned(),
             }),
         }

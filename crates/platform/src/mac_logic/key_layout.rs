@@ -3,7 +3,15 @@
 //! has selected, so a combo's character must be pressed on the key that types it there: on
 //! a French AZERTY layout `z` is the key that ANSI calls W. The macOS adapter fills a
 //! [`KeyLayout`] by asking `UCKeyTranslate` what every virtual key types at each modifier
-//! level; [`KeyLayout::ansi`] is the fallback when the layout cannot be read.
+//! level, the Command level included; [`KeyLayout::ansi`] is the fallback when the layout
+//! cannot be read.
+//!
+//! A combo's letter is looked up as AppKit matches key equivalents ([`combo_key`]): on the
+//! Command-key level of the current layout (Russian, Hebrew and "Dvorak – QWERTY ⌘" type
+//! Latin letters there), then its typing levels, then the ASCII-capable layout (the one
+//! macOS falls back to for shortcuts when the current layout has no Latin letters, as Greek).
+//! Typed text carries its characters as Unicode (`CGEventKeyboardSetUnicodeString`) and, for
+//! a character the layout types without Option ([`text_key`]), that key's code.
 //!
 //! A combo is pressed as a real user presses it: each modifier key goes down (a
 //! flags-changed event carrying the flags held so far), then the key goes down and up, then
@@ -21,17 +29,22 @@ pub(crate) enum Level {
     Shift,
     Option,
     ShiftOption,
+    /// With Command held: what AppKit matches key equivalents against.
+    Command,
 }
 
 impl Level {
-    /// Every level, in the order a character's key is preferred (fewest modifiers first).
+    /// Every typing level, in the order a character's key is preferred (fewest modifiers
+    /// first). The Command level is asked apart: it types nothing, it names shortcuts.
     pub(crate) const ALL: [Level; 4] =
         [Level::Base, Level::Shift, Level::Option, Level::ShiftOption];
 
     /// The Carbon modifier state of `UCKeyTranslate` (`(modifiers >> 8) & 0xFF`): shift is
-    /// bit 1 (`shiftKey` 0x0200), option bit 3 (`optionKey` 0x0800).
+    /// bit 1 (`shiftKey` 0x0200), option bit 3 (`optionKey` 0x0800), command bit 0
+    /// (`cmdKey` 0x0100).
     pub(crate) fn carbon_state(self) -> u32 {
         match self {
+            Level::Command => 0x01,
             Level::Base => 0,
             Level::Shift => 0x02,
             Level::Option => 0x08,
@@ -43,6 +56,7 @@ impl Level {
         Modifiers {
             shift: matches!(self, Level::Shift | Level::ShiftOption),
             opt: matches!(self, Level::Option | Level::ShiftOption),
+            // The Command level adds nothing: a combo holds Command anyway.
             ..Modifiers::default()
         }
     }
@@ -60,6 +74,8 @@ pub(crate) const CODES: std::ops::Range<u16> = 0..128;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct KeyLayout {
     keys: HashMap<char, (u16, Level)>,
+    /// What each main key types with Command held, by character (the lowest code wins).
+    command: HashMap<char, u16>,
 }
 
 impl KeyLayout {
@@ -69,20 +85,19 @@ impl KeyLayout {
     /// modifiers, a main key before a keypad key, then the lowest code.
     pub(crate) fn from_keys(mut typed: impl FnMut(u16, Level) -> Option<String>) -> KeyLayout {
         let mut keys = HashMap::new();
+        let mut command = HashMap::new();
+        for code in CODES.filter(|code| !KEYPAD.contains(code)) {
+            if let Some(c) = typed(code, Level::Command).and_then(|t| single(&t)) {
+                command.entry(c).or_insert(code);
+            }
+        }
         let mains = CODES.filter(|code| !KEYPAD.contains(code));
         let pads = CODES.filter(|code| KEYPAD.contains(code));
         for code in mains.chain(pads) {
             for level in Level::ALL {
-                let Some(text) = typed(code, level) else {
+                let Some(c) = typed(code, level).and_then(|t| single(&t)) else {
                     continue;
                 };
-                let mut chars = text.chars();
-                let (Some(c), None) = (chars.next(), chars.next()) else {
-                    continue;
-                };
-                if c.is_control() {
-                    continue;
-                }
                 keys.entry(c)
                     .and_modify(|known: &mut (u16, Level)| {
                         if rank(level, code) < rank(known.1, known.0) {
@@ -92,7 +107,7 @@ impl KeyLayout {
                     .or_insert((code, level));
             }
         }
-        KeyLayout { keys }
+        KeyLayout { keys, command }
     }
 
     /// The US (ANSI) layout, for when the current layout cannot be read (a non-Unicode
@@ -101,7 +116,7 @@ impl KeyLayout {
         KeyLayout::from_keys(|code, level| {
             let (base, _) = ANSI.iter().find(|(_, c)| *c == code)?;
             let c = match level {
-                Level::Base => *base,
+                Level::Base | Level::Command => *base,
                 Level::Shift => shifted(*base)?,
                 Level::Option | Level::ShiftOption => return None,
             };
@@ -113,6 +128,65 @@ impl KeyLayout {
     pub(crate) fn key(&self, c: char) -> Option<(u16, Modifiers)> {
         self.keys.get(&c).map(|&(code, level)| (code, level.adds()))
     }
+
+    /// The key that types `c` with Command held; an upper-case letter is its lower-case
+    /// key with shift added (`cmd+S` is Command-Shift on the key of `s`).
+    fn command_key(&self, c: char) -> Option<(u16, Modifiers)> {
+        if let Some(&code) = self.command.get(&c) {
+            return Some((code, Modifiers::default()));
+        }
+        let lower = single(&c.to_lowercase().collect::<String>()).filter(|l| *l != c)?;
+        let &code = self.command.get(&lower)?;
+        let shift = Modifiers {
+            shift: true,
+            ..Modifiers::default()
+        };
+        Some((code, shift))
+    }
+}
+
+/// The one non-control character of `text`, if it is exactly one.
+fn single(text: &str) -> Option<char> {
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if !c.is_control() => Some(c),
+        _ => None,
+    }
+}
+
+/// The key a combo presses for its character `c` with `modifiers` held, and the modifiers
+/// that key adds, as AppKit resolves key equivalents: with Command held, the Command level
+/// of the current layout first; then the current layout's typing levels; then, for any
+/// combo with Command, Control or Option, the ASCII-capable layout (its Command level, then
+/// its typing levels). `None` when no layout has the character.
+pub(crate) fn combo_key(
+    c: char,
+    modifiers: Modifiers,
+    current: &KeyLayout,
+    ascii: &KeyLayout,
+) -> Option<(u16, Modifiers)> {
+    let shortcut = modifiers.cmd || modifiers.ctrl || modifiers.opt;
+    let on_command = |layout: &KeyLayout| {
+        if modifiers.cmd {
+            layout.command_key(c)
+        } else {
+            None
+        }
+    };
+    on_command(current)
+        .or_else(|| current.key(c))
+        .or_else(|| shortcut.then(|| on_command(ascii)).flatten())
+        .or_else(|| shortcut.then(|| ascii.key(c)).flatten())
+}
+
+/// The key to stamp on a typed character's event besides its Unicode text: the key that
+/// types it on the layout without Option (apps that read key codes see the right key), or
+/// `None` (the text alone, on key code 0, carries it).
+pub(crate) fn text_key(units: &[u16], layout: &KeyLayout) -> Option<(u16, Modifiers)> {
+    let text = String::from_utf16(units).ok()?;
+    let c = single(&text)?;
+    let (code, adds) = layout.key(c)?;
+    (!adds.opt).then_some((code, adds))
 }
 
 /// Orders candidate keys for one character: fewer modifiers first, then main keys before
@@ -380,5 +454,10 @@ mod tests {
             states,
             [0, 0x0200 >> 8, 0x0800 >> 8, (0x0200 | 0x0800) >> 8]
         );
+        assert_eq!(Level::Command.carbon_state(), 0x0100 >> 8);
     }
 }
+
+#[cfg(test)]
+#[path = "key_layout_tests.rs"]
+mod layout_tests;

@@ -1,14 +1,15 @@
 //! Text and key combos as keyboard strokes, as plain data. Typed text becomes one key press
 //! per grapheme cluster carrying its UTF-16 text (at most 20 units per event, surrogate pairs
 //! kept whole), except line breaks and tabs, which need real key codes. A combo's character
-//! maps to the key that types it on the current layout (`key_layout`), adding the shift or
-//! option that key needs.
+//! maps to the key AppKit would match it to (`key_layout::combo_key`: the current layout's
+//! Command level, its typing levels, the ASCII-capable layout), adding the shift or option
+//! that key needs.
 
 use std::time::Duration;
 
 use axgate_engine::keys::{Key, KeyCombo, Modifiers, NamedKey, mac_keycode};
 
-use super::key_layout::{KeyLayout, combo_events};
+use super::key_layout::{KeyLayout, combo_events, combo_key};
 
 /// The most UTF-16 units one keyboard event may carry.
 pub(crate) const MAX_UNITS: usize = 20;
@@ -119,18 +120,23 @@ fn flush(cluster: &mut String, strokes: &mut Vec<Stroke>) {
     cluster.clear();
 }
 
-/// The stroke for a key combo on `layout`: its character pressed on the key that types it
-/// there, with the modifiers that key needs added. A character without a key on the layout
-/// can still be typed when no modifier other than shift is held; with modifiers it is an
-/// error.
-pub(crate) fn combo_stroke(combo: &KeyCombo, layout: &KeyLayout) -> Result<Stroke, String> {
+/// The stroke for a key combo on `layout`: its character pressed on the key AppKit matches
+/// it to (`key_layout::combo_key`: the Command level, the typing levels, then the
+/// ASCII-capable layout `ascii` for shortcuts), with the modifiers that key needs added. A
+/// character without a key can still be typed when no modifier other than shift is held;
+/// with modifiers it is an error.
+pub(crate) fn combo_stroke(
+    combo: &KeyCombo,
+    layout: &KeyLayout,
+    ascii: &KeyLayout,
+) -> Result<Stroke, String> {
     let mut modifiers = combo.modifiers;
     match combo.key {
         Key::Named(key) => Ok(Stroke::Code {
             code: mac_keycode(key),
             modifiers,
         }),
-        Key::Char(c) => match layout.key(c) {
+        Key::Char(c) => match combo_key(c, modifiers, layout, ascii) {
             Some((code, needs)) => {
                 modifiers.shift |= needs.shift;
                 modifiers.opt |= needs.opt;
@@ -140,8 +146,8 @@ pub(crate) fn combo_stroke(combo: &KeyCombo, layout: &KeyLayout) -> Result<Strok
                 Ok(Stroke::Text(c.encode_utf16(&mut [0u16; 2]).to_vec()))
             }
             None => Err(format!(
-                "{combo} has no key on this Mac's keyboard layout; press a combo with a \
-                 character the layout has a key for"
+                "{combo} has no key on this Mac's keyboard layout nor on its ASCII-capable \
+                 layout; press a combo with a character one of them has a key for"
             )),
         },
     }
@@ -229,7 +235,11 @@ mod tests {
     }
 
     fn combo(text: &str) -> Result<Stroke, String> {
-        combo_stroke(&KeyCombo::parse(text, &[]).unwrap(), &KeyLayout::ansi())
+        combo_stroke(
+            &KeyCombo::parse(text, &[]).unwrap(),
+            &KeyLayout::ansi(),
+            &KeyLayout::ansi(),
+        )
     }
 
     #[test]

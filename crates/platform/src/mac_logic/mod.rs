@@ -10,8 +10,11 @@
 //! `ranges` (what may be big, a table's rows or a text area's text, read in ranges up to the
 //! budgets; a slow element skipped and reported), `budget` (timeouts sliced from the deadline, child and text caps) and `handle_table`
 //! (`NodeId` ↔ element per process). Input: `input_guard` (may a synthetic event be
-//! posted?), `gestures`, `keystrokes`, `key_layout` (which key types a character on
-//! the current layout; the modifier events of a combo). (The click point, activation point or frame centre,
+//! posted? who owns a point, by the window server's window list; activation fallbacks),
+//! `typed_text` (did typed text land while another process held Secure Input?),
+//! `gestures`, `keystrokes`, `key_layout` (which key types a character on the current
+//! layout, a combo's letter on the Command level or the ASCII-capable layout; the modifier
+//! events of a combo). (The click point, activation point or frame centre,
 //! is engine-generic: `RawNode::click_point`; so is a screenshot's scale: `ax::Capture`.)
 //! Chromium/Electron: `tree_fill` (when a tree switched on by `AXManualAccessibility` has
 //! filled, measured on the web area; the `AXEnhancedUserInterface` opt-in). Tests only:
@@ -46,5 +49,6 @@ pub(crate) mod ranges;
 pub(crate) mod readiness;
 pub(crate) mod roles;
 pub(crate) mod tree_fill;
+pub(crate) mod typed_text;
 pub(crate) mod walk;
 pub(crate) mod writes;

@@ -2,8 +2,14 @@
 //! prompting (the Accessibility grant, the right to post input events, the Screen Recording
 //! grant, the GUI session's state, the displays, Secure Input, the frontmost process, the main
 //! run loop). Each failing check says how to fix it.
+//!
+//! Checks come in two classes, one table ([`CLASSES`]): a failing *gate* means nothing can be
+//! driven (`/readyz` 503, balancers send no one); a raised *advisory* means some calls may
+//! fail while most work (`/readyz` stays 200 and names it). Secure Input is an advisory: it
+//! is common on real Macs (loginwindow keeps it after an unlock, a password manager in the
+//! background) and often stale, so typing goes ahead and reports when the text did not land.
 
-use axgate_engine::ReadinessCheck;
+use axgate_engine::{CheckClass, ReadinessCheck};
 
 use super::failures::{accessibility_fix, exe_label, screen_recording_fix};
 
@@ -53,9 +59,70 @@ pub(crate) struct Facts {
 /// fast-user-switching screen.
 pub(crate) const LOGINWINDOW: &str = "com.apple.loginwindow";
 
-/// The checks, in a stable order: `ax_trusted`, `post_events`, `screen_recording`,
-/// `gui_session`, `screen_unlocked`, `display_present`, `display_awake`, `secure_input_off`,
-/// `loginwindow_not_frontmost`, `main_run_loop`.
+/// The class of every check, and why: the one place a check is made a gate or an advisory.
+pub(crate) const CLASSES: &[(&str, CheckClass, &str)] = &[
+    (
+        "ax_trusted",
+        CheckClass::Gate,
+        "without the Accessibility grant no tree can be read and nothing can be done",
+    ),
+    (
+        "post_events",
+        CheckClass::Gate,
+        "the same grant as seen by the event system: without it no click or key is delivered",
+    ),
+    (
+        "screen_recording",
+        CheckClass::Advisory,
+        "only screenshots need it; trees, semantic actions and input work without it",
+    ),
+    (
+        "gui_session",
+        CheckClass::Gate,
+        "outside the logged-in Aqua session the AX API and the window server answer nothing",
+    ),
+    (
+        "screen_unlocked",
+        CheckClass::Gate,
+        "behind the lock screen apps report inconsistent trees and input goes to loginwindow",
+    ),
+    (
+        "display_present",
+        CheckClass::Gate,
+        "without any display macOS lays out no windows, so there is nothing to drive",
+    ),
+    (
+        "display_awake",
+        CheckClass::Advisory,
+        "a sleeping display blacks out screenshots; trees and actions still work",
+    ),
+    (
+        "secure_input",
+        CheckClass::Advisory,
+        "often stale (loginwindow after an unlock, a background password manager); typing goes \
+         ahead, is read back and names the holder when it did not land",
+    ),
+    (
+        "loginwindow_not_frontmost",
+        CheckClass::Gate,
+        "loginwindow in front means nobody is logged in at the screen: input goes nowhere",
+    ),
+    (
+        "main_run_loop",
+        CheckClass::Gate,
+        "without the main run loop no change event arrives, so waits and verified acts fail",
+    ),
+];
+
+/// The class of the check `name`; a check missing from [`CLASSES`] gates (fail closed).
+pub(crate) fn class_of(name: &str) -> CheckClass {
+    CLASSES
+        .iter()
+        .find(|(known, _, _)| *known == name)
+        .map_or(CheckClass::Gate, |(_, class, _)| *class)
+}
+
+/// The checks, in the order of [`CLASSES`].
 pub(crate) fn checks(facts: &Facts) -> Vec<ReadinessCheck> {
     vec![
         check("ax_trusted", facts.ax_trusted, || {
@@ -108,7 +175,7 @@ pub(crate) fn checks(facts: &Facts) -> Vec<ReadinessCheck> {
                     .to_owned()
             },
         ),
-        check("secure_input_off", facts.secure_input.is_none(), || {
+        check("secure_input", facts.secure_input.is_none(), || {
             secure_input_fix(facts.secure_input.as_ref())
         }),
         check(
@@ -136,15 +203,17 @@ fn secure_input_fix(secure: Option<&SecureInput>) -> String {
         None => "a process macOS does not name".to_owned(),
     };
     format!(
-        "Secure Input is on, held by {holder}, so macOS delivers typed keys only to it: close \
-         the password field it has focused or turn off its secure keyboard entry (Terminal > \
-         Secure Keyboard Entry), or quit it"
+        "Secure Input is on, held by {holder}, so typed keys may reach only it; typing still \
+         goes ahead and reports secure_input_held_by when the text did not land. To release \
+         it, close the password field it has focused or turn off its secure keyboard entry \
+         (Terminal > Secure Keyboard Entry), or quit it"
     )
 }
 
 fn check(name: &'static str, ok: bool, fix: impl FnOnce() -> String) -> ReadinessCheck {
     ReadinessCheck {
         name,
+        class: class_of(name),
         ok,
         detail: if ok { String::new() } else { fix() },
     }
@@ -203,12 +272,81 @@ mod tests {
                 "screen_unlocked",
                 "display_present",
                 "display_awake",
-                "secure_input_off",
+                "secure_input",
                 "loginwindow_not_frontmost",
                 "main_run_loop"
             ]
         );
         assert!(failing(&ready()).is_empty());
+        let table: Vec<_> = CLASSES.iter().map(|(name, _, _)| *name).collect();
+        assert_eq!(names, table, "every check has exactly one row in CLASSES");
+    }
+
+    /// The checks that fail and gate (what turns `/readyz` to 503).
+    fn blocking(facts: &Facts) -> Vec<&'static str> {
+        checks(facts)
+            .iter()
+            .filter(|c| c.blocks())
+            .map(|c| c.name)
+            .collect()
+    }
+
+    #[test]
+    fn secure_input_a_missing_screen_recording_grant_and_a_sleeping_display_only_advise() {
+        // Regression: Secure Input held by any process (a password manager in the
+        // background) failed readiness, so /readyz said 503 and HAProxy took the Mac out.
+        let advised = Facts {
+            screen_recording: false,
+            displays: Displays {
+                active: 1,
+                main_asleep: true,
+            },
+            secure_input: Some(SecureInput {
+                holder: Some((412, Some("1Password".to_owned()))),
+            }),
+            ..ready()
+        };
+        assert_eq!(
+            failing(&advised),
+            ["screen_recording", "display_awake", "secure_input"]
+        );
+        assert!(blocking(&advised).is_empty());
+        for c in checks(&advised).iter().filter(|c| !c.ok) {
+            assert_eq!(c.class, CheckClass::Advisory, "{}", c.name);
+        }
+    }
+
+    #[test]
+    fn no_gui_session_no_accessibility_grant_and_a_locked_screen_gate() {
+        for (facts, gate) in [
+            (
+                Facts {
+                    session: None,
+                    ..ready()
+                },
+                "gui_session",
+            ),
+            (
+                Facts {
+                    ax_trusted: false,
+                    ..ready()
+                },
+                "ax_trusted",
+            ),
+            (
+                Facts {
+                    session: Some(Session {
+                        on_console: true,
+                        locked: true,
+                    }),
+                    ..ready()
+                },
+                "screen_unlocked",
+            ),
+        ] {
+            assert_eq!(blocking(&facts), [gate]);
+        }
+        assert_eq!(class_of("no_such_check"), CheckClass::Gate, "fails closed");
     }
 
     #[test]
@@ -274,12 +412,13 @@ mod tests {
             ..ready()
         };
         let named = held(Some((412, Some("Terminal".to_owned()))));
-        assert_eq!(failing(&named), ["secure_input_off"]);
-        assert!(detail(&named, "secure_input_off").contains("Terminal (pid 412)"));
+        assert_eq!(failing(&named), ["secure_input"]);
+        assert!(detail(&named, "secure_input").contains("Terminal (pid 412)"));
+        assert!(detail(&named, "secure_input").contains("typing still goes ahead"));
         let pid_only = held(Some((77, None)));
-        assert!(detail(&pid_only, "secure_input_off").contains("held by pid 77"));
+        assert!(detail(&pid_only, "secure_input").contains("held by pid 77"));
         let unknown = held(None);
-        assert!(detail(&unknown, "secure_input_off").contains("does not name"));
+        assert!(detail(&unknown, "secure_input").contains("does not name"));
     }
 
     #[test]

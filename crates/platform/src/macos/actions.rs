@@ -18,7 +18,6 @@ use super::handles::Handles;
 use super::snapshot;
 use super::target::Target;
 use crate::mac_logic::action_names;
-use crate::mac_logic::input_guard::Activation;
 use crate::mac_logic::roles;
 use crate::mac_logic::writes::{self, TimedOutWrite, WritePlan};
 
@@ -121,7 +120,8 @@ pub(super) fn focus(
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
     let target = Target::read(handles, pid, id, ctx)?;
-    bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
+    // A refused activation is no failure here: the focus write below is what counts.
+    let _activation = bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
     match target.node.role {
         Role::Application => Ok(()),
         role if roles::is_window(role) => raise_window(&target, ctx),
@@ -203,15 +203,16 @@ pub(super) fn raise_window(target: &Target, ctx: &mut CallCtx) -> Result<(), AxE
 
 /// Asks the app to become frontmost (`AXFrontmost` ← true) and says how the request went.
 /// Activation on macOS 14+ is cooperative, so callers verify the effect rather than trusting
-/// this (the input guard waits until the app is frontmost); only a timeout is an error.
-pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<Activation> {
+/// this (the input guard waits until the app is frontmost); only a timeout is an error, a
+/// refused request is the inner `Err` (the text says how).
+pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<Result<(), String>> {
     let Some(app) = AxElement::application(pid) else {
-        return Ok(Activation::Failed(format!("pid {pid} is no application")));
+        return Ok(Err(format!("pid {pid} is no application")));
     };
     match attrs::write(&app, "AXFrontmost", &true_cf(), ctx) {
-        Ok(()) => Ok(Activation::Done),
+        Ok(()) => Ok(Ok(())),
         Err(f) if f.is_timeout() => Err(f),
-        Err(f) => Ok(Activation::Failed(f.describe())),
+        Err(f) => Ok(Err(f.describe())),
     }
 }
 

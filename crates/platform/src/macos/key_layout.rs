@@ -1,9 +1,11 @@
-//! The current keyboard layout, read with Text Input Sources and `UCKeyTranslate`: what every
-//! virtual key types at each modifier level, turned into a `mac_logic::key_layout::KeyLayout`
-//! (which decides). Text Input Sources belongs on the main thread, so the read runs there
-//! when the main run loop runs. The layout is cached by input source id and read again only
-//! when the user switches layouts. A layout that cannot be read (no GUI session, a
-//! non-Unicode layout) falls back to ANSI.
+//! The current keyboard layout and the ASCII-capable one (what macOS matches shortcuts
+//! against when the current layout has no Latin letters), read with Text Input Sources and
+//! `UCKeyTranslate`: what every virtual key types at each modifier level, the Command level
+//! included, turned into a `mac_logic::key_layout::KeyLayout` (which decides). Text Input
+//! Sources belongs on the main thread, so the read runs there when the main run loop runs.
+//! Layouts are cached by input source id and read again only when the user switches
+//! layouts. A layout that cannot be read (no GUI session, a non-Unicode layout) falls back
+//! to ANSI.
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
@@ -23,6 +25,8 @@ type TisInputSourceRef = *const c_void;
 unsafe extern "C" {
     /// The keyboard layout the user types with (+1), or null.
     fn TISCopyCurrentKeyboardLayoutInputSource() -> TisInputSourceRef;
+    /// The ASCII-capable layout shortcuts fall back to (+1), or null.
+    fn TISCopyCurrentASCIICapableKeyboardLayoutInputSource() -> TisInputSourceRef;
     /// A property of an input source (Get rule), or null.
     fn TISGetInputSourceProperty(source: TisInputSourceRef, key: CFStringRef) -> *const c_void;
     static kTISPropertyUnicodeKeyLayoutData: CFStringRef;
@@ -50,23 +54,43 @@ const NO_DEAD_KEYS: u32 = 1;
 /// The longest the main run loop may take to read the layout.
 const WAIT: Duration = Duration::from_secs(1);
 
-/// The last layout read, by input source id.
-static CACHE: Mutex<Option<(String, Arc<KeyLayout>)>> = Mutex::new(None);
+/// The layouts read so far, by input source id (a handful at most: users switch between
+/// few layouts).
+static CACHE: Mutex<Vec<(String, Arc<KeyLayout>)>> = Mutex::new(Vec::new());
 
-/// The layout the user types with now.
-pub(super) fn current() -> Arc<KeyLayout> {
-    let read = if runloop::is_running() {
-        runloop::run_on_main(WAIT, read_current).ok().flatten()
-    } else {
-        read_current()
-    };
-    read.unwrap_or_else(|| Arc::new(KeyLayout::ansi()))
+/// The layouts a key press needs.
+pub(super) struct Layouts {
+    /// The layout the user types with now.
+    pub(super) current: Arc<KeyLayout>,
+    /// The ASCII-capable layout shortcuts fall back to.
+    pub(super) ascii: Arc<KeyLayout>,
 }
 
-/// Reads the current layout (cached by its id); `None` when it cannot be read.
-fn read_current() -> Option<Arc<KeyLayout>> {
-    // SAFETY: no arguments; returns a +1 input source or null.
-    let raw = unsafe { TISCopyCurrentKeyboardLayoutInputSource() };
+/// The current and the ASCII-capable layouts, now.
+pub(super) fn layouts() -> Layouts {
+    let read_both = || {
+        (
+            // SAFETY: no arguments; returns a +1 input source or null.
+            read(unsafe { TISCopyCurrentKeyboardLayoutInputSource() }),
+            // SAFETY: as above.
+            read(unsafe { TISCopyCurrentASCIICapableKeyboardLayoutInputSource() }),
+        )
+    };
+    let (current, ascii) = if runloop::is_running() {
+        runloop::run_on_main(WAIT, read_both).unwrap_or((None, None))
+    } else {
+        read_both()
+    };
+    let ansi = || Arc::new(KeyLayout::ansi());
+    Layouts {
+        current: current.unwrap_or_else(ansi),
+        ascii: ascii.unwrap_or_else(ansi),
+    }
+}
+
+/// Reads the layout of the +1 input source `raw` (cached by its id); `None` when it cannot
+/// be read.
+fn read(raw: TisInputSourceRef) -> Option<Arc<KeyLayout>> {
     if raw.is_null() {
         return None;
     }
@@ -75,9 +99,7 @@ fn read_current() -> Option<Arc<KeyLayout>> {
     // SAFETY: an immutable framework constant.
     let id = string_property(&source, unsafe { kTISPropertyInputSourceID })?;
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((known, layout)) = cache.as_ref()
-        && *known == id
-    {
+    if let Some((_, layout)) = cache.iter().find(|(known, _)| *known == id) {
         return Some(layout.clone());
     }
     // SAFETY: a valid input source and an immutable framework key; Get rule.
@@ -92,7 +114,10 @@ fn read_current() -> Option<Arc<KeyLayout>> {
     let layout = Arc::new(KeyLayout::from_keys(|code, level| {
         translate(&data, code, level)
     }));
-    *cache = Some((id, layout.clone()));
+    if cache.len() >= 8 {
+        cache.remove(0);
+    }
+    cache.push((id, layout.clone()));
     Some(layout)
 }
 

@@ -10,8 +10,9 @@
 //! Files: `element` (retained AXUIElement), `handles` (NodeId ↔ element per pid), `attrs`
 //! (one function per AX call), `snapshot` (the AX source behind the neutral walk), `target`
 //! and `actions` (semantic operations), `windows`, `input` + `typing` (synthetic events)
-//! with `key_layout` (the current keyboard layout), behind `guard` (the input guard's
-//! facts), `hit_test`, `apps` + `launch`, `chromium`
+//! with `key_layout` (the current and the ASCII-capable keyboard layouts), behind `guard`
+//! (the input guard's facts and activation ladder) with `window_list` (the window server's
+//! window list), `hit_test`, `apps` + `launch`, `chromium`
 //! (first contact with Chromium/Electron apps), `clipboard`,
 //! `observer` + `exits` (change events), `permissions` (readiness facts), `screenshot` with
 //! `capture_sck` (ScreenCaptureKit),
@@ -46,6 +47,7 @@ mod screenshot;
 mod snapshot;
 mod target;
 mod typing;
+mod window_list;
 mod windows;
 
 use std::sync::Arc;

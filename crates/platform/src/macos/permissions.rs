@@ -139,8 +139,9 @@ fn secure_input(dict: Option<&SessionDict>) -> Option<SecureInput> {
     Some(SecureInput { holder })
 }
 
-/// The pid holding Secure Input, when it is on and the session names the holder (the input
-/// guard refuses key events that would go to another process).
+/// The pid holding Secure Input, when it is on and the session names the holder (typing
+/// reads its text back while another process holds it, and names the holder when the text
+/// did not land; nothing is refused for it).
 pub(super) fn secure_input_holder() -> Option<Pid> {
     let (pid, _) = secure_input(session_dictionary().as_ref())?.holder?;
     Pid::try_from(pid).ok()

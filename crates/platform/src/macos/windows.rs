@@ -85,7 +85,8 @@ pub(super) fn window_action(
     }
     match action {
         WindowAction::Focus => {
-            actions::bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
+            // A refused activation is no failure here: raising the window is what counts.
+            let _activation = actions::bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
             actions::raise_window(&target, ctx)
         }
         WindowAction::Minimize => target.write("AXMinimized", &true_cf(), ctx),

@@ -132,6 +132,7 @@ impl Backend for ReplayBackend {
     fn readiness(&self) -> Vec<ReadinessCheck> {
         vec![ReadinessCheck {
             name: "recording",
+            class: axgate_engine::CheckClass::Gate,
             ok: !self.recording.apps.is_empty(),
             detail: if self.recording.apps.is_empty() {
                 format!(

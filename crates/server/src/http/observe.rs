@@ -1,6 +1,6 @@
 //! The operational endpoints and the HTTP metrics layer: `/metrics` (Prometheus text),
-//! `/readyz` (200 only when the backend can serve; 503 with the failing checks and how to fix
-//! each), and the middleware that counts requests by route template, method and status.
+//! `/readyz` (200 when the backend can serve, naming any advisory; 503 when a gating check
+//! fails, with the failing checks and how to fix each), and the middleware that counts requests by route template, method and status.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::fleet::Fleet;
 use crate::metrics::Metrics;
 use crate::session::AxSessionManager;
-use axgate_engine::Engine;
+use axgate_engine::{CheckClass, Engine, ReadinessCheck};
 
 /// What the operational endpoints read.
 pub struct Observed {
@@ -66,9 +66,18 @@ pub async fn layer(State(metrics): State<Metrics>, request: Request, next: Next)
 #[derive(Serialize)]
 struct CheckBody {
     name: &'static str,
+    /// `gate` (a failure makes `/readyz` 503) or `advisory` (reported, still 200).
+    class: &'static str,
     ok: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     fix: Option<String>,
+}
+
+/// An advisory that is raised now: the machine serves, but some calls may not work.
+#[derive(Serialize)]
+struct AdvisoryBody {
+    name: &'static str,
+    detail: String,
 }
 
 #[derive(Serialize)]
@@ -83,28 +92,49 @@ pub struct ReadyBody {
     capabilities: Vec<&'static str>,
     lacks: Vec<&'static str>,
     checks: Vec<CheckBody>,
+    /// The advisories raised now (failing advisory checks), each with what it means.
+    advisories: Vec<AdvisoryBody>,
 }
 
-/// Runs the readiness checks and records them as gauges.
+/// Runs the readiness checks and records them as gauges: a gate's pass or fail in
+/// `axgate_readiness`, an advisory's presence in `axgate_readiness_advisory`, so alerts on
+/// the first never fire for the second.
 async fn readiness(observed: &Observed) -> ReadyBody {
     let checks = observed.engine.readiness().await;
+    // An advisory the backend no longer reports is not raised: drop every series first.
+    observed.metrics.readiness_advisory.reset();
     for c in &checks {
-        observed
-            .metrics
-            .readiness
-            .with_label_values(&[c.name])
-            .set(i64::from(c.ok));
+        let m = &observed.metrics;
+        match c.class {
+            CheckClass::Gate => m
+                .readiness
+                .with_label_values(&[c.name])
+                .set(i64::from(c.ok)),
+            CheckClass::Advisory => m
+                .readiness_advisory
+                .with_label_values(&[c.name])
+                .set(i64::from(!c.ok)),
+        }
     }
     ReadyBody {
-        ready: checks.iter().all(|c| c.ok),
+        ready: !checks.iter().any(ReadinessCheck::blocks),
         backend: observed.engine.backend_name(),
         backend_reason: observed.engine.backend_reason().map(str::to_owned),
         capabilities: capability_names(observed.engine.capabilities().present()),
         lacks: capability_names(observed.engine.capabilities().missing()),
+        advisories: checks
+            .iter()
+            .filter(|c| c.class == CheckClass::Advisory && !c.ok)
+            .map(|c| AdvisoryBody {
+                name: c.name,
+                detail: c.detail.clone(),
+            })
+            .collect(),
         checks: checks
             .into_iter()
             .map(|c| CheckBody {
                 name: c.name,
+                class: c.class.as_str(),
                 ok: c.ok,
                 fix: (!c.ok).then_some(c.detail),
             })
