@@ -32,6 +32,7 @@ mod connections;
 mod denied_apps;
 mod deploy;
 mod direct;
+mod docs_counts;
 mod faults;
 mod fleet;
 mod fuzz_corpus;

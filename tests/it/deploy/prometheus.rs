@@ -356,3 +356,79 @@ fn metric_name_scanner_finds_whole_identifiers() {
     assert!(!is_known_metric("axgate_tool_calls_total_bucket"));
     assert!(!is_known_metric("axgate_tool_calls"));
 }
+
+/// The shipped relabelling, run by a real Prometheus over file_sd targets: `instance` keeps
+/// the port and `mac` comes from the targets file, else the whole address. Before, `mac` was
+/// the first DNS label and `instance` dropped the port: three axgate on one host became one
+/// series, and a rack addressed by IP got `mac="127"` for every Mac.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relabelling_keeps_macs_on_one_host_and_ip_racks_apart() {
+    let binary = "/usr/bin/prometheus";
+    assert!(
+        Path::new(binary).exists(),
+        "prometheus is missing: install Debian's prometheus package (apt-get install prometheus)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("axgate-scrape.token");
+    std::fs::write(&token, "scrape-token\n").unwrap();
+    let config = read("deploy/prometheus/prometheus.yml")
+        .replace(TOKEN_FILE, &token.display().to_string())
+        .replace("rule_files:\n  - axgate.rules.yml\n", "");
+    std::fs::write(dir.path().join("prometheus.yml"), config).unwrap();
+    std::fs::create_dir(dir.path().join("targets")).unwrap();
+    // Nothing listens there: Prometheus shows the relabelled labels of targets that are down.
+    let targets = serde_json::json!([
+        {"targets": ["127.0.0.1:18741", "127.0.0.1:18742", "127.0.0.1:18743"]},
+        {"targets": ["127.0.0.2:8741"], "labels": {"mac": "mac-17", "pool": "ui"}},
+    ]);
+    std::fs::write(dir.path().join("targets/test.json"), targets.to_string()).unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut prometheus = crate::support::prometheus_command(binary, dir.path(), port)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("prometheus starts");
+    let url = format!("http://127.0.0.1:{port}/api/v1/targets");
+    let http = reqwest::Client::new();
+    let mut labels: Vec<serde_json::Value> = Vec::new();
+    for _ in 0..240 {
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        let Ok(response) = http.get(&url).send().await else {
+            continue;
+        };
+        let body: serde_json::Value = response.json().await.unwrap_or_default();
+        labels = body["data"]["activeTargets"]
+            .as_array()
+            .map(|t| t.iter().map(|t| t["labels"].clone()).collect())
+            .unwrap_or_default();
+        if labels.len() == 4 {
+            break;
+        }
+    }
+    let _ = prometheus.kill();
+    let _ = prometheus.wait();
+    assert_eq!(
+        labels.len(),
+        4,
+        "Prometheus never listed the targets: {labels:?}"
+    );
+    let of = |instance: &str| {
+        labels
+            .iter()
+            .find(|l| l["instance"] == instance)
+            .unwrap_or_else(|| panic!("no instance {instance} (the port is kept): {labels:?}"))
+            .clone()
+    };
+    for port in ["18741", "18742", "18743"] {
+        let address = format!("127.0.0.1:{port}");
+        let l = of(&address);
+        assert_eq!(l["mac"], address.as_str(), "{l}");
+        assert_eq!(l["pool"], "default", "{l}");
+    }
+    let named = of("127.0.0.2:8741");
+    assert_eq!(named["mac"], "mac-17", "{named}");
+    assert_eq!(named["pool"], "ui", "{named}");
+}
