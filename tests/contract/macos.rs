@@ -13,6 +13,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use axgate::ax::{Backend, Capabilities};
 use axgate::platform::macos::MacBackend;
 
 use crate::run::{AppSide, Run, Target};
@@ -57,6 +58,10 @@ impl Target for Macos {
 
     fn launch_spec(&self) -> String {
         bundle().display().to_string()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        MacBackend::new().capabilities()
     }
 }
 
