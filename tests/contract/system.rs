@@ -138,18 +138,23 @@ pub(crate) async fn capabilities(target: &impl Target) {
     }
     let name = run.handle("text_field", "Name").await;
     let items = run.handle("list", "Items").await;
+    let greet = run.handle("button", "Greet").await;
     for cap in &lacks {
         let needle = format!("`{}` capability", cap.as_str());
         let call = |tool: &str, args: Value| (tool.to_owned(), args);
         let calls = match cap {
             Capability::Act => vec![
-                call("click", json!({"target": name})),
-                call("perform_action", json!({"target": name, "action": "press"})),
+                call("click", json!({"target": greet})),
+                call(
+                    "perform_action",
+                    json!({"target": greet, "action": "press"}),
+                ),
                 call("set_value", json!({"target": name, "value": "x"})),
                 call("focus", json!({"target": name})),
             ],
-            Capability::Typing => vec![call("type_text", json!({"target": name, "text": "x"}))],
-            Capability::Keys => vec![call("press_key", json!({"target": name, "key": "a"}))],
+            // No target: a target is focused first, which is acting (the `act` capability).
+            Capability::Typing => vec![call("type_text", json!({"text": "x"}))],
+            Capability::Keys => vec![call("press_key", json!({"key": "a"}))],
             Capability::Scroll => vec![call(
                 "scroll",
                 json!({"target": items, "direction": "down"}),

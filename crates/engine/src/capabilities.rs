@@ -153,6 +153,19 @@ pub fn unsupported_because(backend: &str, cap: Capability, more: &str) -> AxErro
     ))
 }
 
+/// Whether `error` is the [`unsupported`] error of `cap` (from any backend).
+pub fn lacks(error: &AxError, cap: Capability) -> bool {
+    let AxError::Unsupported(text) = error else {
+        return false;
+    };
+    text.starts_with("the ")
+        && text.contains(&format!(
+            " backend cannot {}: it lacks the `{}` capability",
+            cap.cannot(),
+            cap.as_str()
+        ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,5 +197,12 @@ mod tests {
             e.to_string(),
             "the atspi backend cannot read or write the clipboard: it lacks the `clipboard` capability"
         );
+        assert!(lacks(&e, Capability::Clipboard) && !lacks(&e, Capability::Act));
+        let act = unsupported_because("replay", Capability::Act, " (asked to click): a recording");
+        assert!(lacks(&act, Capability::Act), "{act}");
+        assert!(!lacks(
+            &AxError::Unsupported("the press action is unsupported".into()),
+            Capability::Act
+        ));
     }
 }
