@@ -106,6 +106,30 @@ impl AxSource for ReplaySource<'_> {
         self.read_many(*element, LABEL_ATTRS, ctx)
     }
 
+    fn read_attrs(
+        &self,
+        element: &usize,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, ReplayFailure> {
+        self.read_many(*element, names, ctx)
+    }
+
+    /// One round trip, as on a Mac: the linked element comes in the batch.
+    fn read_attrs_linked(
+        &self,
+        element: &usize,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<(Vec<AttrValue>, Option<usize>), ReplayFailure> {
+        let values = self.read_many(*element, names, ctx)?;
+        let linked = names
+            .contains(&LINK_ATTR)
+            .then(|| self.reference(*element, LINK_ATTR))
+            .flatten();
+        Ok((values, linked))
+    }
+
     fn classify(&self, failure: ReplayFailure) -> FailureKind {
         match failure.0 {
             INVALID_ELEMENT => FailureKind::Gone,
