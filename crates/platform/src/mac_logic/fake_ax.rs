@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use axgate_engine::CallCtx;
 
 use super::decode::{AttrValue, NODE_ATTRS};
-use super::walk::{AxSource, FailureKind, NodeRead};
+use super::walk::{AxSource, FailureKind, Linked, NodeRead};
 
 /// Native roles whose elements answer `AXNumberOfCharacters` (the text roles).
 const TEXT_ROLES: &[&str] = &["AXTextArea", "AXTextField", "AXStaticText", "AXComboBox"];
@@ -156,7 +156,7 @@ impl AxSource for FakeAx {
         element: &u32,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> Result<(Vec<AttrValue>, Option<u32>), FailureKind> {
+    ) -> Result<Linked<u32>, FailureKind> {
         let node = self.node(*element, ctx)?;
         let linked = self.links.get(element).copied();
         let values = names

@@ -48,6 +48,10 @@ pub(crate) struct NodeRead<E> {
     pub(crate) linked: Option<E>,
 }
 
+/// Attribute slots, and the element in the `AXTitleUIElement` slot
+/// ([`AxSource::read_attrs_linked`]).
+pub(crate) type Linked<E> = (Vec<AttrValue>, Option<E>);
+
 /// The AX calls the walk makes. The macOS adapter implements it over `AXUIElement`s; tests
 /// implement it over an in-memory tree. Every method is one round trip, counted in `ctx`.
 /// The methods with a default answer from one [`AxSource::read`], which is right for a
@@ -109,7 +113,7 @@ pub(crate) trait AxSource {
         element: &Self::Element,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> Result<(Vec<AttrValue>, Option<Self::Element>), Self::Failure> {
+    ) -> Result<Linked<Self::Element>, Self::Failure> {
         let values = self.read_attrs(element, names, ctx)?;
         let links = names
             .iter()
@@ -396,18 +400,9 @@ pub(crate) fn read_one<S: AxSource>(
     Ok(node)
 }
 
-/// Names `node` by its linked label when nothing it carries ranks above it: one more batched
-/// read, of the linked element only. A label that cannot be read leaves the name as it is.
-pub(crate) fn name_from_link<S: AxSource>(
-    source: &S,
-    node: &mut RawNode,
-    read: &NodeRead<S::Element>,
-    ctx: &mut CallCtx,
-) {
-    name_from_link_values(source, node, read, &read.values, ctx);
-}
-
-/// [`name_from_link`] with the node's values given apart from its read.
+/// Names `node` by its linked label when nothing it carries ranks above it (`values` are
+/// its slots of [`NODE_ATTRS`]): one more batched read, of the linked element only. A label
+/// that cannot be read leaves the name as it is.
 fn name_from_link_values<S: AxSource>(
     source: &S,
     node: &mut RawNode,

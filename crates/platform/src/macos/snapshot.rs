@@ -14,7 +14,7 @@ use core_foundation::string::CFString;
 
 use crate::mac_logic::decode::{AttrValue, LINK_ATTR, NODE_ATTRS};
 use crate::mac_logic::naming::LABEL_ATTRS;
-use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
+use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, Linked, NodeRead};
 use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
 use super::apps;
@@ -82,7 +82,7 @@ impl AxSource for MacSource {
         element: &AxElement,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+    ) -> AxResult<Linked<AxElement>> {
         let link = names
             .iter()
             .position(|n| *n == LINK_ATTR)

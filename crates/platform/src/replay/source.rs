@@ -8,7 +8,7 @@ use axgate_engine::{CallCtx, Rect};
 use super::format::{Recorded, Recording};
 use crate::mac_logic::decode::{AttrValue, LINK_ATTR};
 use crate::mac_logic::naming::LABEL_ATTRS;
-use crate::mac_logic::walk::{AxSource, FailureKind, NodeRead};
+use crate::mac_logic::walk::{AxSource, FailureKind, Linked, NodeRead};
 
 /// `kAXErrorInvalidUIElement` and `kAXErrorCannotComplete`, as a recorded `{"error": …}`
 /// may carry them.
@@ -121,7 +121,7 @@ impl AxSource for ReplaySource<'_> {
         element: &usize,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> Result<(Vec<AttrValue>, Option<usize>), ReplayFailure> {
+    ) -> Result<Linked<usize>, ReplayFailure> {
         let values = self.read_many(*element, names, ctx)?;
         let linked = names
             .contains(&LINK_ATTR)
