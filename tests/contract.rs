@@ -71,6 +71,7 @@ macro_rules! every_contract {
         contract_tests!($target;
             reading::tree_shape_and_paths [],
             reading::find [],
+            reading::apps_windows_and_waits_read [],
             acting::actions_are_verified [Act],
             acting::values_are_coerced_and_read_back [Act],
             acting::menus [Act],
