@@ -13,11 +13,15 @@
 //! cargo test --release --test contract demo::                                 # demo
 //! tests/desktop/session.sh -- cargo test --release --test contract atspi::    # AT-SPI, GTK3
 //! cargo test --release --test contract macos::                                # on a Mac
+//! cargo test --release --test contract replay::     # the Mac app's predicted tree, replayed
 //! ```
 //!
 //! The AT-SPI contracts need the headless desktop and fail (never skip) without it; they take
 //! turns on it (`DESKTOP`). What a backend cannot do it says through `Backend::capabilities`,
-//! and the `capabilities` contract checks the "unsupported" error of every flag it leaves off.
+//! and the `capabilities` contract checks the "unsupported" error of every flag it leaves off
+//! (and that the target's own account of them is the server's): a contract that needs one of
+//! them is skipped on that backend, which is how the replay backend (a recording of the macOS
+//! contract app, `tests/recordings/contract-app.json`: reading only) runs the read contracts.
 
 #[cfg(target_os = "linux")]
 #[path = "desktop/harness.rs"]
@@ -42,40 +46,48 @@ mod system;
 #[path = "contract/waiting.rs"]
 mod waiting;
 
-/// One `#[tokio::test]` per contract for the target built by `$target`.
+/// One `#[tokio::test]` per contract for the target built by `$target`; a contract whose
+/// needs (`[Act, ...]`, [`run::Need`]) the target does not meet is skipped, saying why.
 macro_rules! contract_tests {
-    ($target:expr; $($module:ident :: $case:ident),* $(,)?) => {
+    ($target:expr; $($module:ident :: $case:ident [$($need:ident),*]),* $(,)?) => {
         $(
             #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
             async fn $case() {
-                crate::$module::$case(&$target).await;
+                let target = $target;
+                if crate::run::unmet(&target, &[$(crate::run::Need::$need),*]) {
+                    return;
+                }
+                crate::$module::$case(&target).await;
             }
         )*
     };
 }
 
-/// Every contract, for one backend's target: the one list of contracts.
+/// Every contract, for one backend's target: the one list of contracts, each with what it
+/// needs beyond reading (the backend's capabilities, `LiveApp`: an app process to freeze
+/// or kill).
 macro_rules! every_contract {
     ($target:expr) => {
         contract_tests!($target;
-            reading::tree_shape_and_paths,
-            reading::find,
-            acting::actions_are_verified,
-            acting::values_are_coerced_and_read_back,
-            acting::menus,
-            acting::list_rows_select,
-            input::typing_reads_back_exactly,
-            input::keys,
-            system::windows,
-            system::lifecycle,
-            system::screenshots,
-            system::capabilities,
-            waiting::waits,
-            waiting::events,
-            failures::stale_handle,
-            failures::disabled_element,
-            failures::hung_app,
-            failures::app_exited,
+            reading::tree_shape_and_paths [],
+            reading::find [],
+            reading::apps_windows_and_waits_read [],
+            acting::actions_are_verified [Act],
+            acting::values_are_coerced_and_read_back [Act],
+            acting::menus [Act],
+            acting::list_rows_select [Act, Select],
+            input::typing_reads_back_exactly [Act, Typing],
+            input::keys [Act, Keys],
+            system::windows [Windows, Activate],
+            system::lifecycle [Quit, Launch],
+            system::screenshots [Screenshots],
+            system::capabilities [],
+            waiting::waits [Act],
+            waiting::events [Act],
+            failures::stale_handle [Act],
+            failures::disabled_element [Act],
+            failures::hung_app [LiveApp],
+            failures::app_exited [LiveApp],
         );
     };
 }
@@ -90,3 +102,6 @@ mod atspi;
 #[cfg(target_os = "macos")]
 #[path = "contract/macos.rs"]
 mod macos;
+
+#[path = "contract/replay.rs"]
+mod replay;

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use axgate::ax::{Backend, Capabilities};
 use axgate::platform::atspi::AtspiBackend;
 
 use crate::harness::{App, DESKTOP, repo, require_desktop};
@@ -37,6 +38,12 @@ impl Target for Atspi {
     fn launch_spec(&self) -> String {
         let script = repo().join("tests/desktop/apps/contract.py");
         format!("/usr/bin/python3 {}", script.display())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        AtspiBackend::new()
+            .expect("the AT-SPI backend")
+            .capabilities()
     }
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axgate::ax::{AxValue, Backend, CallCtx, Pid};
+use axgate::ax::{AxValue, Backend, CallCtx, Capabilities, Pid};
 use axgate::platform::demo::{DemoBackend, DemoOptions};
 
 use crate::run::{self, AppSide, Run, Target};
@@ -45,6 +45,10 @@ impl Target for Demo {
 
     fn launch_spec(&self) -> String {
         APP.to_owned()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        DemoBackend::new().capabilities()
     }
 }
 

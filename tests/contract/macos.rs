@@ -20,6 +20,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use axgate::ax::{Backend, Capabilities};
 use axgate::platform::macos::MacBackend;
 
 use crate::run::{AppSide, Run, Target};
@@ -74,6 +75,10 @@ impl Target for Macos {
 
     fn launch_spec(&self) -> String {
         bundle().display().to_string()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        MacBackend::new().capabilities()
     }
 }
 

@@ -1,7 +1,8 @@
 //! Contracts of reading: the tree has the contract app's shape (one window "Contract" holding
 //! each control once, the menu bar, the disabled button disabled, no secure value), every path
-//! `get_tree` shows resolves to the element it was shown for, and `find` matches by role,
-//! exact accessible name, regex and any text.
+//! `get_tree` shows resolves to the element it was shown for, `find` matches by role,
+//! exact accessible name, regex and any text, and what only reads apps, windows and waits
+//! (`list_apps`, `list_windows`, `wait_for` on what is there) answers without acting.
 
 use serde_json::{Value, json};
 
@@ -118,4 +119,45 @@ pub(crate) async fn find(target: &impl Target) {
         .ok("find", json!({"name": "No Such Control", "mode": "exact"}))
         .await;
     assert_eq!(none["matches"], json!([]), "{none}");
+}
+
+pub(crate) async fn apps_windows_and_waits_read(target: &impl Target) {
+    let mut run = target.start("").await;
+    let apps = run.c.call("list_apps", json!({})).await;
+    let listed = apps["structuredContent"]["apps"]
+        .as_array()
+        .expect("apps")
+        .iter()
+        .filter(|a| a["name"] == run.app.as_str())
+        .count();
+    assert_eq!(listed, 1, "the contract app, once: {apps}");
+    let windows = run.ok("list_windows", json!({})).await;
+    let window = &windows["windows"][0];
+    assert_eq!(window["title"], "Contract", "{windows}");
+    assert!(window["frame"]["w"].as_f64() > Some(0.0), "{windows}");
+
+    // Waits on what is there hold at once; on what is not, time out naming it.
+    let ready = run
+        .ok(
+            "wait_for",
+            json!({"query": {"role": "static_text", "text": "Ready"}, "condition": "exists",
+                   "timeout_ms": 2000}),
+        )
+        .await;
+    assert_eq!(ready["satisfied"], true, "{ready}");
+    let disabled = run.handle("button", "Disabled").await;
+    let state = run
+        .ok(
+            "wait_for",
+            json!({"target": disabled, "condition": "disabled", "timeout_ms": 2000}),
+        )
+        .await;
+    assert_eq!(state["satisfied"], true, "{state}");
+    run.err(
+        "wait_for",
+        json!({"query": {"role": "button", "name": "Never Shown"}, "condition": "exists",
+               "timeout_ms": 300}),
+        &["timed out after 300 ms", "no such element"],
+    )
+    .await;
 }

@@ -8,7 +8,7 @@ use std::any::Any;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axgate::ax::{Backend, Capability};
+use axgate::ax::{Backend, Capabilities, Capability};
 use serde_json::{Value, json};
 
 use super::support::{self, Client, text_of};
@@ -31,6 +31,70 @@ pub(crate) trait Target {
 
     /// What `launch_app` is given to start the contract app anew.
     fn launch_spec(&self) -> String;
+
+    /// What this target's backend says it can do (`Backend::capabilities`); the
+    /// `capabilities` contract checks that the server says the same.
+    fn capabilities(&self) -> Capabilities;
+
+    /// Whether the contract app is a process the target can freeze and kill from outside
+    /// ([`AppSide::hang`], [`AppSide::kill`]); a recording is not.
+    fn live_app(&self) -> bool {
+        true
+    }
+}
+
+/// What a contract needs beyond reading a running app.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Need {
+    Act,
+    Typing,
+    Keys,
+    Select,
+    Windows,
+    Activate,
+    Launch,
+    Quit,
+    Screenshots,
+    /// An app process to freeze or kill ([`Target::live_app`]).
+    LiveApp,
+}
+
+impl Need {
+    fn capability(self) -> Option<Capability> {
+        Some(match self {
+            Need::Act => Capability::Act,
+            Need::Typing => Capability::Typing,
+            Need::Keys => Capability::Keys,
+            Need::Select => Capability::Select,
+            Need::Windows => Capability::Windows,
+            Need::Activate => Capability::Activate,
+            Need::Launch => Capability::Launch,
+            Need::Quit => Capability::Quit,
+            Need::Screenshots => Capability::Screenshots,
+            Need::LiveApp => return None,
+        })
+    }
+}
+
+/// Whether `target` lacks something of `needs`; says on stderr what, so a skipped contract
+/// shows in the test output (`--nocapture`).
+pub(crate) fn unmet(target: &impl Target, needs: &[Need]) -> bool {
+    let caps = target.capabilities();
+    let missing: Vec<String> = needs
+        .iter()
+        .filter(|n| match n.capability() {
+            Some(cap) => !caps.has(cap),
+            None => !target.live_app(),
+        })
+        .map(|n| match n.capability() {
+            Some(cap) => format!("the `{}` capability", cap.as_str()),
+            None => "an app process to freeze or kill".to_owned(),
+        })
+        .collect();
+    if !missing.is_empty() {
+        eprintln!("skipped: the target lacks {}", missing.join(", "));
+    }
+    !missing.is_empty()
 }
 
 /// The contract app seen from its own side (not through axgate), and what happens to it from

@@ -123,6 +123,12 @@ fn png_size(result: &Value) -> (u32, u32) {
 pub(crate) async fn capabilities(target: &impl Target) {
     let mut run = target.start("").await;
     let (present, lacks) = run.capabilities().await;
+    // What the suite skips by is what the server says.
+    assert_eq!(
+        present,
+        target.capabilities().present(),
+        "the target's account of its capabilities is the server's"
+    );
     for cap in Capability::ALL {
         assert!(
             present.contains(&cap) != lacks.contains(&cap),
@@ -132,12 +138,23 @@ pub(crate) async fn capabilities(target: &impl Target) {
     }
     let name = run.handle("text_field", "Name").await;
     let items = run.handle("list", "Items").await;
+    let greet = run.handle("button", "Greet").await;
     for cap in &lacks {
         let needle = format!("`{}` capability", cap.as_str());
         let call = |tool: &str, args: Value| (tool.to_owned(), args);
         let calls = match cap {
-            Capability::Typing => vec![call("type_text", json!({"target": name, "text": "x"}))],
-            Capability::Keys => vec![call("press_key", json!({"target": name, "key": "a"}))],
+            Capability::Act => vec![
+                call("click", json!({"target": greet})),
+                call(
+                    "perform_action",
+                    json!({"target": greet, "action": "press"}),
+                ),
+                call("set_value", json!({"target": name, "value": "x"})),
+                call("focus", json!({"target": name})),
+            ],
+            // No target: a target is focused first, which is acting (the `act` capability).
+            Capability::Typing => vec![call("type_text", json!({"text": "x"}))],
+            Capability::Keys => vec![call("press_key", json!({"key": "a"}))],
             Capability::Scroll => vec![call(
                 "scroll",
                 json!({"target": items, "direction": "down"}),

@@ -435,9 +435,11 @@ async fn the_documented_example_serves_as_the_doc_says() {
 
 /// The contract suite's macOS app as its Swift source (`tests/contract/macos/ContractApp.swift`)
 /// declares it, written by hand as a recording (`tests/recordings/contract-app.json`): labels
-/// set with `setAccessibilityLabel` are `AXDescription`, the password an
-/// `AXSecureTextField`, the status label titled by `setAccessibilityTitle`. Frames are
-/// approximations of its stack layout, not measured.
+/// set with `setAccessibilityLabel` are `AXDescription`, the Name field is named only by the
+/// static text its `AXTitleUIElement` links, the password (an `AXSecureTextField`) only by
+/// its `AXPlaceholderValue`, the status label by its value, the Items table view is an
+/// `AXTable` whose role description is "list". Frames are approximations of its stack
+/// layout, not measured. The contract suite replays it too (`tests/contract/replay.rs`).
 const CONTRACT_APP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/recordings/contract-app.json"
@@ -450,7 +452,8 @@ async fn the_contract_apps_controls_are_found_by_the_names_the_contracts_use() {
             .expect("JSON");
     let (_served, mut c, _dir) = replay(&recording).await;
     // The contract suite's CONTROLS (tests/contract/reading.rs), each once, named as a
-    // person reads it. Name, Password, Volume and Items are named by AXDescription only.
+    // person reads it: Volume and Items by AXDescription only, Name by its linked label,
+    // Password by its placeholder.
     for (role, name) in [
         ("text_field", "Name"),
         ("secure_text_field", "Password"),
@@ -459,7 +462,7 @@ async fn the_contract_apps_controls_are_found_by_the_names_the_contracts_use() {
         ("button", "Greet"),
         ("button", "Clear"),
         ("button", "Disabled"),
-        ("table", "Items"),
+        ("list", "Items"),
     ] {
         let found = check(
             &mut c,
@@ -488,6 +491,37 @@ async fn the_contract_apps_controls_are_found_by_the_names_the_contracts_use() {
     )
     .await;
     assert!(matches(&secure)[0].get("value").is_none(), "{secure}");
+    // Where each name came from: the raw fields stay as recorded.
+    for (path, title, description, placeholder) in [
+        ("window[0]/group[0]/text_field[0]", None, None, None),
+        (
+            "window[0]/group[0]/secure_text_field[0]",
+            None,
+            None,
+            Some("Password"),
+        ),
+        ("window[0]/group[0]/slider[0]", None, Some("Volume"), None),
+        (
+            "window[0]/group[0]/check_box[0]",
+            Some("Subscribe"),
+            None,
+            None,
+        ),
+    ] {
+        let got = check(
+            &mut c,
+            "get_element",
+            json!({"app": "ContractApp", "target": path}),
+            false,
+            &[],
+        )
+        .await;
+        let element = &got["structuredContent"]["element"];
+        assert_eq!(element["title"].as_str(), title, "{element}");
+        assert_eq!(element["description"].as_str(), description, "{element}");
+        assert_eq!(element["placeholder"].as_str(), placeholder, "{element}");
+        assert!(element["name"].is_string(), "{element}");
+    }
     check(
         &mut c,
         "get_tree",

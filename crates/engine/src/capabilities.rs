@@ -1,6 +1,6 @@
-//! What a backend can do beyond what every backend must: reading trees, acting, writing
-//! values, focusing, clicking and hit-testing are required; typing, keys, telling what a key
-//! would press, scrolling, dragging, selecting, window operations, launching, quitting,
+//! What a backend can do beyond what every backend must: reading trees and hit-testing are
+//! required; acting on elements (press, set values, focus, click), typing, keys, telling what
+//! a key would press, scrolling, dragging, selecting, window operations, launching, quitting,
 //! activating, the clipboard and screenshots are capabilities a backend declares
 //! (`Backend::capabilities`). A call that needs a capability the backend lacks fails with
 //! [`unsupported`], whose text names the capability, and the backend contract suite
@@ -11,6 +11,9 @@ use super::error::AxError;
 /// One thing a backend may be unable to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Capability {
+    /// Acting on elements: `perform_action`, `set_value`, `focus`, `click_at` (a replay of a
+    /// recording reads only).
+    Act,
     Typing,
     Keys,
     KeyReceiver,
@@ -27,7 +30,8 @@ pub enum Capability {
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 12] = [
+    pub const ALL: [Capability; 13] = [
+        Capability::Act,
         Capability::Typing,
         Capability::Keys,
         Capability::KeyReceiver,
@@ -45,6 +49,7 @@ impl Capability {
     /// A stable name (`/readyz`, `axgate check`, error texts).
     pub fn as_str(self) -> &'static str {
         match self {
+            Capability::Act => "act",
             Capability::Typing => "typing",
             Capability::Keys => "keys",
             Capability::KeyReceiver => "key_receiver",
@@ -63,6 +68,7 @@ impl Capability {
     /// What a backend without it cannot do, as the error says it.
     fn cannot(self) -> &'static str {
         match self {
+            Capability::Act => "act on elements (press, set values, focus, click)",
             Capability::Typing => "type text",
             Capability::Keys => "press keys",
             Capability::KeyReceiver => "tell what a key would press",
@@ -135,11 +141,29 @@ impl Capabilities {
 /// The error of a call that needs `cap` on a backend that lacks it: it names the backend,
 /// what it cannot do and the capability.
 pub fn unsupported(backend: &str, cap: Capability) -> AxError {
+    unsupported_because(backend, cap, "")
+}
+
+/// [`unsupported`] followed by `more` (why, and what to do instead), when the backend can say.
+pub fn unsupported_because(backend: &str, cap: Capability, more: &str) -> AxError {
     AxError::Unsupported(format!(
-        "the {backend} backend cannot {}: it lacks the `{}` capability",
+        "the {backend} backend cannot {}: it lacks the `{}` capability{more}",
         cap.cannot(),
         cap.as_str()
     ))
+}
+
+/// Whether `error` is the [`unsupported`] error of `cap` (from any backend).
+pub fn lacks(error: &AxError, cap: Capability) -> bool {
+    let AxError::Unsupported(text) = error else {
+        return false;
+    };
+    text.starts_with("the ")
+        && text.contains(&format!(
+            " backend cannot {}: it lacks the `{}` capability",
+            cap.cannot(),
+            cap.as_str()
+        ))
 }
 
 #[cfg(test)]
@@ -173,5 +197,12 @@ mod tests {
             e.to_string(),
             "the atspi backend cannot read or write the clipboard: it lacks the `clipboard` capability"
         );
+        assert!(lacks(&e, Capability::Clipboard) && !lacks(&e, Capability::Act));
+        let act = unsupported_because("replay", Capability::Act, " (asked to click): a recording");
+        assert!(lacks(&act, Capability::Act), "{act}");
+        assert!(!lacks(
+            &AxError::Unsupported("the press action is unsupported".into()),
+            Capability::Act
+        ));
     }
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::act::{Scope, Watch};
 use super::backend::{Click, MouseButton, SnapshotRequest};
+use super::capabilities::{Capability, lacks};
 use super::connection::Resolved;
 use super::diff::Change;
 use super::engine::Engine;
@@ -80,7 +81,14 @@ where
         }
         match perform(rung).await {
             Ok(()) => {}
-            Err(e) if e.is_timeout() || matches!(e, AxError::AppExited { .. }) => return Err(e),
+            // A backend that cannot act at all (a replay) refuses every rung alike: say so.
+            Err(e)
+                if e.is_timeout()
+                    || matches!(e, AxError::AppExited { .. })
+                    || lacks(&e, Capability::Act) =>
+            {
+                return Err(e);
+            }
             Err(e) => {
                 tried.push(format!("{} ({})", rung.as_str(), e.kind()));
                 continue;

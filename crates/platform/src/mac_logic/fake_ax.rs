@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use axgate_engine::CallCtx;
 
 use super::decode::{AttrValue, NODE_ATTRS};
-use super::walk::{AxSource, FailureKind, NodeRead};
+use super::walk::{AxSource, FailureKind, Linked, NodeRead};
 
 /// Native roles whose elements answer `AXNumberOfCharacters` (the text roles).
 const TEXT_ROLES: &[&str] = &["AXTextArea", "AXTextField", "AXStaticText", "AXComboBox"];
@@ -42,6 +42,9 @@ pub(crate) struct FakeAx {
     pub(crate) slow: HashSet<u32>,
     /// Element → the label element its `AXTitleUIElement` links.
     pub(crate) links: HashMap<u32, u32>,
+    /// Elements whose ranged listing of children (`read_children`) times out; everything
+    /// else about them answers.
+    pub(crate) slow_listing: HashSet<u32>,
     carried: Cell<Carried>,
 }
 
@@ -144,8 +147,27 @@ impl AxSource for FakeAx {
         names: &[&str],
         ctx: &mut CallCtx,
     ) -> Result<Vec<AttrValue>, FailureKind> {
+        Ok(self.read_attrs_linked(element, names, ctx)?.0)
+    }
+
+    /// One round trip, as on a Mac: the linked element comes in the batch.
+    fn read_attrs_linked(
+        &self,
+        element: &u32,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Linked<u32>, FailureKind> {
         let node = self.node(*element, ctx)?;
-        Ok(names.iter().map(|n| self.attr(node, n)).collect())
+        let linked = self.links.get(element).copied();
+        let values = names
+            .iter()
+            .map(|n| match *n {
+                "AXTitleUIElement" if linked.is_some() => AttrValue::Element,
+                _ => self.attr(node, n),
+            })
+            .collect();
+        let asked = names.contains(&"AXTitleUIElement");
+        Ok((values, linked.filter(|_| asked)))
     }
 
     fn read_children(
@@ -156,6 +178,9 @@ impl AxSource for FakeAx {
         ctx: &mut CallCtx,
     ) -> Result<Vec<u32>, FailureKind> {
         let node = self.node(*element, ctx)?;
+        if self.slow_listing.contains(element) {
+            return Err(FailureKind::Timeout);
+        }
         let range: Vec<u32> = node
             .children
             .iter()

@@ -109,6 +109,8 @@ pub(crate) fn value_read(native: &str, subrole: Option<&str>, chars: &AttrValue)
 pub(crate) struct RangedRead<E> {
     /// The slots of [`NODE_ATTRS`], in order (`AXValue` filled in as read, or missing).
     pub(crate) values: Vec<AttrValue>,
+    /// The element in the `AXTitleUIElement` slot, from the same batch.
+    pub(crate) linked: Option<E>,
     /// The children read, each with its position among all children.
     pub(crate) children: Vec<(usize, E)>,
     /// How many children the element has (what could be counted).
@@ -130,15 +132,70 @@ pub(crate) struct Window {
 
 /// Reads one element in ranges. Fails only when its attributes cannot be read; a value or
 /// children that fail after that are left out and listed in `skipped` (unless the element
-/// went away meanwhile).
+/// went away meanwhile). When the listing fails, the children are still counted, so the
+/// parent's `child_count` says how many were skipped.
 pub(crate) fn read<S: AxSource>(
     source: &S,
     element: &S::Element,
     window: Window,
     ctx: &mut axgate_engine::CallCtx,
 ) -> Result<RangedRead<S::Element>, S::Failure> {
+    let mut read = read_values(source, element, ctx)?;
+    let listed = if window.list && window.count > 0 {
+        source.read_children(element, window.start, window.count, ctx)
+    } else {
+        Ok(Vec::new())
+    };
+    let count = match listed {
+        Ok(listed) => {
+            let full = listed.len() >= window.count;
+            let past_end = listed.is_empty() && window.start > 0;
+            read.child_count = window.start + listed.len();
+            read.children = listed
+                .into_iter()
+                .enumerate()
+                .map(|(i, e)| (window.start + i, e))
+                .collect();
+            !window.list || full || past_end
+        }
+        Err(f) => {
+            note(source, &mut read.skipped, SkippedPart::Children, f);
+            true
+        }
+    };
+    if count {
+        match source.count_children(element, ctx) {
+            Ok(n) => read.child_count = n.max(read.children.len()),
+            Err(f) => note(source, &mut read.skipped, SkippedPart::Children, f),
+        }
+    }
+    Ok(read)
+}
+
+/// Notes a part that could not be read, unless the element went away (then it is not part
+/// of the tree) or the part is already noted.
+fn note<S: AxSource>(
+    source: &S,
+    skipped: &mut Vec<(SkippedPart, FailureKind)>,
+    part: SkippedPart,
+    failure: S::Failure,
+) {
+    match source.classify(failure) {
+        FailureKind::Gone => {}
+        _ if skipped.iter().any(|(p, _)| *p == part) => {}
+        kind => skipped.push((part, kind)),
+    }
+}
+
+/// Reads the attributes (with the linked label's element) and the value of one element, the
+/// value as a range: no children. `children` and `child_count` are left empty.
+pub(crate) fn read_values<S: AxSource>(
+    source: &S,
+    element: &S::Element,
+    ctx: &mut axgate_engine::CallCtx,
+) -> Result<RangedRead<S::Element>, S::Failure> {
     let names = ranged_names();
-    let slots = source.read_attrs(element, &names, ctx)?;
+    let (slots, linked) = source.read_attrs_linked(element, &names, ctx)?;
     let slot = |name: &str| {
         names
             .iter()
@@ -149,10 +206,6 @@ pub(crate) fn read<S: AxSource>(
     };
     let mut values: Vec<AttrValue> = NODE_ATTRS.iter().map(|n| slot(n)).collect();
     let mut skipped = Vec::new();
-    let mut note = |part, failure: S::Failure| match source.classify(failure) {
-        FailureKind::Gone => {}
-        kind => skipped.push((part, kind)),
-    };
     let text = |v: AttrValue| match v {
         AttrValue::Text(t) => Some(t),
         _ => None,
@@ -173,38 +226,13 @@ pub(crate) fn read<S: AxSource>(
                 values[i] = v;
             }
         }
-        Err(f) => note(SkippedPart::Value, f),
-    }
-    let mut children = Vec::new();
-    let mut child_count = 0;
-    let listed = if window.list && window.count > 0 {
-        source.read_children(element, window.start, window.count, ctx)
-    } else {
-        Ok(Vec::new())
-    };
-    match listed {
-        Ok(listed) => {
-            let full = listed.len() >= window.count;
-            let past_end = listed.is_empty() && window.start > 0;
-            child_count = window.start + listed.len();
-            children = listed
-                .into_iter()
-                .enumerate()
-                .map(|(i, e)| (window.start + i, e))
-                .collect();
-            if !window.list || full || past_end {
-                match source.count_children(element, ctx) {
-                    Ok(n) => child_count = n.max(children.len()),
-                    Err(f) => note(SkippedPart::Children, f),
-                }
-            }
-        }
-        Err(f) => note(SkippedPart::Children, f),
+        Err(f) => note(source, &mut skipped, SkippedPart::Value, f),
     }
     Ok(RangedRead {
         values,
-        children,
-        child_count,
+        linked,
+        children: Vec::new(),
+        child_count: 0,
         skipped,
     })
 }
@@ -356,6 +384,82 @@ mod tests {
 
     fn text(s: &str) -> AttrValue {
         AttrValue::Text(s.to_owned())
+    }
+
+    /// A window whose scroll area holds a label "E-mail" (5) and a field (6) that only the
+    /// label names (`AXTitleUIElement`), and a long text area (7).
+    fn labelled_form() -> FakeAx {
+        let mut s = FakeAx::default();
+        s.add(0, "AXWindow", &[1]);
+        s.add(1, "AXScrollArea", &[5, 6, 7]);
+        s.add(5, "AXStaticText", &[])
+            .attrs
+            .insert("AXValue".into(), text("E-mail"));
+        s.add(6, "AXTextField", &[])
+            .attrs
+            .insert("AXValue".into(), text("ada@example.com"));
+        s.links.insert(6, 5);
+        s.add(7, "AXTextArea", &[])
+            .attrs
+            .insert("AXValue".into(), text(&"a long line\n".repeat(10_000)));
+        s
+    }
+
+    #[test]
+    fn a_linked_label_names_an_element_read_in_ranges() {
+        let s = labelled_form();
+        let walked = walk(&s, 0, limits(5, 100, 0), &mut ctx()).unwrap();
+        let field = &walked.nodes[3];
+        assert_eq!(field.native_role, "AXTextField");
+        assert_eq!(field.name.as_deref(), Some("E-mail"));
+        // As the root of a walk (read in ranges too): a page rooted at the field.
+        let mut ctx = ctx();
+        let walked = walk(&s, 6, limits(0, 1, 0), &mut ctx).unwrap();
+        assert_eq!(walked.nodes[0].name.as_deref(), Some("E-mail"));
+        // Its batch (with the link), its text range, the label, its child count.
+        assert_eq!(ctx.round_trips(), 4);
+    }
+
+    #[test]
+    fn an_element_read_alone_reads_its_text_as_a_range_and_its_linked_label() {
+        let s = labelled_form();
+        let mut ctx = ctx();
+        let area = crate::mac_logic::walk::read_one(&s, &7, &mut ctx).unwrap();
+        let Some(AxValue::Text(start)) = &area.value else {
+            panic!("{:?}", area.value)
+        };
+        assert_eq!(start.chars().count(), budget::MAX_VALUE_CHARS);
+        assert_eq!(s.carried().chars, budget::MAX_VALUE_CHARS, "never whole");
+        assert_eq!(ctx.round_trips(), 2, "the batch, then the range");
+        assert_eq!(s.carried().elements, 0, "no children listed");
+
+        let mut ctx = self::ctx();
+        let field = crate::mac_logic::walk::read_one(&s, &6, &mut ctx).unwrap();
+        assert_eq!(field.name.as_deref(), Some("E-mail"));
+        assert_eq!(field.value, Some(AxValue::Text("ada@example.com".into())));
+        assert_eq!(ctx.round_trips(), 3, "the batch, the range, the label");
+    }
+
+    #[test]
+    fn a_listing_that_fails_still_says_how_many_children_were_skipped() {
+        let mut s = big_table();
+        s.slow_listing.insert(TABLE);
+        let walked = walk(&s, 0, limits(20, 200, 0), &mut ctx()).unwrap();
+        let table = &walked.nodes[4];
+        assert_eq!(table.native_role, "AXTable");
+        assert_eq!(
+            table.child_count, ROWS as usize,
+            "the skipped rows, counted"
+        );
+        assert_eq!(
+            walked.skipped,
+            [Skipped {
+                node: 4,
+                part: SkippedPart::Children,
+                timed_out: true,
+            }]
+        );
+        assert!(walked.truncated, "a listing left out is a truncated walk");
     }
 
     /// A source that implements only `read` (as an in-memory replay may): the ranged reads

@@ -48,6 +48,10 @@ pub(crate) struct NodeRead<E> {
     pub(crate) linked: Option<E>,
 }
 
+/// Attribute slots, and the element in the `AXTitleUIElement` slot
+/// ([`AxSource::read_attrs_linked`]).
+pub(crate) type Linked<E> = (Vec<AttrValue>, Option<E>);
+
 /// The AX calls the walk makes. The macOS adapter implements it over `AXUIElement`s; tests
 /// implement it over an in-memory tree. Every method is one round trip, counted in `ctx`.
 /// The methods with a default answer from one [`AxSource::read`], which is right for a
@@ -99,6 +103,29 @@ pub(crate) trait AxSource {
                     .unwrap_or(AttrValue::Missing)
             })
             .collect())
+    }
+
+    /// [`AxSource::read_attrs`], and the element in the `AXTitleUIElement` slot when `names`
+    /// holds it and it holds an element: the macOS adapter takes it from the same batch. The
+    /// default asks [`AxSource::read`] for it (a second round trip, only where it is linked).
+    fn read_attrs_linked(
+        &self,
+        element: &Self::Element,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Linked<Self::Element>, Self::Failure> {
+        let values = self.read_attrs(element, names, ctx)?;
+        let links = names
+            .iter()
+            .position(|n| *n == decode::LINK_ATTR)
+            .and_then(|i| values.get(i))
+            == Some(&AttrValue::Element);
+        let linked = if links {
+            self.read(element, ctx)?.linked
+        } else {
+            None
+        };
+        Ok((values, linked))
     }
 
     /// At most `count` of the element's children from position `start`
@@ -192,8 +219,7 @@ struct Read<E> {
     children: Vec<(usize, E)>,
     child_count: usize,
     skipped: Vec<(SkippedPart, FailureKind)>,
-    /// The element in the `AXTitleUIElement` slot; a ranged read (a snapshot's root, a
-    /// scroll area's content) does not resolve it.
+    /// The element in the `AXTitleUIElement` slot, ranged reads included.
     linked: Option<E>,
 }
 
@@ -340,7 +366,7 @@ fn read_node<S: AxSource>(
             children: r.children,
             child_count: r.child_count,
             skipped: r.skipped,
-            linked: None,
+            linked: r.linked,
         });
     }
     let r = source.read(&item.element, ctx)?;
@@ -353,18 +379,30 @@ fn read_node<S: AxSource>(
     })
 }
 
-/// Names `node` by its linked label when nothing it carries ranks above it: one more batched
-/// read, of the linked element only. A label that cannot be read leaves the name as it is.
-pub(crate) fn name_from_link<S: AxSource>(
+/// One element read alone, as operations that re-read their target read it (acting, a
+/// window operation): its attributes in one batch with the linked label's element, its value
+/// as a range like every element read in ranges (a document's text is never read whole), its
+/// linked label when it names it; no children. The id, parent and child count are left for
+/// the caller.
+pub(crate) fn read_one<S: AxSource>(
     source: &S,
-    node: &mut RawNode,
-    read: &NodeRead<S::Element>,
+    element: &S::Element,
     ctx: &mut CallCtx,
-) {
-    name_from_link_values(source, node, read, &read.values, ctx);
+) -> Result<RawNode, S::Failure> {
+    let read = ranges::read_values(source, element, ctx)?;
+    let mut node = node_from(&read.values);
+    let linked = NodeRead {
+        values: Vec::new(),
+        children: Vec::new(),
+        linked: read.linked,
+    };
+    name_from_link_values(source, &mut node, &linked, &read.values, ctx);
+    Ok(node)
 }
 
-/// [`name_from_link`] with the node's values given apart from its read.
+/// Names `node` by its linked label when nothing it carries ranks above it (`values` are
+/// its slots of [`NODE_ATTRS`]): one more batched read, of the linked element only. A label
+/// that cannot be read leaves the name as it is.
 fn name_from_link_values<S: AxSource>(
     source: &S,
     node: &mut RawNode,

@@ -14,7 +14,7 @@ use core_foundation::string::CFString;
 
 use crate::mac_logic::decode::{AttrValue, LINK_ATTR, NODE_ATTRS};
 use crate::mac_logic::naming::LABEL_ATTRS;
-use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, NodeRead};
+use crate::mac_logic::walk::{self, AxSource, FailureKind, Limits, Linked, NodeRead};
 use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 
 use super::apps;
@@ -74,6 +74,20 @@ impl AxSource for MacSource {
         ctx: &mut CallCtx,
     ) -> AxResult<Vec<AttrValue>> {
         attrs::read_many(element, &attrs::names(names), ctx)
+    }
+
+    /// The linked element comes in the same batch (`attrs::read_linked`).
+    fn read_attrs_linked(
+        &self,
+        element: &AxElement,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> AxResult<Linked<AxElement>> {
+        let link = names
+            .iter()
+            .position(|n| *n == LINK_ATTR)
+            .unwrap_or(usize::MAX);
+        attrs::read_linked(element, &attrs::names(names), link, ctx)
     }
 
     fn read_children(
@@ -144,19 +158,10 @@ pub(super) fn snapshot(
     })
 }
 
-/// One element read the way a snapshot reads it (one round trip, two when its name is a
-/// linked label), for operations that re-read their target. The id, parent and child count
-/// are left for the caller.
+/// One element read alone (`walk::read_one`), for operations that re-read their target: its
+/// attributes and linked label's element in one batch, its value as a capped range
+/// (`AXStringForRange`), never a document whole; its linked label when it names it. The id,
+/// parent and child count are left for the caller.
 pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
-    let source = MacSource::new();
-    let (values, linked) =
-        attrs::read_linked(element, &attrs::names(NODE_ATTRS), link_slot(), ctx)?;
-    let mut node = walk::node_from(&values);
-    let read = NodeRead {
-        values,
-        children: Vec::new(),
-        linked,
-    };
-    walk::name_from_link(&source, &mut node, &read, ctx);
-    Ok(node)
+    walk::read_one(&MacSource::new(), element, ctx)
 }

@@ -14,7 +14,7 @@ pub mod writer;
 use std::path::{Path, PathBuf};
 
 use axgate_engine::backend::Click;
-use axgate_engine::capabilities::{Capabilities, Capability, unsupported};
+use axgate_engine::capabilities::{Capabilities, Capability, unsupported, unsupported_because};
 use axgate_engine::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
     Rect, Snapshot, SnapshotRequest, WindowInfo,
@@ -94,13 +94,18 @@ impl ReplayBackend {
         )
     }
 
-    /// The error of every act: a recording cannot be acted on.
+    /// The error of every act (`what` was asked): a recording cannot be acted on. It is the
+    /// "unsupported" error of the `act` capability, with what to do instead.
     fn cannot(&self, what: &str) -> AxError {
-        AxError::Unsupported(format!(
-            "the replay backend cannot {what}: it serves the recording {} and nothing on it \
-             can change; run axgate with the macos backend on the Mac to act",
-            self.file.display()
-        ))
+        unsupported_because(
+            self.name(),
+            Capability::Act,
+            &format!(
+                " (asked to {what}): it serves the recording {}, which nothing can change; \
+                 run axgate with the macos backend on the Mac to act",
+                self.file.display()
+            ),
+        )
     }
 
     /// The windows of an app: its `AXWindows` when recorded, else its children that are
@@ -145,7 +150,8 @@ impl Backend for ReplayBackend {
         }]
     }
 
-    /// Reading only: a recording has nothing to type into, press or capture.
+    /// Reading only (not even `act`): a recording has nothing to type into, press or
+    /// capture.
     fn capabilities(&self) -> Capabilities {
         Capabilities::NONE
     }

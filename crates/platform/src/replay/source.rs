@@ -8,7 +8,7 @@ use axgate_engine::{CallCtx, Rect};
 use super::format::{Recorded, Recording};
 use crate::mac_logic::decode::{AttrValue, LINK_ATTR};
 use crate::mac_logic::naming::LABEL_ATTRS;
-use crate::mac_logic::walk::{AxSource, FailureKind, NodeRead};
+use crate::mac_logic::walk::{AxSource, FailureKind, Linked, NodeRead};
 
 /// `kAXErrorInvalidUIElement` and `kAXErrorCannotComplete`, as a recorded `{"error": …}`
 /// may carry them.
@@ -104,6 +104,30 @@ impl AxSource for ReplaySource<'_> {
         ctx: &mut CallCtx,
     ) -> Result<Vec<AttrValue>, ReplayFailure> {
         self.read_many(*element, LABEL_ATTRS, ctx)
+    }
+
+    fn read_attrs(
+        &self,
+        element: &usize,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Vec<AttrValue>, ReplayFailure> {
+        self.read_many(*element, names, ctx)
+    }
+
+    /// One round trip, as on a Mac: the linked element comes in the batch.
+    fn read_attrs_linked(
+        &self,
+        element: &usize,
+        names: &[&str],
+        ctx: &mut CallCtx,
+    ) -> Result<Linked<usize>, ReplayFailure> {
+        let values = self.read_many(*element, names, ctx)?;
+        let linked = names
+            .contains(&LINK_ATTR)
+            .then(|| self.reference(*element, LINK_ATTR))
+            .flatten();
+        Ok((values, linked))
     }
 
     fn classify(&self, failure: ReplayFailure) -> FailureKind {
