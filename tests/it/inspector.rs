@@ -277,7 +277,6 @@ fn inspector_runs_the_long_tools_and_the_reads_with_structured_content() {
         ("list_windows", &["app=Form"]),
         ("get_focused", &["app=Form"]),
         ("element_at", &["app=Form", "x=60", "y=100"]),
-        ("list_menus", &["app=Form"]),
         ("session_info", &[]),
     ];
     for (tool, args) in calls {

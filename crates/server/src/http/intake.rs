@@ -50,7 +50,6 @@ use crate::http::scope::{Scope, asks, fleet_refusal, tool_scope};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
 use crate::mcp::listing;
-use crate::mcp::tasks::TaskAsked;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
 use crate::session::{AxSessionManager, EventLog, Owner, QuotaHold, Resume, Room, SessionRegistry};
@@ -307,26 +306,13 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     };
     if let Some(message) = &message {
         count_method(&intake.metrics, &message.method);
-        // rmcp's `CallToolRequestParams` drops `task`: whether the call asked to run as a
-        // task travels beside it (mcp/tasks.rs).
-        if message.method == "tools/call" && TaskAsked::asked_by(message.params.as_ref()) {
-            parts.extensions.insert(TaskAsked);
-        }
-        // rmcp's typed tool list cannot carry `execution`: the handler answers a
-        // `tools/list` as a custom request whose result can (mcp/listing.rs).
-        if message.method == "tools/list"
-            && let Some(body) = listing::renamed(&bytes)
-        {
-            parts.headers.remove(http::header::CONTENT_LENGTH);
-            // 2026-07-28's standard header must name the body's method (rmcp checks).
-            if parts.headers.contains_key(listing::METHOD_HEADER) {
-                parts.headers.insert(
-                    listing::METHOD_HEADER,
-                    HeaderValue::from_static(listing::LIST_METHOD),
-                );
-            }
-            bytes = body;
-        }
+        // What rmcp's typed requests drop: a call's `task`, a list's `execution`s.
+        listing::route(
+            &mut parts,
+            &message.method,
+            message.params.as_ref(),
+            &mut bytes,
+        );
     }
     if let Some(v) = &unsupported {
         return unsupported_version(message.and_then(|m| m.id), v);

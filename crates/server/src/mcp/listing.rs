@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 use super::cache::{self, Cacheable as _};
 use super::gate;
 use super::server::AxServer;
+use super::tasks::TaskAsked;
 use super::tools::{self, TaskSupport};
 
 /// The method a `tools/list` reaches the handler as over HTTP.
@@ -31,6 +32,32 @@ pub const LIST_METHOD: &str = "axgate/tools/list";
 
 /// The 2026-07-28 standard header naming a request's method, renamed with it.
 pub const METHOD_HEADER: &str = "mcp-method";
+
+/// Prepares a request for rmcp, for what its typed requests drop: a `tools/call` whose
+/// params ask for a task is marked [`TaskAsked`] (rmcp's `CallToolRequestParams` has no
+/// `task`), and a `tools/list` is renamed to [`LIST_METHOD`] (body, and the 2026-07-28
+/// `Mcp-Method` header where sent).
+pub fn route(
+    parts: &mut http::request::Parts,
+    method: &str,
+    params: Option<&Value>,
+    bytes: &mut Bytes,
+) {
+    if method == "tools/call" && TaskAsked::asked_by(params) {
+        parts.extensions.insert(TaskAsked);
+    }
+    if method == "tools/list"
+        && let Some(body) = renamed(bytes)
+    {
+        parts.headers.remove(http::header::CONTENT_LENGTH);
+        if parts.headers.contains_key(METHOD_HEADER) {
+            parts
+                .headers
+                .insert(METHOD_HEADER, http::HeaderValue::from_static(LIST_METHOD));
+        }
+        *bytes = body;
+    }
+}
 
 /// The body of a `tools/list` request renamed to [`LIST_METHOD`]; `None` when it is not a
 /// JSON object (the intake has already checked it is).
