@@ -79,6 +79,8 @@ pub struct Intake {
     pub fleet: Arc<Fleet>,
     /// Read-only tool calls answered without rmcp's per-request tasks.
     pub direct: DirectPath,
+    /// Whether the handler is axgate's, which answers `tools/list` renamed (`mcp::listing`).
+    pub renames_lists: bool,
 }
 
 impl Intake {
@@ -307,12 +309,12 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     if let Some(message) = &message {
         count_method(&intake.metrics, &message.method);
         // What rmcp's typed requests drop: a call's `task`, a list's `execution`s.
-        listing::route(
-            &mut parts,
-            &message.method,
-            message.params.as_ref(),
-            &mut bytes,
-        );
+        let method = if intake.renames_lists {
+            message.method.as_str()
+        } else {
+            ""
+        };
+        listing::route(&mut parts, method, message.params.as_ref(), &mut bytes);
     }
     if let Some(v) = &unsupported {
         return unsupported_version(message.and_then(|m| m.id), v);
