@@ -106,7 +106,11 @@ async fn read_only_calls_take_the_direct_path_and_the_rest_go_through_rmcp() {
     assert_eq!(replayed[0].json(), Some(response.clone()));
 
     // A direct call's `notifications/message` reaches the session's GET stream, as one
-    // sent through rmcp does.
+    // sent through rmcp does (once the client asked for log messages).
+    let set = c
+        .request("logging/setLevel", json!({"level": "info"}))
+        .await;
+    assert!(set.get("result").is_some(), "setLevel answers: {set}");
     let mut stream = SseReader::new(c.listen().await);
     stream.read_for(Duration::from_millis(300)).await;
     let before = direct_calls(&server).await;

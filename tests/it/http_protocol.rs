@@ -349,18 +349,23 @@ async fn shutdown_closes_open_streams_cleanly() {
     assert!(body.is_ok(), "the stream ended cleanly: {body:?}");
 }
 
+/// A session that set a level gets the messages at or above it; one that never sent
+/// `logging/setLevel` gets none (the Python SDK traced back at exit on an info message it
+/// never asked for, arriving while it closed the session).
 #[tokio::test]
-async fn logging_level_filters_notifications_per_session() {
+async fn logging_level_filters_notifications_per_session_and_unasked_gets_none() {
     let server = TestServer::start().await;
     let mut quiet = server.client();
     let mut chatty = server.client();
-    quiet.initialize().await;
-    chatty.initialize().await;
-    let set = quiet
-        .request("logging/setLevel", json!({"level": "warning"}))
-        .await;
-    assert!(set.get("result").is_some(), "setLevel answers: {set}");
-    for c in [&mut quiet, &mut chatty] {
+    let mut unasked = server.client();
+    for c in [&mut quiet, &mut chatty, &mut unasked] {
+        c.initialize().await;
+    }
+    for (c, level) in [(&mut quiet, "warning"), (&mut chatty, "info")] {
+        let set = c.request("logging/setLevel", json!({"level": level})).await;
+        assert!(set.get("result").is_some(), "setLevel answers: {set}");
+    }
+    for c in [&mut quiet, &mut chatty, &mut unasked] {
         c.call("list_apps", json!({})).await; // logs at info
         let r = c.call("get_tree", json!({"app": "NoSuchApp"})).await; // logs at warning
         assert_eq!(r["isError"], true);
@@ -373,6 +378,7 @@ async fn logging_level_filters_notifications_per_session() {
     };
     assert_eq!(levels(&quiet).await, ["warning"]);
     assert_eq!(levels(&chatty).await, ["info", "warning"]);
+    assert!(levels(&unasked).await.is_empty());
 }
 
 /// Opens the session's GET stream and collects the log levels delivered there.

@@ -256,3 +256,33 @@ fn inspector_without_the_token_fails_on_401() {
         run.report("wrong token")
     );
 }
+
+/// Issue 32: the Inspector declares the tasks extension and calls tools plainly; axgate
+/// answered `get_tree` (and `wait_for`, `wait_idle`, `launch_app`) with a task, and the
+/// Inspector failed with "declares an output schema but returned no structured content".
+/// Every tool that reads or waits, and `launch_app`, now answers it with structured content
+/// that its output schema accepts (the Inspector validates it).
+#[test]
+fn inspector_runs_the_long_tools_and_the_reads_with_structured_content() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (server, token) = serve_with_token(dir.path());
+    let bearer = format!("Authorization: Bearer {token}");
+    let status = r#"target=window[0]/static_text["Status"]"#;
+    let calls: &[(&str, &[&str])] = &[
+        ("get_tree", &["app=Form"]),
+        ("wait_idle", &["app=Form"]),
+        ("wait_for", &["app=Form", status, "condition=exists"]),
+        ("launch_app", &["app=Notes"]),
+        ("list_apps", &[]),
+        ("list_windows", &["app=Form"]),
+        ("get_focused", &["app=Form"]),
+        ("element_at", &["app=Form", "x=60", "y=100"]),
+        ("session_info", &[]),
+    ];
+    for (tool, args) in calls {
+        let result = call_tool(dir.path(), &server.url, &bearer, tool, args);
+        assert_eq!(result["isError"], false, "{tool}: {result}");
+        assert!(result["structuredContent"].is_object(), "{tool}: {result}");
+        assert!(result.get("taskId").is_none(), "{tool}: {result}");
+    }
+}

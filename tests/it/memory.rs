@@ -256,11 +256,13 @@ async fn kept_task_results_weigh_what_the_budget_counts() {
     let deadline = Instant::now() + Duration::from_secs(240);
     while kept < BUDGET - 2 * MIB {
         let created = c
-            .call(
-                "get_tree",
-                json!({"app": "Huge", "depth": 64, "max_nodes": 20000}),
+            .request(
+                "tools/call",
+                json!({"name": "get_tree", "task": {},
+                       "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000}}),
             )
-            .await;
+            .await["result"]
+            .clone();
         let id = created["taskId"].as_str().expect("a task").to_owned();
         let status = loop {
             let got = c.request("tasks/get", json!({"taskId": id})).await;

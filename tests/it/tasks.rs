@@ -77,9 +77,22 @@ async fn plain(server: &TestServer, token: &str) -> Client {
     c
 }
 
+/// `tools/call` of `tool` asking to run as a task (`task` in its params): the result.
+async fn call_as_task(c: &mut Client, tool: &str, args: Value) -> Value {
+    let resp = c
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": args, "task": {"ttl": 60000}}),
+        )
+        .await;
+    resp.get("result")
+        .cloned()
+        .unwrap_or_else(|| panic!("{tool}: {resp}"))
+}
+
 /// Starts `tool` as a task; its id.
 async fn start(c: &mut Client, tool: &str, args: Value) -> String {
-    let created = c.call(tool, args).await;
+    let created = call_as_task(c, tool, args).await;
     assert_eq!(created["resultType"], "task", "{tool}: {created}");
     assert_eq!(created["status"], "working", "{created}");
     assert!(
@@ -185,7 +198,7 @@ async fn a_wait_for_task_completes_when_the_app_changes_and_only_its_principal_s
         &get(&mut waiter, "no-such-task").await.expect_err("unknown"),
         "no-such-task",
     );
-    // Without the extension the same tool answers synchronously.
+    // Without the extension the same tool answers in its request.
     let sync = actor
         .call("wait_idle", json!({"app": "Form", "quiet_ms": 50}))
         .await;
@@ -277,9 +290,7 @@ async fn task_results_are_bounded_in_bytes_and_tasks_in_count() {
     assert_eq!(after, held, "nothing more is kept");
     // The third task is the last this principal may hold; a fourth is refused by name.
     start(&mut c, "wait_idle", json!({"app": "Form", "quiet_ms": 50})).await;
-    let refused = c
-        .call("wait_idle", json!({"app": "Form", "quiet_ms": 50}))
-        .await;
+    let refused = call_as_task(&mut c, "wait_idle", json!({"app": "Form", "quiet_ms": 50})).await;
     assert_eq!(refused["isError"], true, "{refused}");
     assert!(refused.get("taskId").is_none(), "{refused}");
     assert!(
@@ -354,4 +365,52 @@ async fn a_removed_tokens_running_task_ends_and_stays_unreadable() {
         .expect("reload");
     let mut back = tasking(&server, &callers.one).await;
     assert_unknown(&get(&mut back, &id).await.expect_err("forgotten"), &id);
+}
+
+/// Issue 32: the MCP Inspector declares the tasks extension and calls tools plainly; axgate
+/// answered `get_tree` (and the other long tools) with a task it never asked for, and listed
+/// no `execution.taskSupport`, so the Inspector failed with "declares an output schema but
+/// returned no structured content". Now `tools/list` says which tools may run as a task, and
+/// a call without `task` in its params is answered in its request, extension or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_support_is_listed_and_a_call_without_task_never_returns_one() {
+    let callers = Callers::new();
+    let server = TestServer::with_config(config(&callers.section())).await;
+    let mut c = tasking(&server, &callers.one).await;
+    let listed = c.request("tools/list", json!({})).await;
+    let tools = listed["result"]["tools"].as_array().expect("tools");
+    let optional: Vec<&str> = tools
+        .iter()
+        .filter(|t| t["execution"]["taskSupport"] == "optional")
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(
+        optional,
+        ["get_tree", "launch_app", "wait_for", "wait_idle"],
+        "{listed}"
+    );
+    // Every other tool leaves it out: `forbidden`, the spec's default.
+    assert_eq!(
+        tools
+            .iter()
+            .filter(|t| t.get("execution").is_some())
+            .count(),
+        optional.len(),
+        "{listed}"
+    );
+    for (tool, args) in [
+        ("get_tree", json!({"app": "Form"})),
+        ("wait_idle", json!({"app": "Form", "quiet_ms": 50})),
+        (
+            "wait_for",
+            json!({"app": "Form", "target": STATUS, "condition": "exists", "timeout_ms": 5000}),
+        ),
+        ("launch_app", json!({"app": "Notes"})),
+    ] {
+        let r = c.call(tool, args).await;
+        assert_ne!(r["resultType"], "task", "{tool}: {r}");
+        assert!(r.get("taskId").is_none(), "{tool}: {r}");
+        assert_eq!(r["isError"], false, "{tool}: {r}");
+        assert!(r["structuredContent"].is_object(), "{tool}: {r}");
+    }
 }

@@ -49,6 +49,7 @@ use crate::http::direct::DirectPath;
 use crate::http::scope::{Scope, asks, fleet_refusal, tool_scope};
 use crate::http::sessionless;
 use crate::mcp::context::Sessionless;
+use crate::mcp::listing;
 use crate::mcp::{PROTOCOL_VERSIONS, supports};
 use crate::metrics::{Metrics, mcp_method_label};
 use crate::session::{AxSessionManager, EventLog, Owner, QuotaHold, Resume, Room, SessionRegistry};
@@ -78,6 +79,8 @@ pub struct Intake {
     pub fleet: Arc<Fleet>,
     /// Read-only tool calls answered without rmcp's per-request tasks.
     pub direct: DirectPath,
+    /// Whether the handler is axgate's, which answers `tools/list` renamed (`mcp::listing`).
+    pub renames_lists: bool,
 }
 
 impl Intake {
@@ -269,7 +272,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
                 .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
         });
     let read = tokio::time::timeout(intake.body_timeout, to_bytes(body, intake.max_body_bytes));
-    let bytes = match read.await {
+    let mut bytes = match read.await {
         Ok(Ok(b)) => b,
         Err(_) => {
             return jsonrpc_error(
@@ -305,6 +308,13 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
     };
     if let Some(message) = &message {
         count_method(&intake.metrics, &message.method);
+        // What rmcp's typed requests drop: a call's `task`, a list's `execution`s.
+        let method = if intake.renames_lists {
+            message.method.as_str()
+        } else {
+            ""
+        };
+        listing::route(&mut parts, method, message.params.as_ref(), &mut bytes);
     }
     if let Some(v) = &unsupported {
         return unsupported_version(message.and_then(|m| m.id), v);

@@ -44,8 +44,10 @@ pub struct SessionState {
     pub owner: String,
     /// Held only for its `Drop`: the session's leases end with it.
     _leases: LeaseRelease,
-    /// Minimum severity this session receives as `notifications/message`.
-    log_level: Mutex<u8>,
+    /// Minimum severity this session receives as `notifications/message`; `None` until the
+    /// client sends `logging/setLevel`: a client that never asked for log messages gets none
+    /// (one arriving while the Python SDK closes its session makes it trace back).
+    log_level: Mutex<Option<u8>>,
     /// Resource subscriptions; dropping them stops the session's notification pump.
     pub subscriptions: Subscriptions,
     /// This session's audit lines, for `axgate://session/audit`.
@@ -62,7 +64,7 @@ impl SessionState {
                 owner: owner.clone(),
             },
             owner,
-            log_level: Mutex::new(severity(LoggingLevel::Info)),
+            log_level: Mutex::new(None),
             subscriptions: Subscriptions::default(),
             own_audit: OwnAudit::default(),
         }
@@ -159,16 +161,15 @@ impl SessionState {
         *self
             .log_level
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = severity(level);
+            .unwrap_or_else(PoisonError::into_inner) = Some(severity(level));
     }
 
     #[allow(deprecated)]
     pub fn wants(&self, level: LoggingLevel) -> bool {
-        severity(level)
-            >= *self
-                .log_level
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
+        self.log_level
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some_and(|least| severity(level) >= least)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod errors;
 pub mod gate;
 pub mod input_required;
 pub mod listens;
+pub mod listing;
 mod outcome;
 pub mod own_audit;
 pub mod prompts;

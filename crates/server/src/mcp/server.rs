@@ -17,7 +17,8 @@ use rmcp::model::{
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, SetLevelRequestParams, Tool,
 };
 use rmcp::model::{
-    CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams, GetTaskResult, UpdateTaskParams,
+    CallToolResult, CancelTaskParams, ContentBlock, CustomRequest, CustomResult, GetTaskParams,
+    GetTaskResult, UpdateTaskParams,
 };
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
@@ -28,7 +29,7 @@ use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::admin::Admin;
-use super::cache::{self, Cacheable as _, STATIC};
+use super::cache::{Cacheable as _, STATIC};
 use super::context::{LeaseBook, Notices, SessionState, Sessionless, ToolCtx};
 use super::direct::{Direct, Revive};
 use super::gate;
@@ -37,7 +38,7 @@ use super::listens::Listens;
 use super::subscriptions::{Notifier, Subscriptions};
 use super::tasks::{self, TaskStore};
 use super::tools;
-use super::{completions, prompts, resources, uri};
+use super::{completions, listing, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
 use crate::identity::Principal;
 use crate::metrics::Metrics;
@@ -148,7 +149,11 @@ impl AxServer {
     }
 
     /// The rate limit of a request that is not a tool call ([`gate::admit_request`]).
-    fn admit(&self, context: &RequestContext<RoleServer>, method: &str) -> Result<(), McpError> {
+    pub(super) fn admit(
+        &self,
+        context: &RequestContext<RoleServer>,
+        method: &str,
+    ) -> Result<(), McpError> {
         let principal = gate::principal_of(context);
         gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
     }
@@ -438,19 +443,16 @@ impl ServerHandler for AxServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        self.admit(&context, "tools/list")?;
-        // Each principal sees only the tools it may call under the current policy; the admin
-        // tools only where there are sessions to administer (not on stdio).
-        let principal = gate::principal_of(&context);
-        let policy = self.shared.policy.load();
-        let administers = self.shared.admin.is_some();
-        let tools: Vec<Tool> = tools::all()
-            .into_iter()
-            .filter(|t| !t.profile.effect.administers() || administers)
-            .filter(|t| gate::visible(&policy, principal.as_ref(), t))
-            .map(|t| t.to_wire())
-            .collect();
-        Ok(ListToolsResult::with_all_items(tools).cached(cache::TOOLS))
+        listing::listed(self, &context)
+    }
+
+    // `tools/list` over HTTP, with each tool's `execution` (`listing.rs`).
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, McpError> {
+        listing::answer(self, request, context).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -1,7 +1,15 @@
 //! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) for the long-running
-//! tools: `wait_for`, `wait_idle`, `launch_app` and `get_tree` run as a task when the
-//! request declares the extension (at `initialize`, or per request in `_meta`'s client
-//! capabilities). The call answers at once with a `CreateTaskResult`; `tasks/get` polls it
+//! tools: `wait_for`, `wait_idle`, `launch_app` and `get_tree` (their records say
+//! `TaskSupport::Optional`; `tools/list` shows it as `execution.taskSupport`, `listing.rs`)
+//! run as a task when the request asks for one — a `task` object in its params, as the
+//! spec's tool-level negotiation has requestors do — and declared the extension (at
+//! `initialize`, or per request in `_meta`'s client capabilities). A call without `task`
+//! is answered in its own request, whatever the client declared: a client that declares the
+//! extension but calls a tool plainly (the MCP Inspector does) gets the tool's result, not a
+//! task it never asked for. The HTTP intake reads `task` (rmcp's `CallToolRequestParams`
+//! drops it) and marks the request with [`TaskAsked`]; over stdio there is no such mark and
+//! every call is answered in its request. A task call answers at once with a
+//! `CreateTaskResult`; `tasks/get` polls it
 //! and inlines the tool result once it is done; `tasks/cancel` cancels the running call
 //! (its cancellation token, as `notifications/cancelled` does); `tasks/update` is
 //! acknowledged (these tools ask for no input).
@@ -35,10 +43,29 @@ use crate::policy::PolicyConfig;
 /// The polling interval suggested to clients.
 const POLL_MS: u64 = 500;
 
+/// Marks a `tools/call` whose params carry a `task` object: the request asks to run as a
+/// task. The HTTP intake puts it in the request's extensions.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskAsked;
+
+impl TaskAsked {
+    /// Whether `params` (a `tools/call`'s) ask for a task.
+    pub fn asked_by(params: Option<&serde_json::Value>) -> bool {
+        params
+            .and_then(|p| p.get("task"))
+            .is_some_and(serde_json::Value::is_object)
+    }
+}
+
 /// Whether this call of `tool` should run as a task: a tool that may (its record's `task`),
-/// and the request declared the extension.
+/// a request that asked for one ([`TaskAsked`]) and declared the extension (without it the
+/// client could not read a task; rmcp refuses to send one).
 pub fn wanted(tool: &ToolDef, context: &RequestContext<RoleServer>) -> bool {
     tool.profile.task == TaskSupport::Optional
+        && context
+            .extensions
+            .get::<http::request::Parts>()
+            .is_some_and(|parts| parts.extensions.get::<TaskAsked>().is_some())
         && context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks())

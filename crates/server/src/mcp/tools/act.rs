@@ -25,7 +25,7 @@ pub(super) struct ActionArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
     /// An action the element lists, such as `press` or `increment`.
     action: String,
@@ -116,7 +116,7 @@ pub(super) struct ClickArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
     #[serde(default)]
     button: Button,
@@ -266,7 +266,7 @@ pub(super) struct TargetArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
 }
 

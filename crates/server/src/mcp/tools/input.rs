@@ -30,7 +30,7 @@ pub(super) struct SetValueArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
     /// Converted to the element's type and clamped to its range.
     #[schemars(with = "super::schema::Scalar")]

@@ -86,7 +86,7 @@ pub(super) struct ElementArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
 }
 

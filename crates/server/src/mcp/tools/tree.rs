@@ -30,16 +30,16 @@ pub(super) struct TreeArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// Start at this element (path or handle) instead of the app.
+    /// Start at this element (path or handle).
     #[serde(default)]
     root: Option<String>,
-    /// Levels below the root to include (default 10, at most 64).
+    /// Levels below the root (default 10, at most 64).
     #[serde(default)]
     depth: Option<u32>,
     /// Most nodes to walk (default 500, at most 20000).
     #[serde(default)]
     max_nodes: Option<usize>,
-    /// Stop walking after this long (default: the backend call timeout).
+    /// Walk time limit (default: the backend call timeout).
     #[serde(default)]
     deadline_ms: Option<u64>,
     /// Show only these roles.
@@ -248,7 +248,7 @@ pub(super) struct FindArgs {
     #[serde(default)]
     #[schemars(with = "Option<String>")]
     field: Option<Field>,
-    /// Pattern for the value (never matches secure fields).
+    /// Pattern for the value (not of secure fields).
     #[serde(default)]
     value: Option<String>,
     #[serde(default)]
@@ -256,16 +256,16 @@ pub(super) struct FindArgs {
     /// Pattern for any text.
     #[serde(default)]
     text: Option<String>,
-    /// How patterns match: `contains` (default), `exact` or `regex`.
+    /// How patterns match (default `contains`).
     #[serde(default)]
     mode: Mode,
-    /// Match case (default: case-insensitive).
+    /// Match case (default: no).
     #[serde(default)]
     case_sensitive: bool,
-    /// Search under this element only: a path or a handle.
+    /// Search under this element (path or handle).
     #[serde(default)]
     root: Option<String>,
-    /// Most matches to return (default 20, at most 500).
+    /// Most matches (default 20, at most 500).
     #[serde(default)]
     max_results: Option<usize>,
 }

@@ -80,7 +80,7 @@ pub(super) struct WaitArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle. Give this or `query`.
+    /// The element (path or handle), or give `query`.
     #[serde(default)]
     target: Option<String>,
     /// Or find the element by role and text.
@@ -392,7 +392,7 @@ pub(super) struct AssertArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element: a path or a handle.
+    /// The element (path or handle).
     target: String,
     #[serde(default)]
     exists: Option<bool>,
