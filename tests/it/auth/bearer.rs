@@ -293,6 +293,26 @@ async fn a_metrics_token_reads_metrics_and_nothing_else() {
             );
         }
     }
+    // Without a token, or with an unknown one, the challenge of /metrics asks for the scope
+    // that reads it, not the `axgate:read axgate:act` of /mcp (issue 32, item 4).
+    let bare = http
+        .get(format!("http://{}/metrics", server.addr))
+        .send()
+        .await
+        .expect("scrape");
+    assert_eq!(bare.status(), 401);
+    assert!(
+        challenge(&bare).ends_with("scope=\"axgate:metrics\""),
+        "{}",
+        challenge(&bare)
+    );
+    let unknown = metrics("not-a-token").await.expect("scrape");
+    assert_eq!(unknown.status(), 401);
+    assert!(
+        challenge(&unknown).contains("scope=\"axgate:metrics\""),
+        "{}",
+        challenge(&unknown)
+    );
     // The scrape token reaches nothing on /mcp: no tree, no clipboard, no screenshot.
     let response = post_initialize(&server, Some(&format!("Bearer {scrape}"))).await;
     assert_eq!(response.status(), 403);

@@ -155,17 +155,23 @@ impl Failure {
 
     /// The `WWW-Authenticate` value, `None` for 503.
     pub fn challenge(&self, resource_metadata: &str) -> Option<String> {
+        self.challenge_for(resource_metadata, CHALLENGE_SCOPES)
+    }
+
+    /// The `WWW-Authenticate` value of a route that asks for `scopes` (`/metrics`:
+    /// `axgate:metrics`), `None` for 503.
+    pub fn challenge_for(&self, resource_metadata: &str, scopes: &str) -> Option<String> {
         let description = quotable(&self.detail);
         let metadata = quotable(resource_metadata);
         Some(match self.answer {
             Answer::Challenge => {
-                format!("Bearer resource_metadata=\"{metadata}\", scope=\"{CHALLENGE_SCOPES}\"")
+                format!("Bearer resource_metadata=\"{metadata}\", scope=\"{scopes}\"")
             }
             Answer::BadRequest => format!(
                 "Bearer error=\"invalid_request\", error_description=\"{description}\", resource_metadata=\"{metadata}\""
             ),
             Answer::InvalidToken => format!(
-                "Bearer error=\"invalid_token\", error_description=\"{description}\", resource_metadata=\"{metadata}\", scope=\"{CHALLENGE_SCOPES}\""
+                "Bearer error=\"invalid_token\", error_description=\"{description}\", resource_metadata=\"{metadata}\", scope=\"{scopes}\""
             ),
             Answer::Insufficient(needed) => format!(
                 "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{metadata}\", error_description=\"{description}\""
@@ -177,6 +183,15 @@ impl Failure {
     /// The whole answer: the status, the headers (`Content-Type`, the challenge when there
     /// is one, `Retry-After` for 503) and the JSON body.
     pub fn answer(&self, resource_metadata: &str) -> (StatusCode, HeaderMap, String) {
+        self.answer_for(resource_metadata, CHALLENGE_SCOPES)
+    }
+
+    /// [`Failure::answer`] for a route whose challenge asks for `scopes`.
+    pub fn answer_for(
+        &self,
+        resource_metadata: &str,
+        scopes: &str,
+    ) -> (StatusCode, HeaderMap, String) {
         let error = match self.answer {
             Answer::Challenge => "unauthorized",
             Answer::BadRequest => "invalid_request",
@@ -191,7 +206,7 @@ impl Failure {
             HeaderValue::from_static("application/json"),
         );
         if let Some(value) = self
-            .challenge(resource_metadata)
+            .challenge_for(resource_metadata, scopes)
             .and_then(|c| HeaderValue::from_str(&c).ok())
         {
             headers.insert(header::WWW_AUTHENTICATE, value);

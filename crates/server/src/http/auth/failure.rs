@@ -11,11 +11,18 @@ pub trait FailureResponse {
     /// The full response: status, `WWW-Authenticate` challenge (with `resource_metadata`),
     /// `Retry-After` for 503, and the JSON body.
     fn response(&self, resource_metadata: &str) -> Response;
+
+    /// [`FailureResponse::response`] for a route whose challenge asks for `scopes`.
+    fn response_for(&self, resource_metadata: &str, scopes: &str) -> Response;
 }
 
 impl FailureResponse for Failure {
     fn response(&self, resource_metadata: &str) -> Response {
         self.answer(resource_metadata).into_response()
+    }
+
+    fn response_for(&self, resource_metadata: &str, scopes: &str) -> Response {
+        self.answer_for(resource_metadata, scopes).into_response()
     }
 }
 

@@ -16,7 +16,7 @@ use http::HeaderMap;
 use http::header::AUTHORIZATION;
 
 use super::Auth;
-use super::failure::{Failure, FailureResponse, Reason};
+use super::failure::{CHALLENGE_SCOPES, Failure, FailureResponse, Reason};
 use super::metadata::{MCP_PATH, ROOT_PATH};
 use crate::identity::Scope;
 
@@ -46,12 +46,19 @@ pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Ne
             "access tokens in the URL query are refused (URLs end up in logs and histories); \
              send Authorization: Bearer <token> instead",
         );
-        return refuse(&auth, failure, request.headers());
+        return refuse(&auth, failure, request.headers(), CHALLENGE_SCOPES);
     }
     if PUBLIC_PATHS.contains(&request.uri().path()) {
         return next.run(request).await;
     }
     let needed = route_scope(request.uri().path());
+    // What a 401 challenge asks for: on `/metrics` the scope that reads it, so a scraper
+    // is not told to get `axgate:read axgate:act`, which would not let it in.
+    let asks = if needed == Scope::Metrics {
+        Scope::Metrics.as_str()
+    } else {
+        CHALLENGE_SCOPES
+    };
     match auth.authenticate(request.headers()).await {
         Ok(principal) if principal.allows(needed) => {
             tracing::debug!(principal = %principal.key(), "authenticated");
@@ -64,12 +71,13 @@ pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Ne
             auth.count(Reason::InsufficientScope);
             Failure::insufficient(needed).response(&auth.metadata_url(request.headers()))
         }
-        Err(failure) => refuse(&auth, failure, request.headers()),
+        Err(failure) => refuse(&auth, failure, request.headers(), asks),
     }
 }
 
-/// Counts, logs (reason and description only, never the token) and answers a refusal.
-fn refuse(auth: &Auth, failure: Failure, headers: &HeaderMap) -> Response {
+/// Counts, logs (reason and description only, never the token) and answers a refusal whose
+/// challenge asks for `scopes`.
+fn refuse(auth: &Auth, failure: Failure, headers: &HeaderMap, scopes: &str) -> Response {
     auth.count(failure.reason);
     let reason = failure.reason.label();
     if failure.reason == Reason::Missing {
@@ -77,7 +85,7 @@ fn refuse(auth: &Auth, failure: Failure, headers: &HeaderMap) -> Response {
     } else {
         tracing::warn!(reason, detail = %failure.detail, "request refused");
     }
-    failure.response(&auth.metadata_url(headers))
+    failure.response_for(&auth.metadata_url(headers), scopes)
 }
 
 #[cfg(test)]
