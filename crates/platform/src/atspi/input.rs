@@ -182,8 +182,9 @@ impl AsyncInput for Keys {
 /// The registry types such a keysym by remapping a spare keycode for the press; the app
 /// translates the keycode with the map as it reads it when it handles the press, so a
 /// second remap before then makes both presses type the second character (seen: "Zoë 日本"
-/// typed as "Zo\u{301} 本本").
-const REMAP_SETTLE: Duration = Duration::from_millis(150);
+/// typed as "Zo\u{301} 本本"). 150 ms was too short on a loaded 2-core machine: a
+/// skin-tone modifier after an emoji, both remapped, was lost once in three full test runs.
+const REMAP_SETTLE: Duration = Duration::from_millis(300);
 
 /// Keysyms to type; those flagged are off the keyboard map and wait [`REMAP_SETTLE`].
 struct Typed(Vec<(u32, bool)>);
