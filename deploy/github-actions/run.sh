@@ -32,7 +32,9 @@ done
 shopt -u nullglob
 [ "${#files[@]}" -gt 0 ] || fail "the files input names no scenario file"
 
-args=(test --junit "$junit" --artifacts "$artifacts")
+# --github-annotations: an `::error file=…,line=…` line per failed case, at its failing step,
+# which GitHub shows on the run's page and beside the scenario file's line in a pull request.
+args=(test --junit "$junit" --artifacts "$artifacts" --github-annotations)
 case "${ACTION_AUTH:-github-oidc}" in
     github-oidc)
         unset AXGATE_CLIENT_TOKEN
@@ -69,11 +71,16 @@ case "$status" in
 esac
 if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "result=$result" >> "$GITHUB_OUTPUT"; fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    # The job summary: the verdict, where the report and artifacts are, and axgate's summary
+    # (its annotation lines left out: GitHub shows those on their own).
     {
         echo "### axgate UI tests: $result"
         echo
+        echo "JUnit report: \`$junit\`"
+        if [ "$result" = failed ]; then echo "Artifacts of the failed cases: \`$artifacts\`"; fi
+        echo
         echo '```'
-        cat "$summary"
+        grep -v '^::error ' "$summary" || true
         echo '```'
     } >> "$GITHUB_STEP_SUMMARY"
 fi

@@ -113,6 +113,7 @@ fn combined(output: &Output) -> String {
 
 const TOKEN_FILE: &str = "/etc/prometheus/axgate-scrape.token";
 
+mod action;
 mod dashboard;
 mod launchd;
 mod release;

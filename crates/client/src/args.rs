@@ -257,6 +257,10 @@ pub struct TestArgs {
     /// Put a folder per failed case here: screenshot, tree, diff and audit lines.
     #[arg(long, value_name = "DIR")]
     pub artifacts: Option<PathBuf>,
+    /// Also print a GitHub Actions `::error file=…,line=…` annotation per failed case, at its
+    /// failing step (the action passes it).
+    #[arg(long)]
+    pub github_annotations: bool,
     #[command(flatten)]
     pub connect: Connect,
 }

@@ -74,7 +74,11 @@ pub async fn capture(
     };
     let mut about = format!(
         "{}\nat {}\nreason: {}\nkind: {}\narguments (as written): {}\n",
-        failure.step, failure.at, failure.reason, failure.kind, failure.arguments
+        failure.step,
+        failure.at(),
+        failure.reason,
+        failure.kind,
+        failure.arguments
     );
     if let Some(text) = &failure.result_text {
         about.push_str(&format!("result text:\n{text}\n"));

@@ -5,8 +5,9 @@
 pub struct Failure {
     /// `step 3 (click)`.
     pub step: String,
-    /// `form.yaml:14`.
-    pub at: String,
+    /// The scenario file as named on the command line, and the step's line in it.
+    pub file: String,
+    pub line: usize,
     pub reason: String,
     /// `expectation`, `timeout`, `reference`, `request`.
     pub kind: &'static str,
@@ -19,6 +20,11 @@ pub struct Failure {
 impl Failure {
     /// One line: `step 3 (click) at form.yaml:14: expected …`.
     pub fn message(&self) -> String {
-        format!("{} at {}: {}", self.step, self.at, self.reason)
+        format!("{} at {}: {}", self.step, self.at(), self.reason)
+    }
+
+    /// `form.yaml:14`.
+    pub fn at(&self) -> String {
+        format!("{}:{}", self.file, self.line)
     }
 }

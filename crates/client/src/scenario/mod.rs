@@ -35,7 +35,7 @@ use run::{FileResult, Runner, Stop};
 pub async fn run(args: TestArgs) -> u8 {
     let scenarios = match read_all(&args.files) {
         Ok(scenarios) => scenarios,
-        Err(problems) => return invalid(&problems),
+        Err(problems) => return invalid(&problems, args.github_annotations),
     };
     let cases: usize = scenarios.iter().map(|s| s.cases.len()).sum();
     if args.dry_run {
@@ -47,7 +47,7 @@ pub async fn run(args: TestArgs) -> u8 {
     }
     let secrets = match read_secrets(&scenarios) {
         Ok(secrets) => secrets,
-        Err(problems) => return invalid(&problems),
+        Err(problems) => return invalid(&problems, args.github_annotations),
     };
     let connect = &args.connect;
     let token = match check_env().and_then(|()| token_source(connect)) {
@@ -60,7 +60,7 @@ pub async fn run(args: TestArgs) -> u8 {
     };
     let unknown = unknown_tools(&scenarios, &tools);
     if !unknown.is_empty() {
-        return invalid(&unknown);
+        return invalid(&unknown, args.github_annotations);
     }
     let runner = Runner {
         url: connect.url.clone(),
@@ -102,6 +102,9 @@ pub async fn run(args: TestArgs) -> u8 {
         code = code.max(exit::USAGE);
     }
     print!("{}", report::summary(&results));
+    if args.github_annotations {
+        print!("{}", report::github_annotations(&results));
+    }
     match stopped {
         None => code,
         Some(Stop::Interrupted) => {
@@ -124,9 +127,12 @@ fn report_error(error: &ClientError) -> u8 {
 }
 
 /// Prints every problem; exit 2.
-fn invalid(problems: &[Problem]) -> u8 {
+fn invalid(problems: &[Problem], annotate: bool) -> u8 {
     for problem in problems {
         eprintln!("{problem}");
+    }
+    if annotate {
+        print!("{}", report::problem_annotations(problems));
     }
     eprintln!(
         "axgate: {} problem{} in the scenario files; nothing was run",

@@ -191,7 +191,8 @@ impl Runner {
             .text(&Value::Object(step.args.clone()).to_string());
         let failure = |kind: &'static str, reason: String, result_text: Option<String>| Failure {
             step: format!("{} ({})", step.label(), step.tool),
-            at: format!("{}:{}", scenario.file, step.line),
+            file: scenario.file.clone(),
+            line: step.line,
             reason: self.redactor.text(&reason),
             kind,
             arguments: arguments.clone(),
