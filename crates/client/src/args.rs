@@ -57,6 +57,10 @@ pub enum ClientCommand {
 /// Where the server is, and the token to present.
 #[derive(Args, Clone)]
 pub struct Connect {
+    /// Say nothing on stderr while waiting (busy retries, progress); at a terminal these
+    /// lines are shown by default, never when stderr is a file or a pipe.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// The server's MCP endpoint.
     #[arg(
         long,
@@ -181,6 +185,15 @@ pub struct TreeArgs {
     /// Levels below the app to show.
     #[arg(long, value_name = "N")]
     pub depth: Option<u32>,
+    /// Nodes per page (get_tree's max_nodes; the server's default when not given).
+    #[arg(long, value_name = "N")]
+    pub max_nodes: Option<u32>,
+    /// Start at this page (the cursor the previous page named).
+    #[arg(long, value_name = "CURSOR", conflicts_with = "all")]
+    pub cursor: Option<String>,
+    /// Follow every page to the end.
+    #[arg(long)]
+    pub all: bool,
     #[command(flatten)]
     pub connect: Connect,
     #[command(flatten)]

@@ -4,10 +4,13 @@
 //! TARGET is a path or a query resolved with `find` in the same session, never a handle
 //! (a handle lives in one session, and each command is one).
 
+use std::io::IsTerminal as _;
+
 use serde_json::{Map, Value, json};
 
 use super::args::{self, ClientCommand, Connect, Format, Output};
 use super::connect::{check_env, token_source};
+use super::listing;
 use super::output::{self, Images};
 use super::{Client, ClientError, exit, interrupted};
 
@@ -41,6 +44,7 @@ async fn run_async(command: ClientCommand) -> u8 {
         Ok(client) => client,
         Err(error) => return report(&error),
     };
+    client.show_waits(!connect.quiet && std::io::stderr().is_terminal());
     let work = async {
         client.connect().await?;
         perform(&client, &command).await
@@ -128,25 +132,26 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
             )
         }
         ClientCommand::Tree(a) => {
-            let mut arguments = json!({"app": app_value(&a.app)});
-            if let Some(depth) = a.depth {
-                arguments["depth"] = json!(depth);
-            }
-            let result = client.call("get_tree", arguments).await?;
-            output::print_result(
-                &result,
-                format_of(&a.output, Format::Text),
+            let format = format_of(&a.output, Format::Text);
+            listing::tree(
+                client,
+                a,
+                app_value(&a.app),
+                format,
                 &folder(&a.output, "tree"),
             )
+            .await
         }
         ClientCommand::Find(a) => {
-            let arguments = json!({"app": app_value(&a.app), "text": a.query});
-            let result = client.call("find", arguments).await?;
-            output::print_result(
-                &result,
-                format_of(&a.output, Format::Text),
+            let format = format_of(&a.output, Format::Text);
+            listing::find(
+                client,
+                a,
+                app_value(&a.app),
+                format,
                 &folder(&a.output, "find"),
             )
+            .await
         }
         ClientCommand::Click(a) => {
             let format = format_of(&a.output, Format::Text);

@@ -10,13 +10,17 @@
 //!   Actions OIDC), cached until shortly before it expires;
 //! - `args`: `key=value` arguments, the command-line flags and environment variables;
 //! - `output`: printing results (JSON, text, quiet) and writing images to files;
+//! - `paths`: title paths (`window[0]/button["Submit"]`) computed from a tree listing;
+//! - `listing`: `tree` and `find` as text, one element per line led by its title path;
 //! - `commands`: the subcommands, their exit codes and Ctrl-C;
 //! - `scenario`: `axgate test`, the scenario runner (docs/SCENARIOS.md).
 
 pub mod args;
 pub mod commands;
 mod connect;
+mod listing;
 pub mod output;
+pub mod paths;
 pub mod retry;
 pub mod scenario;
 pub mod session;
@@ -107,6 +111,11 @@ impl Client {
         Ok(Client {
             session: Session::new(url, token, retry)?,
         })
+    }
+
+    /// Tell on stderr what the client waits for (busy retries, the server's progress).
+    pub fn show_waits(&self, on: bool) {
+        self.session.show_waits(on);
     }
 
     /// Opens the session: `initialize` (retried while the server is busy), then

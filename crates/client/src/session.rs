@@ -8,7 +8,7 @@
 
 use std::pin::Pin;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::{Stream, StreamExt as _};
@@ -43,6 +43,9 @@ pub struct Session {
     retry: RetryPolicy,
     id: Mutex<Option<String>>,
     next_id: AtomicU64,
+    /// Say on stderr what the client is waiting for: "busy, retrying in N s" and the
+    /// server's progress notifications ([`Session::show_waits`]).
+    show_waits: AtomicBool,
 }
 
 impl Session {
@@ -69,11 +72,25 @@ impl Session {
             retry,
             id: Mutex::new(None),
             next_id: AtomicU64::new(0),
+            show_waits: AtomicBool::new(false),
         })
     }
 
     pub fn retry_policy(&self) -> RetryPolicy {
         self.retry
+    }
+
+    /// Whether waits are told on stderr: the terminal commands turn it on when stderr is a
+    /// terminal and `--quiet` is not given.
+    pub fn show_waits(&self, on: bool) {
+        self.show_waits.store(on, Ordering::Relaxed);
+    }
+
+    /// One line on stderr, made inert, when waits are shown.
+    fn tell(&self, line: &str) {
+        if self.show_waits.load(Ordering::Relaxed) {
+            eprintln!("axgate: {}", crate::output::inert(line));
+        }
     }
 
     fn session_id(&self) -> Option<String> {
@@ -220,7 +237,13 @@ impl Session {
                 }
             };
             match budget.next(hint) {
-                Some(wait) => tokio::time::sleep(wait).await,
+                Some(wait) => {
+                    self.tell(&format!(
+                        "{why}; retrying in {:.1} s (--retry-for)",
+                        wait.as_secs_f64()
+                    ));
+                    tokio::time::sleep(wait).await
+                }
                 None => {
                     return Err(ClientError::Connection(format!(
                         "{why} — gave up after {} attempts in {:.1} s (--retry-attempts, --retry-for)",
@@ -308,6 +331,9 @@ impl Session {
                 let Ok(message) = serde_json::from_str::<Value>(&data) else {
                     continue;
                 };
+                if message["method"] == "notifications/progress" {
+                    self.tell(&progress_line(&message["params"]));
+                }
                 let answers = message.get("id") == Some(&json!(id))
                     && (message.get("result").is_some() || message.get("error").is_some());
                 if answers {
@@ -457,4 +483,19 @@ async fn describe(response: Response) -> String {
     } else {
         format!("HTTP {status}: {}", message.trim())
     }
+}
+
+/// `working: 3 of 10: waiting for Saved` from a progress notification's params.
+fn progress_line(params: &Value) -> String {
+    let mut line = String::from("working");
+    if let Some(done) = params["progress"].as_f64() {
+        line.push_str(&format!(": {done}"));
+        if let Some(total) = params["total"].as_f64() {
+            line.push_str(&format!(" of {total}"));
+        }
+    }
+    if let Some(message) = params["message"].as_str().filter(|m| !m.is_empty()) {
+        line.push_str(&format!(": {message}"));
+    }
+    line
 }

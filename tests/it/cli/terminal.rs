@@ -1,5 +1,6 @@
 //! The terminal commands, once each, against the demo apps: `apps`, `tree`, `find`, `click`
-//! (by query and by path; a handle refused), `type`, `screenshot`, and `completions`.
+//! (by query and by path; a handle refused), `type`, `screenshot`, and `completions`; `tree`
+//! and `find` print title paths that steps and targets take, and `tree` pages.
 
 use axgate::ax::AxValue;
 
@@ -19,8 +20,14 @@ async fn apps_tree_and_find_print_the_tools_text() {
     let ran = run_on(&server, "tree", &["Form", "--depth", "1"]).await;
     ran.expect_code(0);
     let lines: Vec<&str> = ran.stdout.lines().collect();
-    assert!(lines[0].starts_with("[application] \"Form\""), "{ran:?}");
-    assert!(lines[1].contains("[window] \"Demo Form\""), "{ran:?}");
+    assert!(
+        lines[0].starts_with("Form (pid 41001)  [application] \"Form\""),
+        "{ran:?}"
+    );
+    assert!(
+        lines[1].starts_with("window[0]  [window] \"Demo Form\""),
+        "{ran:?}"
+    );
     assert!(
         !ran.stdout.contains("[button]"),
         "depth 1 stops above the buttons: {ran:?}"
@@ -172,4 +179,105 @@ async fn a_reader_that_leaves_early_ends_the_client_quietly() {
         assert_eq!(status.code(), Some(141), "{args:?}: {stderr}");
         assert_eq!(stderr, "", "{args:?}: nothing to say");
     }
+}
+
+/// The paths `tree` and `find` print are what a step or a TARGET takes: names where they
+/// pick the element, no handles; a path copied from `tree` acts. Before, `tree` printed
+/// handles (dead once the command ended) and no paths, `find` index paths.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_and_find_print_title_paths_that_targets_take() {
+    let server = TestServer::start().await;
+    let ran = run_on(&server, "tree", &["Form"]).await;
+    ran.expect_code(0);
+    for (path, described) in [
+        (
+            "window[0]/text_field[\"Name\"]",
+            "[text_field] \"Name\" = \"\" (60,100 300×24)",
+        ),
+        (
+            "window[0]/button[\"Submit\"]",
+            "[button] \"Submit\" (60,400 90×28) press",
+        ),
+        (
+            "window[0]/button[\"Disabled Action\"]",
+            "[button] \"Disabled Action\" (260,400 130×28) disabled press",
+        ),
+    ] {
+        let line = ran
+            .stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{path} ")))
+            .unwrap_or_else(|| panic!("{path} in {ran:?}"));
+        assert!(line.ends_with(described), "{described:?} in {line:?}");
+    }
+    let handle = regex::Regex::new(r"\be\d+\b").expect("regex");
+    assert!(!handle.is_match(&ran.stdout), "no handles: {ran:?}");
+    let clear = ran
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("window[0]/button[\"Clear\"]"))
+        .and_then(|l| l.split("  ").next())
+        .expect("the Clear row")
+        .to_owned();
+    let ran = run_on(&server, "click", &[clear.as_str(), "--app", "Form"]).await;
+    ran.expect_code(0);
+
+    let ran = run_on(&server, "find", &["Submit", "--app", "Form"]).await;
+    ran.expect_code(0);
+    assert!(
+        ran.stdout.starts_with(
+            "window[0]/button[\"Submit\"]  [button] \"Submit\" (60,400 90×28) press\n"
+        ),
+        "{ran:?}"
+    );
+    assert!(!handle.is_match(&ran.stdout), "no handles: {ran:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tree_pages_by_cursor_and_follows_them_all() {
+    let server = TestServer::start().await;
+    let ran = run_on(&server, "tree", &["Huge", "--max-nodes", "5"]).await;
+    ran.expect_code(0);
+    let first: Vec<String> = ran.stdout.lines().map(str::to_owned).collect();
+    assert!(first.len() <= 5, "{ran:?}");
+    let cursor = ran
+        .stderr
+        .split("--cursor ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the next page's cursor: {ran:?}"))
+        .to_owned();
+    let ran = run_on(
+        &server,
+        "tree",
+        &["Huge", "--max-nodes", "5", "--cursor", &cursor],
+    )
+    .await;
+    ran.expect_code(0);
+    // The next page names its new nodes; the ancestors it resumes under lead it, as context.
+    let second: Vec<&str> = ran.stdout.lines().collect();
+    assert!(
+        second.iter().any(|l| !first.iter().any(|f| f == l)),
+        "{ran:?}"
+    );
+    let all = run_on(&server, "tree", &["Huge", "--max-nodes", "200", "--all"]).await;
+    all.expect_code(0);
+    assert!(!all.stderr.contains("--cursor"), "{all:?}");
+    let rows = all.stdout.lines().count();
+    assert!(rows > 200, "every page: {rows} rows");
+    let whole = run_on(
+        &server,
+        "tree",
+        &["Huge", "--max-nodes", "200", "--all", "--format", "json"],
+    )
+    .await;
+    let nodes = whole.expect_code(0).json()["nodes"]
+        .as_array()
+        .map(Vec::len)
+        .unwrap_or(0);
+    // The text's heading line carries the app node; every other node is a row.
+    assert_eq!(
+        nodes, rows,
+        "the JSON pages merged: {nodes} nodes, {rows} rows"
+    );
 }
