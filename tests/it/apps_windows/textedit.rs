@@ -254,6 +254,14 @@ async fn textedit_duplicate_opens_a_second_document_window() {
     let (server, mut c) = textedit().await;
     check(
         &mut c,
+        "type_text",
+        json!({"app": APP, "target": TEXT_VIEW, "text": "draft"}),
+        false,
+        &[],
+    )
+    .await;
+    check(
+        &mut c,
         "select_menu",
         json!({"app": APP, "menu": "File > Duplicate"}),
         false,
@@ -268,14 +276,18 @@ async fn textedit_duplicate_opens_a_second_document_window() {
         .map(|w| w["title"].as_str().unwrap())
         .collect();
     assert_eq!(titles, ["Untitled", "Untitled 2"]);
-    // Typing goes to the new, key window's text view.
+    // The copy starts with the original's text; typing goes to the new, key window's text
+    // view and leaves the original as it was.
     check(
         &mut c,
         "type_text",
-        json!({"app": APP, "text": "copy"}),
+        json!({"app": APP, "text": " 2"}),
         false,
-        &["window[1]/scroll_area[0]/text_area[0]"],
+        &[
+            "window[1]/scroll_area[0]/text_area[0]",
+            "\"draft\" → \"draft 2\"",
+        ],
     )
     .await;
-    assert_eq!(app_text(&server, APP, "First Text View"), "");
+    assert_eq!(app_text(&server, APP, "First Text View"), "draft");
 }

@@ -103,35 +103,11 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
             }
         }
         Effect::Open {
-            template, again, ..
-        } => {
-            let exists = !again
-                && tree
-                    .template_identifier(template)
-                    .is_some_and(|ident| tree.find_identifier(&ident).is_some());
-            if exists {
-                return;
-            }
-            match tree.instantiate_template(template, target) {
-                Ok(new) => {
-                    let window = tree.window_of(new) == Some(new);
-                    if window {
-                        events.push(state::event(tree, new, ChangeKind::WindowCreated));
-                    }
-                    events.push(state::event(tree, target, ChangeKind::ChildrenChanged));
-                    // A new window or dialog becomes the key window, as on a desktop. Its
-                    // template may say it is focused already; the other windows still have
-                    // to lose focus, so it counts as unfocused until then.
-                    if window {
-                        if let Some(node) = tree.get_mut(new) {
-                            node.states.focused = false;
-                        }
-                        state::focus_window(tree, new, events);
-                    }
-                }
-                Err(e) => tracing::warn!(app = %tree.name, "demo effect open failed: {e}"),
-            }
-        }
+            template,
+            again,
+            copy_values,
+            ..
+        } => open(tree, target, template, *again, *copy_values, events),
         Effect::Remove { .. } => state::remove(tree, target, events),
         Effect::Copy { .. } => {
             if let Some(node) = tree.get(target)
@@ -170,6 +146,69 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
         }
         Effect::CancelQuit {} => tree.quit_pending = false,
         Effect::Later { .. } => {}
+    }
+}
+
+/// Instantiates a template under `parent` (see [`Effect::Open`]); a new window becomes the
+/// key window.
+fn open(
+    tree: &mut AppTree,
+    parent: NodeId,
+    template: &str,
+    again: bool,
+    copy_values: bool,
+    events: &mut Vec<ChangeEvent>,
+) {
+    let exists = !again
+        && tree
+            .template_identifier(template)
+            .is_some_and(|ident| tree.find_identifier(&ident).is_some());
+    if exists {
+        return;
+    }
+    let source = if copy_values { tree.key_window() } else { None };
+    let new = match tree.instantiate_template(template, parent) {
+        Ok(new) => new,
+        Err(e) => {
+            tracing::warn!(app = %tree.name, "demo effect open failed: {e}");
+            return;
+        }
+    };
+    if let Some(source) = source {
+        copy_values_from(tree, source, new);
+    }
+    let window = tree.window_of(new) == Some(new);
+    if window {
+        events.push(state::event(tree, new, ChangeKind::WindowCreated));
+    }
+    events.push(state::event(tree, parent, ChangeKind::ChildrenChanged));
+    // A new window or dialog becomes the key window, as on a desktop. Its template may say
+    // it is focused already; the other windows still have to lose focus, so it counts as
+    // unfocused until then.
+    if window {
+        if let Some(node) = tree.get_mut(new) {
+            node.states.focused = false;
+        }
+        state::focus_window(tree, new, events);
+    }
+}
+
+/// Gives each identified node under `to` the value of the node with the same identifier
+/// under `from` (a duplicated document starts as a copy of its original).
+fn copy_values_from(tree: &mut AppTree, from: NodeId, to: NodeId) {
+    let originals = tree.preorder(from);
+    for id in tree.preorder(to) {
+        let Some(ident) = tree.get(id).and_then(|n| n.identifier.clone()) else {
+            continue;
+        };
+        let value = originals
+            .iter()
+            .filter_map(|o| tree.get(*o))
+            .find(|o| o.identifier.as_deref() == Some(ident.as_str()))
+            .and_then(|o| o.value.clone());
+        if let (Some(value), Some(node)) = (value, tree.get_mut(id)) {
+            node.value = Some(value);
+        }
     }
 }
 

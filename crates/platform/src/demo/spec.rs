@@ -260,13 +260,17 @@ pub(super) enum Effect {
     },
     /// Instantiates a template under `parent` (default: the application), unless a node
     /// with the template's identifier already exists and `again` is not set (`again`: one
-    /// more copy, as File ▸ Duplicate opens a second document window).
+    /// more copy, as File ▸ New opens a second document window). With `copy_values`, each
+    /// identified node of the new copy takes the value of its namesake in the key window
+    /// (File ▸ Duplicate).
     Open {
         template: String,
         #[serde(default)]
         parent: Option<String>,
         #[serde(default)]
         again: bool,
+        #[serde(default)]
+        copy_values: bool,
     },
     /// Removes a subtree (closes a window or dialog).
     Remove { target: String },

@@ -278,6 +278,7 @@ fn a_right_click_on_the_text_view_opens_its_context_menu() {
 fn duplicate_opens_a_second_document_window_whose_controls_are_its_own() {
     let b = textedit();
     type_text(&b, APP, "first").unwrap();
+    press(&b, APP, "bold").unwrap();
     press(&b, APP, "duplicateDocument:").unwrap();
     assert_eq!(window_titles(&b), ["Untitled", "Untitled 2"]);
     let focused: Vec<bool> = b
@@ -287,12 +288,15 @@ fn duplicate_opens_a_second_document_window_whose_controls_are_its_own() {
         .map(|w| w.focused)
         .collect();
     assert_eq!(focused, [false, true]);
+    // The copy starts with the original's text and format.
+    assert_eq!(values_of(&b, TEXT), [text("first"), text("first")]);
+    assert_eq!(values_of(&b, "typeface"), [text("Bold"), text("Bold")]);
     // The new window is the key window and its text view has focus: typing goes there.
-    type_text(&b, APP, "second").unwrap();
-    assert_eq!(values_of(&b, TEXT), [text("first"), text("second")]);
+    type_text(&b, APP, " copy").unwrap();
+    assert_eq!(values_of(&b, TEXT), [text("first"), text("first copy")]);
     // Its format bar acts on its own typeface, menu commands on the key window.
     key(&b, APP, "cmd+b");
-    assert_eq!(values_of(&b, "typeface"), [text("Regular"), text("Bold")]);
+    assert_eq!(values_of(&b, "typeface"), [text("Bold"), text("Regular")]);
     // File ▸ New numbers on; File ▸ Close closes the key window only.
     key(&b, APP, "cmd+n");
     assert_eq!(window_titles(&b), ["Untitled", "Untitled 2", "Untitled 3"]);
