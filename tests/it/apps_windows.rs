@@ -61,4 +61,5 @@ const EDITOR_MENUS: [&str; 10] = [
 mod apps;
 mod leases;
 mod menus;
+mod textedit;
 mod windows;

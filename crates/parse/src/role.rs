@@ -49,6 +49,10 @@ pub enum Role {
     WebArea,
     Label,
     Separator,
+    /// A text ruler (`AXRuler`): the bar above a text view that shows tab stops and indents.
+    Ruler,
+    /// A marker on a ruler (`AXRulerMarker`): a tab stop or an indent, its value the position.
+    RulerMarker,
     Unknown,
 }
 
@@ -95,6 +99,8 @@ impl Role {
         Role::WebArea,
         Role::Label,
         Role::Separator,
+        Role::Ruler,
+        Role::RulerMarker,
         Role::Unknown,
     ];
 
@@ -141,6 +147,8 @@ impl Role {
             Role::WebArea => "web_area",
             Role::Label => "label",
             Role::Separator => "separator",
+            Role::Ruler => "ruler",
+            Role::RulerMarker => "ruler_marker",
             Role::Unknown => "unknown",
         }
     }

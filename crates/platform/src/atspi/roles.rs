@@ -81,7 +81,7 @@ const TABLE: &[(&str, Role)] = &[
     ("header", Role::Group),
     ("footer", Role::Group),
     ("paragraph", Role::StaticText),
-    ("ruler", Role::Group),
+    ("ruler", Role::Ruler),
     ("application", Role::Application),
     ("autocomplete", Role::ComboBox),
     ("editbar", Role::TextField),

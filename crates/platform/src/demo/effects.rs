@@ -72,6 +72,11 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 events.push(state::event(tree, target, ChangeKind::StateChanged));
             }
         }
+        Effect::Choose { key, values, .. } => {
+            if let Some(chosen) = values.get(&interpolate(tree, origin, key)) {
+                state::write_value(tree, target, AxValue::Text(chosen.clone()), events);
+            }
+        }
         Effect::Toggle { .. } => {
             if let Some(AxValue::Bool(b)) = tree.get(target).and_then(|n| n.value.clone()) {
                 state::write_value(tree, target, AxValue::Bool(!b), events);
@@ -97,28 +102,12 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
                 close_menu(tree, menu, events);
             }
         }
-        Effect::Open { template, .. } => {
-            let exists = tree
-                .template_identifier(template)
-                .is_some_and(|ident| tree.find_identifier(&ident).is_some());
-            if exists {
-                return;
-            }
-            match tree.instantiate_template(template, target) {
-                Ok(new) => {
-                    let window = tree.window_of(new) == Some(new);
-                    if window {
-                        events.push(state::event(tree, new, ChangeKind::WindowCreated));
-                    }
-                    events.push(state::event(tree, target, ChangeKind::ChildrenChanged));
-                    // A new window or dialog becomes the key window, as on a desktop.
-                    if window {
-                        state::focus_window(tree, new, events);
-                    }
-                }
-                Err(e) => tracing::warn!(app = %tree.name, "demo effect open failed: {e}"),
-            }
-        }
+        Effect::Open {
+            template,
+            again,
+            copy_values,
+            ..
+        } => open(tree, target, template, *again, *copy_values, events),
         Effect::Remove { .. } => state::remove(tree, target, events),
         Effect::Copy { .. } => {
             if let Some(node) = tree.get(target)
@@ -160,6 +149,69 @@ fn apply(tree: &mut AppTree, origin: NodeId, effect: &Effect, events: &mut Vec<C
     }
 }
 
+/// Instantiates a template under `parent` (see [`Effect::Open`]); a new window becomes the
+/// key window.
+fn open(
+    tree: &mut AppTree,
+    parent: NodeId,
+    template: &str,
+    again: bool,
+    copy_values: bool,
+    events: &mut Vec<ChangeEvent>,
+) {
+    let exists = !again
+        && tree
+            .template_identifier(template)
+            .is_some_and(|ident| tree.find_identifier(&ident).is_some());
+    if exists {
+        return;
+    }
+    let source = if copy_values { tree.key_window() } else { None };
+    let new = match tree.instantiate_template(template, parent) {
+        Ok(new) => new,
+        Err(e) => {
+            tracing::warn!(app = %tree.name, "demo effect open failed: {e}");
+            return;
+        }
+    };
+    if let Some(source) = source {
+        copy_values_from(tree, source, new);
+    }
+    let window = tree.window_of(new) == Some(new);
+    if window {
+        events.push(state::event(tree, new, ChangeKind::WindowCreated));
+    }
+    events.push(state::event(tree, parent, ChangeKind::ChildrenChanged));
+    // A new window or dialog becomes the key window, as on a desktop. Its template may say
+    // it is focused already; the other windows still have to lose focus, so it counts as
+    // unfocused until then.
+    if window {
+        if let Some(node) = tree.get_mut(new) {
+            node.states.focused = false;
+        }
+        state::focus_window(tree, new, events);
+    }
+}
+
+/// Gives each identified node under `to` the value of the node with the same identifier
+/// under `from` (a duplicated document starts as a copy of its original).
+fn copy_values_from(tree: &mut AppTree, from: NodeId, to: NodeId) {
+    let originals = tree.preorder(from);
+    for id in tree.preorder(to) {
+        let Some(ident) = tree.get(id).and_then(|n| n.identifier.clone()) else {
+            continue;
+        };
+        let value = originals
+            .iter()
+            .filter_map(|o| tree.get(*o))
+            .find(|o| o.identifier.as_deref() == Some(ident.as_str()))
+            .and_then(|o| o.value.clone());
+        if let (Some(value), Some(node)) = (value, tree.get_mut(id)) {
+            node.value = Some(value);
+        }
+    }
+}
+
 /// Runs the `later` effects that are due, in the order they were scheduled.
 pub(super) fn run_due(tree: &mut AppTree, events: &mut Vec<ChangeEvent>) {
     let now = std::time::Instant::now();
@@ -181,18 +233,19 @@ fn resolve(tree: &AppTree, origin: NodeId, effect: &Effect) -> Option<NodeId> {
         // App-wide: they act even after their dialog removed itself.
         Effect::ContinueQuit {} | Effect::CancelQuit {} => Some(tree.root()),
         Effect::Open { parent, .. } => match parent {
-            Some(p) => tree.find_identifier(p),
+            Some(p) => tree.find_identifier_near(origin, p),
             None => Some(tree.root()),
         },
         _ => match effect.named() {
             None | Some("self") => tree.get(origin).map(|n| n.id),
-            Some(identifier) => tree.find_identifier(identifier),
+            Some(identifier) => tree.find_identifier_near(origin, identifier),
         },
     }
 }
 
-/// Replaces `{self.title}`, `{self.value}` and `{identifier}` (that node's value).
-/// Secure values are never interpolated.
+/// Replaces `{self.title}`, `{self.value}`, `{identifier}` (that node's value, the copy
+/// nearest the origin) and `{#identifier}` (how many nodes carry it). Secure values are
+/// never interpolated.
 fn interpolate(tree: &AppTree, origin: NodeId, text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -203,9 +256,16 @@ fn interpolate(tree: &AppTree, origin: NodeId, text: &str) -> String {
             return out;
         };
         let key = &rest[start + 1..start + len];
+        if let Some(ident) = key.strip_prefix('#') {
+            out.push_str(&tree.count_identifier(ident).to_string());
+            rest = &rest[start + len + 1..];
+            continue;
+        }
         let node = match key {
             "self.title" | "self.value" => tree.get(origin),
-            ident => tree.find_identifier(ident).and_then(|id| tree.get(id)),
+            ident => tree
+                .find_identifier_near(origin, ident)
+                .and_then(|id| tree.get(id)),
         };
         match (key, node) {
             ("self.title", Some(n)) => out.push_str(n.title.as_deref().unwrap_or("")),

@@ -4,7 +4,9 @@
 //!
 //! Apps: Form, Editor, Huge, Hung, Settings and List run from the start with pids 41001..
 //! in that order; Notes, Contract (the backend contract suite's app, `tests/contract/`) and
-//! Counter (a Submit whose effect comes 800 ms late, after an act's wait), and
+//! Counter (a Submit whose effect comes 800 ms late, after an act's wait), TextEdit (shaped
+//! like macOS TextEdit for WebDriver suites written for Appium's Mac2 driver: bundle id
+//! `com.apple.TextEdit`, format bar, ruler, context menu, File ▸ Duplicate), and
 //! any of the others once quit, can be launched by name, bundle id or `/Applications/Name.app`,
 //! getting a fresh pid from [`FIRST_LAUNCHED_PID`] up. A
 //! launched app shows no windows until [`DEFAULT_LAUNCH_DELAY`] has passed. Quitting asks

@@ -46,6 +46,8 @@ pub(super) fn native_role(role: Role) -> (&'static str, Option<&'static str>) {
         Role::WebArea => ("AXWebArea", None),
         Role::Label => ("AXStaticText", None),
         Role::Separator => ("AXMenuItem", Some("AXSeparator")),
+        Role::Ruler => ("AXRuler", None),
+        Role::RulerMarker => ("AXRulerMarker", None),
         Role::Unknown => ("AXUnknown", None),
     }
 }

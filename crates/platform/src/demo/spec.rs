@@ -40,6 +40,7 @@ pub(super) const LAUNCHABLE: &[(&str, &str)] = &[
     ("notes.json", include_str!("apps/notes.json")),
     ("contract.json", include_str!("apps/contract.json")),
     ("counter.json", include_str!("apps/counter.json")),
+    ("textedit.json", include_str!("apps/textedit.json")),
 ];
 
 /// How an app answers calls.
@@ -179,9 +180,12 @@ pub(super) struct StatesSpec {
 }
 
 /// One step an app takes in reaction to an action or a value change. `target` names a node by
-/// identifier; absent (or `"self"`) means the node the action was performed on. Text in
-/// `set_value`/`set_title` is a template: `{self.title}`, `{self.value}` and `{identifier}`
-/// (that node's value) are replaced when the effect runs.
+/// identifier; absent (or `"self"`) means the node the action was performed on. Where an app
+/// has several copies of a node (two document windows), an identifier means the copy in the
+/// origin's own window, else in the key window, else the first in tree order. Text in
+/// `set_value`/`set_title`/`choose` is a template: `{self.title}`, `{self.value}`,
+/// `{identifier}` (that node's value) and `{#identifier}` (how many nodes carry it) are
+/// replaced when the effect runs.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
 pub(super) enum Effect {
@@ -210,6 +214,15 @@ pub(super) enum Effect {
         selected: Option<bool>,
         #[serde(default)]
         expanded: Option<bool>,
+    },
+    /// Sets the target's text value to the entry of `values` whose key is `key` filled in as
+    /// a template (`"{bold}/{italic}"` → `"true/false"`); no entry, no change. How a font's
+    /// typeface follows the bold and italic traits (TextEdit's format bar).
+    Choose {
+        #[serde(default)]
+        target: Option<String>,
+        key: String,
+        values: BTreeMap<String, String>,
     },
     /// Flips a bool value.
     Toggle {
@@ -246,11 +259,18 @@ pub(super) enum Effect {
         target: Option<String>,
     },
     /// Instantiates a template under `parent` (default: the application), unless a node
-    /// with the template's identifier already exists.
+    /// with the template's identifier already exists and `again` is not set (`again`: one
+    /// more copy, as File ▸ New opens a second document window). With `copy_values`, each
+    /// identified node of the new copy takes the value of its namesake in the key window
+    /// (File ▸ Duplicate).
     Open {
         template: String,
         #[serde(default)]
         parent: Option<String>,
+        #[serde(default)]
+        again: bool,
+        #[serde(default)]
+        copy_values: bool,
     },
     /// Removes a subtree (closes a window or dialog).
     Remove { target: String },
@@ -295,6 +315,7 @@ impl Effect {
             Effect::SetValue { target, .. }
             | Effect::SetTitle { target, .. }
             | Effect::SetState { target, .. }
+            | Effect::Choose { target, .. }
             | Effect::Toggle { target }
             | Effect::Adjust { target, .. }
             | Effect::Select { target }

@@ -205,6 +205,30 @@ impl AppTree {
             .find(|id| self.nodes[id].identifier.as_deref() == Some(identifier))
     }
 
+    /// The node with this identifier that an effect of `origin` means: the copy in
+    /// `origin`'s own window, else in the key window, else the first in tree order. Apps with
+    /// one copy of each identifier get the same answer as [`Self::find_identifier`]; an app
+    /// with two document windows acts on the window the command came from.
+    pub(super) fn find_identifier_near(&self, origin: NodeId, identifier: &str) -> Option<NodeId> {
+        let within = |window: Option<NodeId>| {
+            let window = window?;
+            self.preorder(window)
+                .into_iter()
+                .find(|id| self.nodes[id].identifier.as_deref() == Some(identifier))
+        };
+        within(self.window_of(origin))
+            .or_else(|| within(self.key_window()))
+            .or_else(|| self.find_identifier(identifier))
+    }
+
+    /// How many nodes carry this identifier (`{#identifier}` in effect text).
+    pub(super) fn count_identifier(&self, identifier: &str) -> usize {
+        self.preorder(self.root)
+            .into_iter()
+            .filter(|id| self.nodes[id].identifier.as_deref() == Some(identifier))
+            .count()
+    }
+
     /// `start` and everything below it, parents before children, siblings in order.
     pub(super) fn preorder(&self, start: NodeId) -> Vec<NodeId> {
         let mut out = Vec::new();

@@ -55,6 +55,8 @@ pub(crate) const BY_ROLE: &[(&str, Role)] = &[
     ("AXSplitter", Role::Splitter),
     ("AXSplitGroup", Role::SplitGroup),
     ("AXWebArea", Role::WebArea),
+    ("AXRuler", Role::Ruler),
+    ("AXRulerMarker", Role::RulerMarker),
 ];
 
 /// (native role, subrole) pairs whose subrole decides the normalised role.
@@ -138,6 +140,12 @@ mod tests {
         );
         assert_eq!(normalise("AXPopUpButton", None), Role::PopupButton);
         assert_eq!(normalise("AXIncrementor", None), Role::SpinButton);
+    }
+
+    #[test]
+    fn a_text_ruler_and_its_markers_have_roles_of_their_own() {
+        assert_eq!(normalise("AXRuler", None), Role::Ruler);
+        assert_eq!(normalise("AXRulerMarker", None), Role::RulerMarker);
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod keys;
 mod launch;
 mod list;
 mod machine;
+mod textedit;
 mod typing;
 mod windows;
 
