@@ -204,3 +204,61 @@ fn stdio_and_bind_conflict() {
         "{stderr}"
     );
 }
+
+/// A host that writes its whole exchange at once and closes stdin (a script piping a file):
+/// every request is answered, the slow one too, and the process exits promptly after.
+#[test]
+fn a_burst_then_eof_is_answered_whole_and_exits_promptly() {
+    let burst = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "burst", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 3000}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+            "params": {"name": "list_apps", "arguments": {}}}),
+    ];
+    let input: String = burst.iter().map(|m| format!("{m}\n")).collect();
+    let started = Instant::now();
+    let mut child = axgate_without_env()
+        .args(["serve", "--stdio", "--backend", "demo"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start axgate");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input.as_bytes()).expect("write the burst");
+    drop(stdin);
+    let rx = lines_of(child.stdout.take().expect("stdout"));
+    let deadline = started + REPLY_TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for axgate") {
+            break status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no exit within {REPLY_TIMEOUT:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{status}");
+    let answered: Vec<Value> = rx
+        .iter()
+        .map(|l| serde_json::from_str(&l).expect("JSON lines"))
+        .collect();
+    let mut ids: Vec<u64> = answered.iter().filter_map(|m| m["id"].as_u64()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [1, 2, 3], "{answered:?}");
+    assert!(
+        answered.iter().all(|m| m.get("error").is_none()),
+        "{answered:?}"
+    );
+    // Not the 5 s an old shutdown waited for (a behaviour bound, generous on a loaded machine).
+    assert!(
+        started.elapsed() < Duration::from_millis(4_500),
+        "took {:?}",
+        started.elapsed()
+    );
+}

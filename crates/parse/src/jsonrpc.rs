@@ -31,19 +31,25 @@ pub fn scope_error_body(
     tool: &str,
     needed: &str,
     held: &str,
-    static_token: bool,
+    granted_by: GrantedBy<'_>,
 ) -> String {
-    let how = if static_token {
-        format!(
+    let how = match granted_by {
+        GrantedBy::StaticToken => format!(
             "use a token whose `scopes` in the server's [auth] tokens include {needed} (an admin \
              adds it to this token's entry and reloads, or makes a new one with `axgate token new \
              --name NAME --scopes {needed}`)"
-        )
-    } else {
-        format!(
+        ),
+        GrantedBy::ClaimRule(rule) => format!(
+            "this token's scopes come from the claim rule {rule} of the server's configuration, \
+             not from the token: asking the authorization server for {needed} changes nothing. \
+             Run the acting job where a rule that grants {needed} admits it (rules that grant it \
+             pin `ref` and `event_name`, so a pull request's job stays read-only by design), or \
+             an admin adds {needed} to that rule's `scopes` and reloads"
+        ),
+        GrantedBy::Issuer => format!(
             "get an access token with the scope {needed} from the authorization server (ask for \
              scope={needed}; the WWW-Authenticate header of this 403 names it)"
-        )
+        ),
     };
     json!({
         "jsonrpc": "2.0",
@@ -64,6 +70,18 @@ pub fn scope_error_body(
         },
     })
     .to_string()
+}
+
+/// What decided the scopes a refused caller holds, so the advice names what to change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GrantedBy<'a> {
+    /// A static token's entry in `[auth] tokens`.
+    StaticToken,
+    /// An issuer's claim rule (its key path, `auth.issuers[0].rules[1]`), whatever the
+    /// token itself says.
+    ClaimRule(&'a str),
+    /// The access token's own `scope` claim, as its authorization server issued it.
+    Issuer,
 }
 
 /// A POST body that passed [`inspect`]: one JSON-RPC message object.

@@ -253,7 +253,20 @@ async fn github_tokens_get_the_scopes_of_the_first_rule_their_claims_match() {
         &gh.token(job("acme/tools-cli", "refs/pull/7/merge", "pull_request")),
     );
     fork.initialize().await;
-    assert_eq!(click(&fork).await.status(), 403);
+    let refused = click(&fork).await;
+    assert_eq!(refused.status(), 403);
+    // The advice names the claim rule that decided, not the authorization server, which
+    // could issue any scope and still not change what the rule grants (issue 32, item 4).
+    let body: Value = refused.json().await.expect("json body");
+    let how = body["error"]["data"]["how_to_get_it"]
+        .as_str()
+        .unwrap_or("");
+    assert!(
+        how.contains("claim rule auth.issuers[0].rules[")
+            && how.contains("pull request")
+            && !how.contains("from the authorization server"),
+        "{body}"
+    );
 
     // Another owner: no rule admits it, 403 naming the claims the rules check (no token).
     let before = failures(&server, "no_rule");

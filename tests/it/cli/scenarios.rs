@@ -356,6 +356,28 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
         "{ran:?}"
     );
 
+    // Brackets left unquoted (issue 32, item 8): the error says to quote, with an example.
+    let unquoted = dir.path().join("unquoted.yaml");
+    std::fs::write(
+        &unquoted,
+        "app: Form\ncases:\n  - name: c\n    steps:\n      - tool: get_element\n        \
+         args: {target: x}\n        expect:\n          fields: {windows[0].title: x}\n",
+    )
+    .expect("write");
+    let ran = run(
+        &["test", "--dry-run", unquoted.to_str().expect("utf-8")],
+        &[],
+    )
+    .await;
+    ran.expect_code(2);
+    assert!(
+        ran.stderr.contains(":8: not valid YAML: ")
+            && ran
+                .stderr
+                .contains("must be quoted, e.g. \"windows[0].title\": Editor"),
+        "{ran:?}"
+    );
+
     // A server with a static token: each outcome's exit code.
     let token = tokens::generate().expect("token");
     let server = TestServer::with_config(config(&format!(

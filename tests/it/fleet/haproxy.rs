@@ -435,3 +435,42 @@ fn the_fleet_alert_rules_pass_promtool_test_rules() {
         );
     }
 }
+
+/// `deploy/haproxy/fleet.env.example` sets every variable `haproxy.cfg` reads, and the real
+/// HAProxy accepts the configuration with exactly those (`haproxy -c`), as FLEET.md says to
+/// check it.
+#[test]
+fn the_example_environment_file_sets_every_variable_haproxy_checks() {
+    require(HAPROXY, "haproxy");
+    let cfg = std::fs::read_to_string(repo().join("deploy/haproxy/haproxy.cfg")).unwrap();
+    let example = std::fs::read_to_string(repo().join("deploy/haproxy/fleet.env.example")).unwrap();
+    let env: BTreeMap<&str, &str> = example
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            l.split_once('=')
+                .unwrap_or_else(|| panic!("not NAME=value: {l}"))
+        })
+        .collect();
+    let used: std::collections::BTreeSet<&str> = cfg
+        .split("${")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .collect();
+    let set: std::collections::BTreeSet<&str> = env.keys().copied().collect();
+    assert_eq!(used, set, "haproxy.cfg's variables and the example's");
+    let checked = Command::new(HAPROXY)
+        .args(["-c", "-f"])
+        .arg(repo().join("deploy/haproxy/haproxy.cfg"))
+        .env_clear()
+        .envs(env)
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "haproxy -c with fleet.env.example: {}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+}

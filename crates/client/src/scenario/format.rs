@@ -182,6 +182,11 @@ impl Reader {
     }
 
     fn load_error(&mut self, error: &marked_yaml::LoadError) {
+        /// What trips most files: a path or a field with brackets, braces or `: ` left
+        /// unquoted, which YAML reads as a list, a mapping or a key.
+        const QUOTE_HINT: &str = "a key or value holding [ ] { } , # or \": \" must be quoted, \
+                                  e.g. \"windows[0].title\": Editor or \
+                                  target: 'window[0]/button[\"Save\"]'";
         use marked_yaml::LoadError as E;
         let (line, message) = match error {
             E::TopLevelMustBeMapping(m) => (
@@ -190,9 +195,14 @@ impl Reader {
             ),
             E::TopLevelMustBeSequence(m) => (m.line(), "expected a list".to_owned()),
             E::UnexpectedAnchor(m) => (m.line(), "YAML anchors are not supported".to_owned()),
-            E::MappingKeyMustBeScalar(m) => (m.line(), "a key must be plain text".to_owned()),
+            E::MappingKeyMustBeScalar(m) => {
+                (m.line(), format!("a key must be plain text; {QUOTE_HINT}"))
+            }
             E::UnexpectedTag(m) => (m.line(), "YAML tags are not supported".to_owned()),
-            E::ScanError(m, e) => (m.line(), format!("not valid YAML: {}", e.info())),
+            E::ScanError(m, e) => (
+                m.line(),
+                format!("not valid YAML: {}; {QUOTE_HINT}", e.info()),
+            ),
             E::DuplicateKey(inner) => (
                 key_line(&inner.key),
                 format!(

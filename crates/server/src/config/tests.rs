@@ -77,6 +77,18 @@ fn example_file_documents_every_key_and_parses() {
     layers.build().expect("the example is valid");
 }
 
+/// The complete member configuration of docs/FLEET.md parses and is valid as it stands.
+#[test]
+fn the_fleet_member_config_is_complete_and_valid() {
+    let text = include_str!("../../../../deploy/haproxy/member.toml");
+    let mut layers = Layers::default();
+    layers.toml_text(text, "member");
+    let config = layers.build().expect("the member config is valid");
+    assert!(config.fleet.exclusive);
+    assert_eq!(config.auth.issuers.len(), 1);
+    assert_eq!(config.auth.issuers[0].rules.len(), 2);
+}
+
 #[test]
 fn auth_section() {
     let hash = "ab".repeat(32);

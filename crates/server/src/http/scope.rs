@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use axgate_parse::identity::Scope as Needed;
+use axgate_parse::jsonrpc::GrantedBy;
 
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
 use crate::fleet::{Fleet, Refusal, Rights};
@@ -88,7 +89,11 @@ pub async fn tool_scope(
         name,
         needed.as_str(),
         &held,
-        principal.kind == axgate_parse::identity::PrincipalKind::Static,
+        match (principal.kind, principal.rule.as_deref()) {
+            (axgate_parse::identity::PrincipalKind::Static, _) => GrantedBy::StaticToken,
+            (_, Some(rule)) => GrantedBy::ClaimRule(rule),
+            (_, None) => GrantedBy::Issuer,
+        },
     );
     Some((status, headers, body).into_response())
 }
