@@ -155,7 +155,13 @@ impl AxServer {
         method: &str,
     ) -> Result<(), McpError> {
         let principal = gate::principal_of(context);
-        gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
+        let prepaid = gate::prepaid(context);
+        gate::admit_request(
+            &self.shared.policy.load(),
+            principal.as_ref(),
+            method,
+            prepaid,
+        )
     }
 
     /// Admits a `tasks/*` request ([`Self::admit`]); the key its caller's tasks are kept under.
@@ -504,7 +510,8 @@ impl ServerHandler for AxServer {
             session: session.as_deref(),
         };
         let policy = self.shared.policy.load_full();
-        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def) {
+        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def, gate::prepaid(&context))
+        {
             return Ok(self.refuse(&meta, refusal).await);
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.
