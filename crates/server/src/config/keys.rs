@@ -136,7 +136,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "sessions.max_stream_bytes",
-        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event); the oldest go first.",
+        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event, plus 1,536 per stream for what the stream itself holds); the oldest go first.",
         default: "8388608",
     },
     Key {

@@ -18,9 +18,8 @@ use http::{HeaderValue, Method, StatusCode};
 
 use crate::http::auth::Principal;
 use crate::http::intake::Inspected;
-use crate::mcp::gate::LOCAL;
 use crate::metrics::Metrics;
-use crate::policy::principal::Subject;
+use crate::policy::principal::{LOCAL, Subject};
 use crate::policy::{Prepaid, SharedPolicy};
 
 /// What the door needs: the current policy (its allowances) and the refusal counter.

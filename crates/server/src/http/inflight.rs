@@ -7,8 +7,9 @@
 //!
 //! `GET` streams (a session's stream, a resume with `Last-Event-ID`) are counted the same
 //! way in a pool of their own: at most `server.max_streams` open at once, at most
-//! `server.max_streams_per_caller` of them one caller's (a session could open any number of
-//! them, each holding a connection until the cap left no place for `/healthz`).
+//! `server.max_streams_per_caller` of them one caller's (one per session up to the session
+//! quota, and resumes: each holds a connection, and together they could leave no place at
+//! `server.max_connections` for `/healthz`).
 //!
 //! The bound is shared, not one pool: each caller — an authenticated principal, or before
 //! authentication (auth off) the source address — holds at most

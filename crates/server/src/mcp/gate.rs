@@ -21,7 +21,7 @@ use crate::policy::principal::Subject;
 use crate::policy::{Policy, Prepaid};
 
 /// The rate-limit key and audit name of calls without authentication.
-pub const LOCAL: &str = "local";
+pub use crate::policy::principal::LOCAL;
 
 /// The key a principal's state (tasks, rate limits, leases) is kept under: [`LOCAL`] when
 /// authentication is off.
@@ -139,14 +139,14 @@ pub fn admit(
 /// is taken when the call was `prepaid`.
 pub fn admit_request(
     policy: &Policy,
-    principal: Option<&Principal>,
+    context: &RequestContext<RoleServer>,
     method: &str,
-    prepaid: bool,
 ) -> Result<(), rmcp::ErrorData> {
-    if prepaid {
+    if prepaid(context) {
         return Ok(());
     }
-    let who = principal.map_or(Subject::from(LOCAL), Subject::of);
+    let principal = principal_of(context);
+    let who = principal.as_ref().map_or(Subject::from(LOCAL), Subject::of);
     policy.limits.check(who, false).map_err(|limited| {
         rmcp::ErrorData::new(
             rmcp::model::ErrorCode(-32000),

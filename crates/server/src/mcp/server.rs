@@ -154,14 +154,7 @@ impl AxServer {
         context: &RequestContext<RoleServer>,
         method: &str,
     ) -> Result<(), McpError> {
-        let principal = gate::principal_of(context);
-        let prepaid = gate::prepaid(context);
-        gate::admit_request(
-            &self.shared.policy.load(),
-            principal.as_ref(),
-            method,
-            prepaid,
-        )
+        gate::admit_request(&self.shared.policy.load(), context, method)
     }
 
     /// Admits a `tasks/*` request ([`Self::admit`]); the key its caller's tasks are kept under.
@@ -510,8 +503,8 @@ impl ServerHandler for AxServer {
             session: session.as_deref(),
         };
         let policy = self.shared.policy.load_full();
-        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def, gate::prepaid(&context))
-        {
+        let prepaid = gate::prepaid(&context);
+        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def, prepaid) {
             return Ok(self.refuse(&meta, refusal).await);
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.

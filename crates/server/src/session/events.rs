@@ -79,7 +79,7 @@ pub const EVENT_OVERHEAD: usize = 64;
 /// in its group's map, its watch channel, its event queue's buffer, its id in the index and
 /// its request's map, its queue entries, and the allocator's rounding of each. Measured
 /// (docs/PERFORMANCE.md, "Memory after load"): with only the events weighed, 64 MiB counted
-/// held 2.44 times as much resident memory in 1 KiB `list_apps` streams, about 1.4 KiB more
+/// held 2.5 times as much resident memory in 1 KiB `list_apps` streams, about 1.4 KiB more
 /// per stream than counted.
 pub const STREAM_OVERHEAD: usize = 1536;
 /// Removed streams remembered for a clear answer to a late resume.

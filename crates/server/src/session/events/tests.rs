@@ -344,7 +344,7 @@ fn the_queues_of_finished_and_unbound_streams_stay_bounded_under_many_calls() {
 }
 
 /// Issue 33: the budgets weighed a stream's events only, while each stream's own structures
-/// held about 1.4 KiB more, so 64 MiB counted was 2.44 times as much resident memory after a
+/// held about 1.4 KiB more, so 64 MiB counted was 2.5 times as much resident memory after a
 /// load of `list_apps` calls. A stream now weighs its structures too: many small streams are
 /// few enough that what they hold fits the budget.
 #[test]
