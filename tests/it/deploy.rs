@@ -39,6 +39,7 @@ const METRICS: &[&str] = &[
     "axgate_build_info",
     "axgate_busy_refusals_total",
     "axgate_requests_in_flight",
+    "axgate_get_streams",
     "axgate_connections_open",
     "axgate_connections_closed_total",
     "axgate_events_evicted_total",

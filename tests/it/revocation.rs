@@ -202,7 +202,7 @@ async fn resource_reads_prompts_and_completions_count_against_the_rate_limit() {
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let first = c.request(method, params.clone()).await;
         assert!(first.get("result").is_some(), "{method}: {first}");
-        let second = c.request(method, params).await;
+        let second = c.rate_limited(method, params).await;
         let message = second["error"]["message"].as_str().unwrap_or_default();
         assert!(
             message.contains("limits.calls_per_second"),
@@ -237,7 +237,7 @@ async fn lists_and_ping_count_against_the_rate_limit() {
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let first = c.request(method, json!({})).await;
         assert!(first.get("result").is_some(), "{method}: {first}");
-        let second = c.request(method, json!({})).await;
+        let second = c.rate_limited(method, json!({})).await;
         let message = second["error"]["message"].as_str().unwrap_or_default();
         assert!(
             message.contains("limits.calls_per_second"),

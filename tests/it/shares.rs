@@ -2,13 +2,14 @@
 //! bodies fill its own share of `server.max_in_flight` (`server.max_in_flight_per_caller`)
 //! and another principal's calls and `/healthz` still answer within a second; a flood of
 //! half-open connections at `server.max_connections` churns among itself while `/healthz`
-//! answers within a second. Bounded counts, 127.0.0.1 only.
+//! answers within a second; the rate limit counts a request when it arrives, so a caller
+//! over its rate is refused at once however slowly it sends. Bounded counts, 127.0.0.1 only.
 
 use std::time::{Duration, Instant};
 
 use axgate::http::auth::tokens;
 use serde_json::json;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::support::{Client, TestServer, client_with, config};
@@ -65,6 +66,90 @@ async fn others_answer(server: &TestServer, bob: &mut Client) {
     assert!(started.elapsed() < 2 * SECOND);
 }
 
+/// A POST of `token` whose head and first body bytes are sent, the rest never.
+async fn trickle(addr: std::net::SocketAddr, token: &str) -> TcpStream {
+    let mut tcp = TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: 1000\r\n\r\n{{\"jsonrpc\""
+    );
+    tcp.write_all(head.as_bytes()).await.expect("head");
+    tcp
+}
+
+/// What the server answered on `tcp` within `limit` (empty: nothing).
+async fn answer_within(tcp: &mut TcpStream, limit: Duration) -> String {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 2048];
+    let _ = tokio::time::timeout(limit, async {
+        while !String::from_utf8_lossy(&got).contains("jsonrpc") {
+            match tcp.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// Issue 33: the rate limit counted a request only once its body was parsed, so a caller
+/// over its rate could hold places with trickled bodies. A POST takes its call on arrival.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_is_counted_when_it_arrives_not_when_its_body_ends() {
+    let (alice, bob) = (tokens::generate().unwrap(), tokens::generate().unwrap());
+    let server = TestServer::with_config(config(&format!(
+        "[server]\nbody_timeout_ms = 20000\n[auth]\ntokens = [{}, {}]\n\
+         [limits]\ncalls_per_second = 1\n",
+        entry("alice", &alice),
+        entry("bob", &bob)
+    )))
+    .await;
+    // The handshake costs nothing (initialize and a notification are given back)...
+    let mut c = client_with(&server, &alice);
+    c.initialize().await;
+    let listed = c.call("list_apps", json!({})).await;
+    assert_eq!(listed["isError"], false, "{listed}");
+    // ...the call took this second's allowance: the next POST is refused as its head
+    // arrives, though its body never comes.
+    let started = Instant::now();
+    let mut over = trickle(server.addr, &alice).await;
+    let answer = answer_within(&mut over, SECOND).await;
+    assert!(answer.starts_with("HTTP/1.1 429"), "at once: {answer:?}");
+    assert!(
+        answer.to_ascii_lowercase().contains("retry-after: 1"),
+        "{answer}"
+    );
+    assert!(answer.contains("limits.calls_per_second"), "{answer}");
+    assert!(answer.contains("retry_after_ms"), "{answer}");
+    assert!(started.elapsed() < SECOND);
+    // A trickled body is counted while it trickles: the next second's call is taken by the
+    // first trickle, and a second one is refused at once.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let mut first = trickle(server.addr, &alice).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut second = trickle(server.addr, &alice).await;
+    let answer = answer_within(&mut second, SECOND).await;
+    assert!(answer.starts_with("HTTP/1.1 429"), "{answer:?}");
+    assert_eq!(
+        answer_within(&mut first, Duration::from_millis(100)).await,
+        ""
+    );
+    // Another principal has its own allowance.
+    let mut bobs = client_with(&server, &bob);
+    bobs.initialize().await;
+    let listed = bobs.call("list_apps", json!({})).await;
+    assert_eq!(listed["isError"], false, "{listed}");
+    let refused = server
+        .state
+        .metrics
+        .rate_limited
+        .with_label_values(&["calls"])
+        .get();
+    assert_eq!(refused, 2, "each refusal counted");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_principals_long_waits_leave_another_and_health_answering() {
     let (server, alice, bob) =
@@ -117,15 +202,7 @@ async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
     // Eight POSTs whose bodies never come: heads only.
     let mut trickles = Vec::new();
     for _ in 0..8 {
-        let mut tcp = TcpStream::connect(server.addr).await.expect("connect");
-        let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {alice}\r\n\
-             Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
-             Content-Length: 1000\r\n\r\n{{\"jsonrpc\"",
-            server.addr
-        );
-        tcp.write_all(head.as_bytes()).await.expect("head");
-        trickles.push(tcp);
+        trickles.push(trickle(server.addr, &alice).await);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     others_answer(&server, &mut bob).await;
@@ -184,4 +261,93 @@ async fn a_flood_of_half_open_connections_leaves_health_answering_within_a_secon
         evicted > 50,
         "silent connections gave their places: {evicted}"
     );
+}
+
+/// Open streams per caller (issue 33): a principal's GET streams — one per session, up to
+/// its session quota (32 by default), and resumes — each held a connection until
+/// `server.max_connections` left no place for `/healthz`. At most
+/// `server.max_streams_per_caller` of them are one caller's; the rest get 503 at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_principals_get_streams_leave_another_and_health_answering() {
+    let (server, alice, bob) =
+        two_principals("max_connections = 24\nmax_streams = 16\nmax_streams_per_caller = 4").await;
+    let mut bob = client_with(&server, &bob);
+    bob.initialize().await;
+    // Twenty-four sessions of alice's, a GET stream on each (a connection each): as many
+    // as the cap.
+    let mut open = Vec::new();
+    let mut refused = Vec::new();
+    for _ in 0..24 {
+        let mut streamer = client_with(&server, &alice);
+        streamer.initialize().await;
+        let Ok(response) = streamer.get().timeout(SECOND).send().await else {
+            continue;
+        };
+        if response.status() == 200 {
+            open.push((streamer, response));
+        } else {
+            let status = response.status().as_u16();
+            refused.push((status, response.text().await.unwrap_or_default()));
+        }
+    }
+    assert_eq!(
+        open.len(),
+        4,
+        "alice keeps her share of 4 streams: {refused:?}"
+    );
+    for (status, body) in &refused {
+        assert_eq!(*status, 503, "{body}");
+        assert!(body.contains("server.max_streams_per_caller"), "{body}");
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    others_answer(&server, &mut bob).await;
+    assert_eq!(
+        server.state.metrics.get_streams.get(),
+        4,
+        "axgate_get_streams"
+    );
+    drop(open);
+}
+
+/// A connection that sends one quick request and then idles (a `/healthz` every few
+/// seconds keeps it from the header timeout) held its place for good: 16 of them filled
+/// `server.max_connections`. At the cap an idle kept-alive connection gives its place.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_idle_after_a_quick_request_give_their_places() {
+    let server = TestServer::with_config(config(
+        "[server]\nmax_connections = 16\nheader_timeout_ms = 20000\n",
+    ))
+    .await;
+    let addr = server.addr;
+    let mut kept = Vec::new();
+    for _ in 0..40 {
+        let Ok(mut tcp) = TcpStream::connect(addr).await else {
+            continue;
+        };
+        let head = format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+        if tcp.write_all(head.as_bytes()).await.is_ok() {
+            let mut buf = [0u8; 1024];
+            let _ = tokio::time::timeout(SECOND, tcp.read(&mut buf)).await;
+        }
+        kept.push(tcp);
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let health = reqwest::Client::builder()
+        .timeout(SECOND)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    for probe in 0..5 {
+        let status = health
+            .get(format!("http://{addr}/healthz"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        assert_eq!(
+            status.as_ref().ok(),
+            Some(&200),
+            "probe {probe}: {status:?}"
+        );
+    }
+    drop(kept);
 }

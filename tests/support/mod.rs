@@ -311,6 +311,18 @@ impl Client {
         response_of(&events, id).unwrap_or_else(|| panic!("no response to {method}: {events:?}"))
     }
 
+    /// Sends a request its caller's rate limit refuses as it arrives: asserts 429 with
+    /// `Retry-After` and returns the JSON-RPC error body.
+    pub async fn rate_limited(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let resp = self.post(&body).send().await.expect("send");
+        assert_eq!(resp.status(), 429, "{method} refused at arrival");
+        assert!(resp.headers().contains_key("retry-after"), "{method}");
+        resp.json().await.expect("a JSON-RPC error body")
+    }
+
     /// tools/call; returns the result object.
     pub async fn call(&mut self, tool: &str, args: Value) -> Value {
         let resp = self

@@ -54,6 +54,10 @@ pub struct Families {
     pub requests_in_flight: IntGauge,
     /// POSTs refused with 503 because `server.max_in_flight` were being served.
     pub requests_busy: IntCounter,
+    /// GETs refused with 503 because `server.max_streams` (or the caller's share) were open.
+    pub streams_busy: IntCounter,
+    /// `GET` streams open on `/mcp` (`server.max_streams`).
+    pub get_streams: IntGauge,
     pub events_replayed: IntCounter,
     /// Events the replay log dropped to stay within a bound, by the bound (`reason`).
     pub events_evicted: IntCounterVec,
@@ -175,7 +179,8 @@ impl Metrics {
             "axgate_busy_refusals_total",
             "Work refused with a busy answer and a retry delay, by the bound that was full: \
              app_queue (an app's AX worker queue, backend.max_queued_calls), in_flight \
-             (server.max_in_flight MCP requests), exclusive (another session holds the machine, \
+             (server.max_in_flight MCP requests), streams (server.max_streams GET streams, or a \
+             caller's server.max_streams_per_caller), exclusive (another session holds the machine, \
              fleet.exclusive) or draining.",
             &["reason"],
         )?;
@@ -355,6 +360,11 @@ impl Metrics {
                 "MCP POST requests being served (until their response ends).",
             )?,
             requests_busy: busy.with_label_values(&["in_flight"]),
+            streams_busy: busy.with_label_values(&["streams"]),
+            get_streams: gauge(
+                "axgate_get_streams",
+                "GET streams open on /mcp, each until it ends (server.max_streams).",
+            )?,
             events_replayed: plain_counter(
                 "axgate_events_replayed_total",
                 "SSE events replayed after Last-Event-ID.",

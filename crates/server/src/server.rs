@@ -21,6 +21,7 @@ use crate::audit::Audit;
 use crate::config::Config;
 use crate::fleet::{self, Fleet};
 use crate::hooks::{LeasePins, ServerAdmin};
+use crate::http::arrival::{self, Arrival};
 use crate::http::auth::{self, Auth};
 use crate::http::conn::{self, ConnLimits, ConnMetrics};
 use crate::http::direct::DirectPath;
@@ -353,11 +354,25 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         server.max_in_flight_per_caller,
         state.metrics.clone(),
     ));
+    let arrival = Arc::new(Arrival {
+        policy: state.policy.clone(),
+        metrics: state.metrics.clone(),
+    });
+    let streams = Arc::new(InFlight::streams(
+        server.max_streams,
+        server.max_streams_per_caller,
+        &state.metrics,
+    ));
     let mcp_routes = mcp
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
         .layer(from_fn_with_state(intake, intake::layer))
         // Before intake reads a body: past the bound a POST is refused at once (503).
-        .layer(from_fn_with_state(in_flight, inflight::layer));
+        .layer(from_fn_with_state(in_flight, inflight::layer))
+        // GET streams: bounded in total and per caller the same way.
+        .layer(from_fn_with_state(streams, inflight::layer))
+        // First of all at /mcp: a POST takes its call from the caller's allowance, so a
+        // caller over its rate is refused (429) before it holds a place or sends a body.
+        .layer(from_fn_with_state(arrival, arrival::layer));
     let mut router = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(observe::readyz).with_state(observed(state)))

@@ -292,14 +292,15 @@ async fn a_rate_limited_call_is_retried_after_the_hint() {
         crate::support::app_value(&server, "Form", "status"),
         Some(axgate::ax::AxValue::Text("Submitted: ".into()))
     );
-    // With one attempt the refusal is the result: exit 1, the server's words.
+    // With one attempt the refusal is the answer: a POST over the rate is refused as it
+    // arrives (429), so exit 3 (busy past the retry budget) with the server's words.
     let ran = run_on(
         &server,
         "click",
         &["Submit", "--app", "Form", "--retry-attempts", "1"],
     )
     .await;
-    ran.expect_code(1);
+    ran.expect_code(3);
     assert!(
         ran.stderr.contains("rate limited") && ran.stderr.contains("retry after"),
         "{ran:?}"

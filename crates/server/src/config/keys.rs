@@ -80,6 +80,16 @@ pub const KEYS: &[Key] = &[
         default: "64",
     },
     Key {
+        name: "server.max_streams",
+        doc: "Most GET streams open at once on /mcp (a session's stream, a resume with Last-Event-ID), each until it ends; past it a GET gets 503 with Retry-After. Keep max_in_flight + max_streams well below max_connections: the rest is left for /healthz, /readyz, /metrics and callers' short requests.",
+        default: "256",
+    },
+    Key {
+        name: "server.max_streams_per_caller",
+        doc: "Most of those one caller holds at once (a principal; without auth, a source address); past it its GET gets 503 with Retry-After. At most server.max_streams.",
+        default: "16",
+    },
+    Key {
         name: "server.max_header_bytes",
         doc: "Largest request head in bytes (at least 8192); a larger one gets 431.",
         default: "32768",
@@ -126,7 +136,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "sessions.max_stream_bytes",
-        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event); the oldest go first.",
+        doc: "Bytes of events kept for replay per SSE stream (event JSON plus 64 per event, plus 1,536 per stream for what the stream itself holds); the oldest go first.",
         default: "8388608",
     },
     Key {

@@ -64,6 +64,10 @@ pub struct ServerConfig {
     pub max_in_flight: usize,
     /// Most of them one caller holds (`server.max_in_flight_per_caller`).
     pub max_in_flight_per_caller: usize,
+    /// `GET` streams open at once on `/mcp` (`http::inflight`); past it 503.
+    pub max_streams: usize,
+    /// Most of them one caller holds (`server.max_streams_per_caller`).
+    pub max_streams_per_caller: usize,
     pub max_header_bytes: usize,
     pub sse_retry: Duration,
     /// TLS certificate chain and key; `None`: plain HTTP.
@@ -363,6 +367,8 @@ impl Layers {
                 max_connections: v.count("server.max_connections", 1, 1_000_000),
                 max_in_flight: v.count("server.max_in_flight", 1, 1_000_000),
                 max_in_flight_per_caller: v.count("server.max_in_flight_per_caller", 1, 1_000_000),
+                max_streams: v.count("server.max_streams", 1, 1_000_000),
+                max_streams_per_caller: v.count("server.max_streams_per_caller", 1, 1_000_000),
                 max_header_bytes: v.count("server.max_header_bytes", 8192, 1 << 20),
                 tls: v.tls(),
             },

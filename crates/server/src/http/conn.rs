@@ -12,11 +12,17 @@
 //!   cap a new connection takes the place of the oldest one that has not sent a request in
 //!   [`GRACE`] since it opened (a half-open or silent connection: no client that means to
 //!   be served waits that long before its first request), preferring one from the new
-//!   connection's own address. So a flood of half-open connections, from one address or
-//!   many, only churns among itself, and a probe of `/healthz`, `/readyz` or `/metrics` or
-//!   an authenticated caller still gets a place. Only when every connection is busy or young
-//!   does a plain connection get a `503` with `Retry-After` (a TLS one is closed); the accept
-//!   loop never stops accepting, so the kernel backlog never fills.
+//!   connection's own address; failing that, of the oldest kept-alive connection that has
+//!   had no request in progress for [`GRACE`] (an HTTP/1.1 client expects an idle
+//!   connection to be closed, and opens another). So a flood of half-open connections, or
+//!   of connections that each send a quick request and then idle (a `/healthz` every few
+//!   seconds keeps a connection from the header timeout), from one address or many, only
+//!   churns among itself, and a probe of `/healthz`, `/readyz` or `/metrics` or an
+//!   authenticated caller still gets a place. Only connections with a request in progress
+//!   hold their places, and those are bounded per caller (`http::inflight`: POSTs and GET
+//!   streams). Only when every connection is busy or young does a plain connection get a
+//!   `503` with `Retry-After` (a TLS one is closed); the accept loop never stops accepting,
+//!   so the kernel backlog never fills.
 //! - **Header size** (`server.max_header_bytes`): hyper's read buffer; a larger head gets 431.
 //!
 //! TCP_NODELAY is set on every accepted socket: without it an SSE response waits ~44 ms for
@@ -26,7 +32,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -48,13 +54,58 @@ use tokio_util::sync::CancellationToken;
 /// cap may take its place.
 pub const GRACE: Duration = Duration::from_millis(50);
 
+/// What the cap knows of one connection's use.
+#[derive(Default)]
+struct Use {
+    /// Set when its first request arrived.
+    served: AtomicBool,
+    /// Requests in progress on it, each until its response body ends.
+    busy: AtomicUsize,
+    /// When its last response ended.
+    idle_since: Mutex<Option<Instant>>,
+}
+
+impl Use {
+    /// Since when the connection has been idle after serving, if it is.
+    fn idle(&self) -> Option<Instant> {
+        if self.busy.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        *self
+            .idle_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One request in progress on a connection; its end makes the connection idle.
+struct Busy(Arc<Use>);
+
+impl Busy {
+    fn start(of: &Arc<Use>) -> Busy {
+        of.served.store(true, Ordering::Relaxed);
+        of.busy.fetch_add(1, Ordering::AcqRel);
+        Busy(of.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        *self
+            .0
+            .idle_since
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
+        self.0.busy.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// One open connection as the cap sees it.
 struct Open {
     id: u64,
     since: Instant,
     peer: IpAddr,
-    /// Set when its first request arrived: it is then never evicted.
-    served: Arc<AtomicBool>,
+    used: Arc<Use>,
     cut: CancellationToken,
 }
 
@@ -66,36 +117,48 @@ struct Opens {
 }
 
 impl Opens {
-    fn add(&self, peer: IpAddr) -> (u64, Arc<AtomicBool>, CancellationToken) {
+    fn add(&self, peer: IpAddr) -> (u64, Arc<Use>, CancellationToken) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (served, cut) = (Arc::new(AtomicBool::new(false)), CancellationToken::new());
+        let (used, cut) = (Arc::new(Use::default()), CancellationToken::new());
         self.lock().push(Open {
             id,
             since: Instant::now(),
             peer,
-            served: served.clone(),
+            used: used.clone(),
             cut: cut.clone(),
         });
-        (id, served, cut)
+        (id, used, cut)
     }
 
     fn remove(&self, id: u64) {
         self.lock().retain(|o| o.id != id);
     }
 
-    /// Cuts the oldest connection that sent no request within [`GRACE`], one of `peer`'s
-    /// if it has any; whether one was cut.
+    /// Cuts the oldest connection that sent no request within [`GRACE`], else the one idle
+    /// longest (no request in progress for [`GRACE`]), one of `peer`'s first in each class;
+    /// whether one was cut.
     fn evict_for(&self, peer: IpAddr) -> bool {
         let mut list = self.lock();
-        list.retain(|o| !o.served.load(Ordering::Relaxed));
-        let silent = |o: &&Open| o.since.elapsed() >= GRACE;
+        let silent =
+            |o: &&Open| !o.used.served.load(Ordering::Relaxed) && o.since.elapsed() >= GRACE;
+        let idle = |o: &Open| o.used.idle().filter(|since| since.elapsed() >= GRACE);
         let victim = list
             .iter()
             .filter(silent)
             .filter(|o| o.peer == peer)
             .min_by_key(|o| o.since)
             .or_else(|| list.iter().filter(silent).min_by_key(|o| o.since))
-            .map(|o| o.id);
+            .map(|o| o.id)
+            .or_else(|| {
+                let idle_of = |mine: bool| {
+                    list.iter()
+                        .filter(|o| !mine || o.peer == peer)
+                        .filter_map(|o| idle(o).map(|since| (since, o.id)))
+                        .min()
+                        .map(|(_, id)| id)
+                };
+                idle_of(true).or_else(|| idle_of(false))
+            });
         let Some(id) = victim else { return false };
         if let Some(at) = list.iter().position(|o| o.id == id) {
             list.swap_remove(at).cut.cancel();
@@ -113,31 +176,50 @@ impl Opens {
 #[derive(Clone, Copy, Debug)]
 pub struct Peer(pub IpAddr);
 
-/// The router, noting on its connection's first request that the connection is served, and
-/// giving each request its [`Peer`].
+/// The router, noting while each request of its connection is in progress (until its
+/// response body ends), and giving each request its [`Peer`].
 #[derive(Clone)]
 struct Marked {
     router: Router,
-    served: Arc<AtomicBool>,
+    used: Arc<Use>,
     peer: IpAddr,
 }
 
+type Routed = Result<http::Response<axum::body::Body>, std::convert::Infallible>;
+
 impl<B> tower::Service<http::Request<B>> for Marked
 where
-    Router: tower::Service<http::Request<B>>,
+    Router: tower::Service<
+            http::Request<B>,
+            Response = http::Response<axum::body::Body>,
+            Error = std::convert::Infallible,
+        >,
+    <Router as tower::Service<http::Request<B>>>::Future: Send + 'static,
 {
-    type Response = <Router as tower::Service<http::Request<B>>>::Response;
-    type Error = <Router as tower::Service<http::Request<B>>>::Error;
-    type Future = <Router as tower::Service<http::Request<B>>>::Future;
+    type Response = http::Response<axum::body::Body>;
+    type Error = std::convert::Infallible;
+    type Future = Pin<Box<dyn Future<Output = Routed> + Send>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         <Router as tower::Service<http::Request<B>>>::poll_ready(&mut self.router, cx)
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        self.served.store(true, Ordering::Relaxed);
+        let busy = Busy::start(&self.used);
         request.extensions_mut().insert(Peer(self.peer));
-        <Router as tower::Service<http::Request<B>>>::call(&mut self.router, request)
+        let routed = <Router as tower::Service<http::Request<B>>>::call(&mut self.router, request);
+        Box::pin(async move {
+            let (parts, body) = routed.await?.into_parts();
+            // In progress until the body ends or the client leaves (a stream holds its place).
+            let body = http_body_util::BodyExt::map_frame(body, move |frame| {
+                let _ = &busy;
+                frame
+            });
+            Ok(http::Response::from_parts(
+                parts,
+                axum::body::Body::new(body),
+            ))
+        })
     }
 }
 
@@ -237,10 +319,10 @@ pub async fn serve(
                 continue;
             }
         };
-        let (id, served, cut) = opens.add(peer.ip());
+        let (id, used, cut) = opens.add(peer.ip());
         let service = TowerToHyperService::new(Marked {
             router: router.clone(),
-            served,
+            used,
             peer: peer.ip(),
         });
         let opens = opens.clone();

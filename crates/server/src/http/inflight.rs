@@ -3,7 +3,13 @@
 //! travels in an SSE body after the headers, so the count covers the whole call). One more
 //! gets 503 with `Retry-After` and a JSON-RPC error saying what is full, at once and before
 //! its body is read: a flood costs a bounded amount of memory and every client is told when
-//! to come back. `GET` streams and `DELETE` are not counted (sessions bound the streams).
+//! to come back. `DELETE` is not counted.
+//!
+//! `GET` streams (a session's stream, a resume with `Last-Event-ID`) are counted the same
+//! way in a pool of their own: at most `server.max_streams` open at once, at most
+//! `server.max_streams_per_caller` of them one caller's (one per session up to the session
+//! quota, and resumes: each holds a connection, and together they could leave no place at
+//! `server.max_connections` for `/healthz`).
 //!
 //! The bound is shared, not one pool: each caller — an authenticated principal, or before
 //! authentication (auth off) the source address — holds at most
@@ -33,23 +39,87 @@ use crate::metrics::Metrics;
 /// Seconds a refused client is told to wait.
 const RETRY_AFTER_SECS: u64 = 1;
 
-/// The permits of in-flight POSTs, and each caller's count of them.
+/// What a pool counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// MCP POSTs, each until its response ends.
+    Posts,
+    /// `GET` streams, each until it ends.
+    Streams,
+}
+
+impl Kind {
+    fn method(self) -> Method {
+        match self {
+            Kind::Posts => Method::POST,
+            Kind::Streams => Method::GET,
+        }
+    }
+
+    /// What the caller is told: one of the caller's share is full, or the whole pool.
+    fn full(self, count: usize, own: bool) -> String {
+        match (self, own) {
+            (Kind::Posts, true) => format!(
+                "Busy for this caller: it already has {count} MCP requests being served \
+                 (server.max_in_flight_per_caller); let one finish, or retry after \
+                 {RETRY_AFTER_SECS} s"
+            ),
+            (Kind::Posts, false) => format!(
+                "Server busy: {count} MCP requests are being served (server.max_in_flight); \
+                 retry after {RETRY_AFTER_SECS} s"
+            ),
+            (Kind::Streams, true) => format!(
+                "Busy for this caller: it already has {count} GET streams open \
+                 (server.max_streams_per_caller); close one (one per session is enough), or \
+                 retry after {RETRY_AFTER_SECS} s"
+            ),
+            (Kind::Streams, false) => format!(
+                "Server busy: {count} GET streams are open (server.max_streams); retry after \
+                 {RETRY_AFTER_SECS} s"
+            ),
+        }
+    }
+}
+
+/// The permits of one pool (in-flight POSTs, or open GET streams), and each caller's count
+/// of them.
 pub struct InFlight {
+    kind: Kind,
     permits: Arc<Semaphore>,
     max: usize,
     per_caller: usize,
     callers: Arc<Mutex<HashMap<String, usize>>>,
-    metrics: Metrics,
+    busy: prometheus::IntCounter,
+    gauge: prometheus::IntGauge,
 }
 
 impl InFlight {
+    /// The pool of MCP POSTs (`server.max_in_flight`, `server.max_in_flight_per_caller`).
     pub fn new(max: usize, per_caller: usize, metrics: Metrics) -> InFlight {
+        InFlight::pool(Kind::Posts, max, per_caller, &metrics)
+    }
+
+    /// The pool of `GET` streams (`server.max_streams`, `server.max_streams_per_caller`).
+    pub fn streams(max: usize, per_caller: usize, metrics: &Metrics) -> InFlight {
+        InFlight::pool(Kind::Streams, max, per_caller, metrics)
+    }
+
+    fn pool(kind: Kind, max: usize, per_caller: usize, metrics: &Metrics) -> InFlight {
+        let (busy, gauge) = match kind {
+            Kind::Posts => (
+                metrics.requests_busy.clone(),
+                metrics.requests_in_flight.clone(),
+            ),
+            Kind::Streams => (metrics.streams_busy.clone(), metrics.get_streams.clone()),
+        };
         InFlight {
+            kind,
             permits: Arc::new(Semaphore::new(max)),
             max,
             per_caller: per_caller.clamp(1, max.max(1)),
             callers: Arc::default(),
-            metrics,
+            busy,
+            gauge,
         }
     }
 
@@ -81,7 +151,7 @@ fn caller_of(request: &Request) -> String {
 
 /// A 503 with `Retry-After`, saying which bound is full.
 fn busy(state: &InFlight, message: String) -> Response {
-    state.metrics.requests_busy.inc();
+    state.busy.inc();
     let mut response = jsonrpc_error(StatusCode::SERVICE_UNAVAILABLE, None, -32000, message);
     response.headers_mut().insert(
         http::header::RETRY_AFTER,
@@ -90,34 +160,19 @@ fn busy(state: &InFlight, message: String) -> Response {
     response
 }
 
-/// Counts the POST against the bound for as long as its response body lives; refuses it
-/// with 503 when the bound is reached.
+/// Counts the POST (or, in the streams pool, the GET) against the bound for as long as its
+/// response body lives; refuses it with 503 when the bound is reached.
 pub async fn layer(State(state): State<Arc<InFlight>>, request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
+    if request.method() != state.kind.method() {
         return next.run(request).await;
     }
     let Some(share) = state.share(caller_of(&request)) else {
-        return busy(
-            &state,
-            format!(
-                "Busy for this caller: it already has {} MCP requests being served \
-                 (server.max_in_flight_per_caller); let one finish, or retry after \
-                 {RETRY_AFTER_SECS} s",
-                state.per_caller
-            ),
-        );
+        return busy(&state, state.kind.full(state.per_caller, true));
     };
     let Ok(permit) = state.permits.clone().try_acquire_owned() else {
-        return busy(
-            &state,
-            format!(
-                "Server busy: {} MCP requests are being served (server.max_in_flight); retry \
-                 after {RETRY_AFTER_SECS} s",
-                state.max
-            ),
-        );
+        return busy(&state, state.kind.full(state.max, false));
     };
-    let gauge = state.metrics.requests_in_flight.clone();
+    let gauge = state.gauge.clone();
     gauge.inc();
     let held = Held {
         _permit: permit,

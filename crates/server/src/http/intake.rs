@@ -44,6 +44,7 @@ pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 
 use crate::audit::Audit;
 use crate::fleet::Fleet;
+use crate::http::arrival;
 use crate::http::auth::{Auth, Principal};
 use crate::http::direct::DirectPath;
 use crate::http::scope::{Scope, asks, fleet_refusal, tool_scope};
@@ -307,6 +308,7 @@ pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Ne
         None
     };
     if let Some(message) = &message {
+        arrival::settle(&parts, message);
         count_method(&intake.metrics, &message.method);
         // What rmcp's typed requests drop: a call's `task`, a list's `execution`s.
         let method = if intake.renames_lists {

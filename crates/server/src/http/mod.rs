@@ -2,6 +2,7 @@
 //! its sessionless 2026-07-28 path), the health, readiness and metrics endpoints, and the
 //! HTTP metrics layer. Knows nothing of accessibility.
 
+pub mod arrival;
 pub mod auth;
 pub mod conn;
 pub mod direct;

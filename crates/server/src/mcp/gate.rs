@@ -4,7 +4,9 @@
 //!    administration). Over HTTP the intake layer already answers a missing scope with 403
 //!    and a step-up challenge; this check is the same rule for every transport.
 //! 2. read-only mode: write tools are hidden and refused;
-//! 3. rate limits: per principal, on calls and separately on writes.
+//! 3. rate limits: per principal, on calls and separately on writes. Over HTTP the call
+//!    was taken when the request arrived ([`Prepaid`], `http::arrival`): here only a
+//!    writing tool's write is taken.
 //!
 //! Without authentication (loopback only) there is no principal: every scope is held, and
 //! the rate limits apply to one shared key, [`LOCAL`].
@@ -14,12 +16,12 @@ use rmcp::service::RequestContext;
 
 use super::tools::{Effect, ToolDef};
 use crate::identity::{Principal, Scope};
-use crate::policy::Policy;
-use crate::policy::limits::Limited;
+use crate::policy::limits::{Limit, Limited};
 use crate::policy::principal::Subject;
+use crate::policy::{Policy, Prepaid};
 
 /// The rate-limit key and audit name of calls without authentication.
-pub const LOCAL: &str = "local";
+pub use crate::policy::principal::LOCAL;
 
 /// The key a principal's state (tasks, rate limits, leases) is kept under: [`LOCAL`] when
 /// authentication is off.
@@ -34,6 +36,14 @@ pub fn principal_of(context: &RequestContext<RoleServer>) -> Option<Principal> {
         .get::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())
         .cloned()
+}
+
+/// Whether this request's call was taken from its caller's allowance when it arrived.
+pub fn prepaid(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .extensions
+        .get::<http::request::Parts>()
+        .is_some_and(|parts| parts.extensions.get::<Prepaid>().is_some())
 }
 
 /// The scope a tool needs.
@@ -103,26 +113,40 @@ fn permitted(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> R
     Ok(())
 }
 
-/// Every check, in order; takes from the caller's rate allowance when it passes the others.
-pub fn admit(policy: &Policy, principal: Option<&Principal>, def: &ToolDef) -> Result<(), Refusal> {
+/// Every check, in order; takes from the caller's rate allowance when it passes the others
+/// (only a write when the call was `prepaid`).
+pub fn admit(
+    policy: &Policy,
+    principal: Option<&Principal>,
+    def: &ToolDef,
+    prepaid: bool,
+) -> Result<(), Refusal> {
     permitted(policy, principal, def)?;
     let who = principal.map_or(Subject::from(LOCAL), Subject::of);
-    policy
-        .limits
-        .check(who, !def.profile.effect.reads_only())
-        .map_err(Refusal::Limited)
+    let write = !def.profile.effect.reads_only();
+    let taken = match (prepaid, write) {
+        (true, false) => Ok(()),
+        (true, true) => policy.limits.take(who, Limit::Writes),
+        (false, write) => policy.limits.check(who, write),
+    };
+    taken.map_err(Refusal::Limited)
 }
 
 /// The rate limit on requests other than tool calls that make axgate work —
 /// `resources/read`, `prompts/get`, `completion/complete`, `subscriptions/listen`: each
 /// takes one call from the caller's allowance (`limits.calls_per_second`), refused as a
-/// JSON-RPC error naming the limit, with the wait in `data.retry_after_ms`.
+/// JSON-RPC error naming the limit, with the wait in `data.retry_after_ms`. Nothing more
+/// is taken when the call was `prepaid`.
 pub fn admit_request(
     policy: &Policy,
-    principal: Option<&Principal>,
+    context: &RequestContext<RoleServer>,
     method: &str,
 ) -> Result<(), rmcp::ErrorData> {
-    let who = principal.map_or(Subject::from(LOCAL), Subject::of);
+    if prepaid(context) {
+        return Ok(());
+    }
+    let principal = principal_of(context);
+    let who = principal.as_ref().map_or(Subject::from(LOCAL), Subject::of);
     policy.limits.check(who, false).map_err(|limited| {
         rmcp::ErrorData::new(
             rmcp::model::ErrorCode(-32000),

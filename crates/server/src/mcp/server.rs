@@ -154,8 +154,7 @@ impl AxServer {
         context: &RequestContext<RoleServer>,
         method: &str,
     ) -> Result<(), McpError> {
-        let principal = gate::principal_of(context);
-        gate::admit_request(&self.shared.policy.load(), principal.as_ref(), method)
+        gate::admit_request(&self.shared.policy.load(), context, method)
     }
 
     /// Admits a `tasks/*` request ([`Self::admit`]); the key its caller's tasks are kept under.
@@ -504,7 +503,8 @@ impl ServerHandler for AxServer {
             session: session.as_deref(),
         };
         let policy = self.shared.policy.load_full();
-        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def) {
+        let prepaid = gate::prepaid(&context);
+        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def, prepaid) {
             return Ok(self.refuse(&meta, refusal).await);
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.

@@ -1,14 +1,19 @@
-//! Per-principal rate limits on tool calls (`limits.calls_per_second`) and, separately, on
-//! writes (`limits.writes_per_second`, default 10/s), with `governor`'s keyed GCRA limiters.
-//! A limited call is refused before it runs, with how long to wait. A token or an issuer
-//! with its own rates ([`super::principal::Override`]) has its own pair of limiters, keyed
-//! by principal too, so every JWT subject of an issuer still has an allowance of its own.
+//! Per-principal rate limits on calls (`limits.calls_per_second`) and, separately, on
+//! writes (`limits.writes_per_second`, default 10/s), as keyed GCRA allowances (a burst of
+//! one second's worth, then one per interval). A limited call is refused before it runs,
+//! with how long to wait. A token or an issuer with its own rates
+//! ([`super::principal::Override`]) has its own pair of allowances, keyed by principal too,
+//! so every JWT subject of an issuer still has an allowance of its own.
+//!
+//! Over HTTP a call is taken when the request arrives, before its body is read
+//! ([`super::Prepaid`], `http::arrival`), so a caller over its rate is refused at once
+//! however slowly it sends; what turns out not to be a request (a notification, a
+//! response, `initialize`) is given back ([`RateLimits::give_back`]), which `governor`'s
+//! limiters cannot do, hence the few lines of GCRA here.
 
-use std::num::NonZeroU32;
-use std::time::Duration;
-
-use governor::clock::Clock;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use super::principal::{Override, Subject, Who};
 
@@ -53,21 +58,83 @@ impl std::fmt::Display for Limited {
     }
 }
 
-/// The calls and writes limiters of one rate class, keyed by principal.
+/// One keyed GCRA allowance: `per_second` a second, in a burst of at most `per_second`.
+struct Allowance {
+    per_second: u32,
+    /// The time between two calls at the full rate.
+    interval: Duration,
+    /// How far ahead of now a key's theoretical arrival time may run (the burst).
+    tolerance: Duration,
+    /// Each key's theoretical arrival time; a key whose time has passed holds its full
+    /// burst and is forgotten by [`Allowance::forget_idle`].
+    due: Mutex<HashMap<String, Instant>>,
+}
+
+impl Allowance {
+    fn new(per_second: u32) -> Allowance {
+        let per_second = per_second.max(1);
+        let interval = Duration::from_secs(1) / per_second;
+        Allowance {
+            per_second,
+            interval,
+            tolerance: interval * (per_second - 1),
+            due: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Instant>> {
+        self.due.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes one from `key`'s allowance, or says how long until one is there.
+    fn take(&self, key: &str) -> Result<(), Duration> {
+        let now = Instant::now();
+        let mut due = self.lock();
+        let at = due.get(key).map_or(now, |&at| at.max(now));
+        let ahead = at - now;
+        if ahead > self.tolerance {
+            return Err(ahead - self.tolerance);
+        }
+        match due.get_mut(key) {
+            Some(slot) => *slot = at + self.interval,
+            None => {
+                due.insert(key.to_owned(), at + self.interval);
+            }
+        }
+        Ok(())
+    }
+
+    /// Gives one back to `key`'s allowance (never more than its full burst).
+    fn give_back(&self, key: &str) {
+        let now = Instant::now();
+        let mut due = self.lock();
+        if let Some(at) = due.get_mut(key) {
+            match at.checked_sub(self.interval) {
+                Some(earlier) if earlier > now => *at = earlier,
+                _ => {
+                    due.remove(key);
+                }
+            }
+        }
+    }
+
+    fn forget_idle(&self) {
+        let now = Instant::now();
+        self.lock().retain(|_, at| *at > now);
+    }
+}
+
+/// The calls and writes allowances of one rate class, keyed by principal.
 struct Pair {
-    calls: DefaultKeyedRateLimiter<String>,
-    writes: DefaultKeyedRateLimiter<String>,
-    calls_per_second: u32,
-    writes_per_second: u32,
+    calls: Allowance,
+    writes: Allowance,
 }
 
 impl Pair {
     fn new(calls_per_second: u32, writes_per_second: u32) -> Pair {
         Pair {
-            calls: RateLimiter::keyed(quota(calls_per_second)),
-            writes: RateLimiter::keyed(quota(writes_per_second)),
-            calls_per_second,
-            writes_per_second,
+            calls: Allowance::new(calls_per_second),
+            writes: Allowance::new(writes_per_second),
         }
     }
 }
@@ -76,10 +143,6 @@ impl Pair {
 pub struct RateLimits {
     default: Pair,
     own: Vec<(Who, Pair)>,
-}
-
-fn quota(per_second: u32) -> Quota {
-    Quota::per_second(NonZeroU32::new(per_second.max(1)).unwrap_or(NonZeroU32::MIN))
 }
 
 impl RateLimits {
@@ -118,31 +181,43 @@ impl RateLimits {
     /// its identity key; its rates are those of its rule, issuer or token, if any). A write
     /// refused by the write limit still counts as a call.
     pub fn check<'a>(&self, principal: impl Into<Subject<'a>>, write: bool) -> Result<(), Limited> {
-        // The limiter's own clock: building a clock calibrates it (CPUID), which profiled at
-        // 8 % of a loaded server's CPU when it was done on every call.
         let principal = principal.into();
-        let pair = self.pair_of(principal);
-        let key = principal.key.to_owned();
-        pair.calls.check_key(&key).map_err(|nu| Limited {
-            limit: Limit::Calls,
-            per_second: pair.calls_per_second,
-            retry_after: nu.wait_time_from(pair.calls.clock().now()),
-        })?;
+        self.take(principal, Limit::Calls)?;
         if write {
-            pair.writes.check_key(&key).map_err(|nu| Limited {
-                limit: Limit::Writes,
-                per_second: pair.writes_per_second,
-                retry_after: nu.wait_time_from(pair.writes.clock().now()),
-            })?;
+            self.take(principal, Limit::Writes)?;
         }
         Ok(())
+    }
+
+    /// Takes one from `principal`'s allowance of `limit` alone (a call whose request was
+    /// counted when it arrived takes only its write here).
+    pub fn take<'a>(&self, principal: impl Into<Subject<'a>>, limit: Limit) -> Result<(), Limited> {
+        let principal = principal.into();
+        let pair = self.pair_of(principal);
+        let allowance = match limit {
+            Limit::Calls => &pair.calls,
+            Limit::Writes => &pair.writes,
+        };
+        allowance
+            .take(principal.key)
+            .map_err(|retry_after| Limited {
+                limit,
+                per_second: allowance.per_second,
+                retry_after,
+            })
+    }
+
+    /// Gives back one call taken for a POST that turned out to be no counted request.
+    pub fn give_back<'a>(&self, principal: impl Into<Subject<'a>>) {
+        let principal = principal.into();
+        self.pair_of(principal).calls.give_back(principal.key);
     }
 
     /// Forgets principals whose allowance is full again (bounded memory).
     pub fn forget_idle(&self) {
         for pair in std::iter::once(&self.default).chain(self.own.iter().map(|(_, p)| p)) {
-            pair.calls.retain_recent();
-            pair.writes.retain_recent();
+            pair.calls.forget_idle();
+            pair.writes.forget_idle();
         }
     }
 }
@@ -210,5 +285,35 @@ mod tests {
         let refused = limits.check("jwt:https://idp#a", false).unwrap_err();
         assert_eq!((refused.limit, refused.per_second), (Limit::Calls, 1));
         assert_eq!(limits.check("jwt:https://idp#b", false), Ok(()));
+    }
+
+    #[test]
+    fn a_call_given_back_is_there_again_but_never_beyond_the_burst() {
+        let limits = RateLimits::new(2, 100, &[]);
+        // Nothing taken: giving back adds nothing.
+        limits.give_back("a");
+        assert!(limits.check("a", false).is_ok());
+        assert!(limits.check("a", false).is_ok());
+        assert!(limits.check("a", false).is_err());
+        limits.give_back("a");
+        assert!(limits.check("a", false).is_ok());
+        assert_eq!(
+            limits.check("a", false).unwrap_err().limit,
+            Limit::Calls,
+            "one given back, one taken"
+        );
+    }
+
+    #[test]
+    fn a_prepaid_call_takes_only_its_write() {
+        let limits = RateLimits::new(1, 2, &[]);
+        assert!(limits.take("a", Limit::Calls).is_ok());
+        // The call was taken at arrival: the write allowance alone decides.
+        assert!(limits.take("a", Limit::Writes).is_ok());
+        assert!(limits.take("a", Limit::Writes).is_ok());
+        assert_eq!(
+            limits.take("a", Limit::Writes).unwrap_err().limit,
+            Limit::Writes
+        );
     }
 }

@@ -107,6 +107,42 @@ impl Policy {
     }
 }
 
+/// One call taken from a caller's allowance when its HTTP request arrived, before its body
+/// was read (`http::arrival`); carried in the request's extensions, so the handler takes
+/// only the write of a writing tool ([`limits::RateLimits::take`]) and a POST that is no
+/// counted request gives it back ([`Prepaid::give_back`]). Holds the policy it was taken
+/// from: a reload meanwhile gives it back where it was taken.
+#[derive(Clone)]
+pub struct Prepaid {
+    policy: Arc<Policy>,
+    key: String,
+    rule: Option<String>,
+}
+
+impl Prepaid {
+    /// Takes one call from `who`'s allowance in `policy`.
+    pub fn take(
+        policy: Arc<Policy>,
+        who: principal::Subject<'_>,
+    ) -> Result<Prepaid, limits::Limited> {
+        policy.limits.take(who, limits::Limit::Calls)?;
+        Ok(Prepaid {
+            key: who.key.to_owned(),
+            rule: who.rule.map(str::to_owned),
+            policy,
+        })
+    }
+
+    /// Gives the call back: the POST was a notification, a response or `initialize`, which
+    /// the rate limit does not count.
+    pub fn give_back(&self) {
+        self.policy.limits.give_back(principal::Subject {
+            key: &self.key,
+            rule: self.rule.as_deref(),
+        });
+    }
+}
+
 /// The current policy, swapped whole on reload.
 pub type SharedPolicy = Arc<ArcSwap<Policy>>;
 

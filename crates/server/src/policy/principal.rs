@@ -14,6 +14,9 @@
 use super::confirm::Unconfirmed;
 use crate::identity::Principal;
 
+/// The key of calls without authentication (rate limits, audit): every one is the local user.
+pub const LOCAL: &str = "local";
+
 /// Whom a policy decision is about: a principal's identity key, and the claim rule that
 /// admitted it, if any.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

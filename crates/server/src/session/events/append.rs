@@ -14,8 +14,8 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use super::{
-    Budget, EVENT_OVERHEAD, EventLog, EventRef, From, Group, GroupState, Index, Stored, StreamLog,
-    Whose, finish, wire,
+    Budget, EVENT_OVERHEAD, EventLog, EventRef, From, Group, GroupState, Index, STREAM_OVERHEAD,
+    Stored, StreamLog, Whose, finish, wire,
 };
 
 impl EventLog {
@@ -88,6 +88,10 @@ impl EventLog {
             };
             let seq = log.next_seq;
             log.next_seq += 1;
+            // The stream's own structures are weighed with its first event, in its bytes
+            // until the whole stream goes (trimming an event never gives them back).
+            let base = if seq == 0 { STREAM_OVERHEAD } else { 0 };
+            log.bytes += base;
             if log.live.is_none()
                 && log.has_reader()
                 && let (Some(message), Some(json)) = (&event.message, &json)
@@ -131,7 +135,8 @@ impl EventLog {
             }
             let common = log.common;
             log.wake();
-            let stored_bytes = added - if too_large { added } else { 0 };
+            let stored_bytes = (if too_large { 0 } else { added }) + base;
+            added += base;
             state.bytes = state.bytes + stored_bytes - removed;
             state.events = state.events.saturating_add_signed(events_delta);
             let newly = ends && !common && finish(&mut state, n);

@@ -13,7 +13,7 @@ use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use serde_json::json;
 
 use super::queue::SLACK;
-use super::{EVENT_OVERHEAD, EventLimits, EventLog, From, Resume};
+use super::{EVENT_OVERHEAD, EventLimits, EventLog, From, Resume, STREAM_OVERHEAD};
 
 const KIB: usize = 1024;
 
@@ -175,7 +175,8 @@ fn an_event_too_large_with_nobody_reading_is_not_kept() {
     log.open_session("s");
     let common = log.common_stream("s").unwrap();
     let big = log.append("s:common", &notification(40 * KIB));
-    assert_eq!(log.stats().bytes, 0);
+    // Only the stream's own structures are held.
+    assert_eq!(log.stats().bytes, STREAM_OVERHEAD);
     assert_eq!(
         log.resume_in_session(&format!("{common}-0"), "s"),
         Resume::Replayable
@@ -184,7 +185,10 @@ fn an_event_too_large_with_nobody_reading_is_not_kept() {
     let small = log.append("s:common", &notification(100));
     assert!(small.ends_with("-1"), "{small}");
     let bytes = log.stats().bytes;
-    assert!(bytes > 100 + EVENT_OVERHEAD && bytes < KIB, "{bytes}");
+    assert!(
+        bytes > STREAM_OVERHEAD + 100 + EVENT_OVERHEAD && bytes < STREAM_OVERHEAD + KIB,
+        "{bytes}"
+    );
 }
 
 #[tokio::test]
@@ -337,4 +341,28 @@ fn the_queues_of_finished_and_unbound_streams_stay_bounded_under_many_calls() {
             queue.bytes()
         );
     }
+}
+
+/// Issue 33: the budgets weighed a stream's events only, while each stream's own structures
+/// held about 1.4 KiB more, so 64 MiB counted was 2.5 times as much resident memory after a
+/// load of `list_apps` calls. A stream now weighs its structures too: many small streams are
+/// few enough that what they hold fits the budget.
+#[test]
+fn many_small_streams_are_weighed_with_their_own_structures() {
+    let log = EventLog::new(limits(64 * KIB, 1024 * KIB, 256 * KIB), None);
+    log.open_session("s");
+    for i in 0..2_000 {
+        let rmcp_id = format!("r{i}");
+        request_stream(&log, "s", &rmcp_id);
+        log.append(&rmcp_id, &response(i, 100));
+    }
+    let stats = log.stats();
+    assert!(stats.bytes <= 256 * KIB, "{stats:?}");
+    assert!(stats.streams > 16, "the newest streams are kept: {stats:?}");
+    // At 1.5 KiB of structures each, 256 KiB holds at most 170 of them; weighing the events
+    // alone (about 280 bytes a stream) kept 949.
+    assert!(
+        stats.streams <= 170,
+        "each stream weighs its structures: {stats:?}"
+    );
 }
