@@ -40,6 +40,7 @@ pub(super) const LAUNCHABLE: &[(&str, &str)] = &[
     ("notes.json", include_str!("apps/notes.json")),
     ("contract.json", include_str!("apps/contract.json")),
     ("counter.json", include_str!("apps/counter.json")),
+    ("rows.json", include_str!("apps/rows.json")),
 ];
 
 /// How an app answers calls.
