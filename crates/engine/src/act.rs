@@ -392,7 +392,14 @@ async fn kept_before(
     if heard.whole || !picture.update(target.clone()) {
         return Ok(None);
     }
-    let fresh = reread(engine, app, stats, &mut picture, &heard.nodes).await?;
+    // A focus event names the new focus only: the focus the picture holds is re-read too.
+    let mut ids = heard.nodes;
+    for id in picture.focused() {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let fresh = reread(engine, app, stats, &mut picture, &ids).await?;
     Ok(fresh.then_some(picture))
 }
 
