@@ -2,7 +2,8 @@
 //! `click` (press rung, an effect every time: a check box toggles) against a bare
 //! `doAction` through the backend, on the small form app and on gtk3-widget-factory; a click
 //! with no visible effect (a pointer click on a label) in the factory, whose spinners animate;
-//! `type_text` of 20 characters against the bare key events. Prints p50s and the targets.
+//! `type_text` of 20 characters against the bare key events (and the key events until the
+//! field shows them: the app's own pace). Prints p50s and the targets.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
