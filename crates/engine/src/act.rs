@@ -11,7 +11,8 @@
 //! change, not the whole window again: the picture before is the window's last picture
 //! (`kept`) with the elements the app's events named since, and the target, re-read; the
 //! picture after re-reads the elements the events after the act named (and the focus). A
-//! structural change, an event naming no element or lost events take a whole picture.
+//! structural change, an event naming no element or lost events take a whole picture, and so
+//! does the last look before an act is reported without a visible effect.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -291,7 +292,17 @@ impl Watch {
             let now = Instant::now();
             let quiet = now.duration_since(last_heard);
             if now >= deadline || quiet >= windows.unverified {
-                return Ok(Vec::new());
+                if !self.from_kept {
+                    return Ok(Vec::new());
+                }
+                // The looks in a kept picture re-read what the events named, the target and
+                // the focus; before saying "no effect" the window is looked at whole once, so
+                // an effect that sent no event is still seen (and the next act is not the
+                // second of a climb that missed it).
+                let after = after_act(picture(engine, app, scope, stats).await)?;
+                let changes = diff(&self.before, after.as_ref().unwrap_or(&Picture::default()));
+                self.last = after;
+                return Ok(changes);
             }
             let limit = delay.min(deadline - now).min(windows.unverified - quiet);
             if next_effect_event(&mut self.events, pid, limit, &mut heard).await {
