@@ -135,7 +135,11 @@ mod linux {
             .build()
             .expect("runtime");
         rt.block_on(async {
-            let server = AtspiServer::start("[backend]\ncall_timeout_ms = 60000\n").await;
+            // Acts now take less than the default write limit's 100 ms apart (10 per second).
+            let server = AtspiServer::start(
+                "[backend]\ncall_timeout_ms = 60000\n[limits]\ncalls_per_second = 100000\nwrites_per_second = 100000\n",
+            )
+            .await;
             if std::env::var_os("AXGATE_BENCH_ACTS_ONLY").is_some() {
                 super::acts::measure(&server).await;
                 return;

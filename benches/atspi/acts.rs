@@ -2,7 +2,8 @@
 //! `click` (press rung, an effect every time: a check box toggles) against a bare
 //! `doAction` through the backend, on the small form app and on gtk3-widget-factory; a click
 //! with no visible effect (a pointer click on a label) in the factory, whose spinners animate;
-//! `type_text` of 20 characters against the bare key events. Prints p50s and the targets.
+//! `type_text` of 20 characters against the bare key events (and the key events until the
+//! field shows them: the app's own pace). Prints p50s and the targets.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,6 +54,23 @@ fn node(backend: &AtspiBackend, pid: u32, role: Role, title: Option<&str>) -> No
         })
         .unwrap_or_else(|| panic!("no shown {role:?} {title:?}"))
         .id
+}
+
+/// Characters in a text field's value now.
+fn text_chars(backend: &AtspiBackend, pid: u32, id: NodeId) -> usize {
+    let request = SnapshotRequest {
+        root: Some(id),
+        max_depth: 0,
+        max_nodes: 1,
+        skip_children: 0,
+    };
+    let snap = backend
+        .snapshot(pid, &request, &mut ctx())
+        .expect("read the field");
+    match snap.nodes.first().and_then(|n| n.value.as_ref()) {
+        Some(axgate::ax::AxValue::Text(t)) => t.chars().count(),
+        _ => 0,
+    }
 }
 
 /// Milliseconds of `runs()` calls of a tool, and the last result.
@@ -166,8 +184,25 @@ pub(super) async fn measure(server: &AtspiServer) {
             .type_text(form.pid, text, &mut ctx())
             .expect("key events")
     }));
+    // The app's own pace: the key events until the field holds all of them (what a verified
+    // act cannot be faster than; it also pictures before and after).
+    let field = off_runtime(|| node(&backend, form.pid, Role::TextField, None));
+    let shown = p50(raw_ms(|| {
+        let chars = || text_chars(&backend, form.pid, field);
+        let had = chars();
+        backend
+            .type_text(form.pid, text, &mut ctx())
+            .expect("key events");
+        let until = Instant::now() + Duration::from_secs(2);
+        while chars() < had + text.len() && Instant::now() < until {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+    }));
     let out = &last["structuredContent"];
     let ours = p50(ours);
+    println!(
+        "type_text, 20 characters (form.py): key events until the field shows them {shown:.2} ms (the app's pace, same run)"
+    );
     lines.push(Line {
         what: "type_text, 20 characters (form.py)",
         raw,

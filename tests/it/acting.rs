@@ -44,6 +44,7 @@ fn change_fields(result: &Value, path: &str) -> Vec<String> {
 }
 
 mod input;
+mod large;
 mod once;
 mod press;
 mod values;

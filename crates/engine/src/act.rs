@@ -6,6 +6,13 @@
 //! window that grows for apps measured slow, never past the caller's bound. Events that
 //! cannot be an effect (bounds changes: animations, frames moving) never reset a quiet
 //! window. The actuation ladder on top of this is `ladder`.
+//!
+//! In a large window (from [`PARTIAL_FROM`] nodes) the pictures cover what the act can
+//! change, not the whole window again: the picture before is the window's last picture
+//! (`kept`) with the elements the app's events named since, and the target, re-read; the
+//! picture after re-reads the elements the events after the act named (and the focus). A
+//! structural change, an event naming no element or lost events take a whole picture, and so
+//! does the last look before an act is reported without a visible effect.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -18,7 +25,8 @@ use super::connection::{Resolved, pick_child};
 use super::diff::{Change, Picture, diff};
 use super::engine::Engine;
 use super::error::AxError;
-use super::model::{AppInfo, NodeId, Pid};
+use super::kept::Kept;
+use super::model::{AppInfo, NodeId, Pid, RawNode};
 use super::path::ElementPath;
 use super::rhythm::Sample;
 use super::tree;
@@ -30,10 +38,15 @@ const PICTURE_DEPTH: u32 = 40;
 /// The longest a burst of effect events may keep an act waiting once it started.
 const SETTLE_MAX: Duration = Duration::from_millis(300);
 /// From this many nodes in the picture before, the picture after an effect event re-reads
-/// only the elements the events named (and the old focus), instead of the whole scope again:
-/// in a 1,000-node window a whole picture costs tens of milliseconds, one element a few
-/// round trips. Smaller scopes are pictured whole (cheap, and exact without events).
-const PARTIAL_FROM: usize = 300;
+/// only the elements the events named (and the old focus), instead of the whole scope again,
+/// and the window's picture is kept for the next act: gtk3-widget-factory's window pictures
+/// 255 nodes in about 370 round trips (tens of milliseconds), one element costs a few.
+/// Smaller scopes are pictured whole (cheap, and exact without events).
+const PARTIAL_FROM: usize = 100;
+/// How long the first look after an act waits for the app's first event: an app that
+/// reacts says so within a few milliseconds, and a look without an event is a whole
+/// picture of a large window.
+const FIRST_LOOK: Duration = Duration::from_millis(5);
 /// At most this many named elements are re-read one by one; more, and the whole scope is.
 const PARTIAL_MAX: usize = 24;
 
@@ -68,6 +81,9 @@ impl Heard {
 #[derive(Clone, Debug)]
 pub struct Scope {
     top: Option<(NodeId, ElementPath)>,
+    /// The element acted on, as read just before the act: always re-read when the picture
+    /// is not taken whole.
+    target: Option<RawNode>,
 }
 
 impl Scope {
@@ -79,7 +95,7 @@ impl Scope {
         stats: &CallStats,
     ) -> Result<Scope, AxError> {
         let Some(first) = element.path.steps.first() else {
-            return Ok(Scope { top: None });
+            return Ok(Scope::app());
         };
         let request = SnapshotRequest {
             root: None,
@@ -93,6 +109,7 @@ impl Scope {
         let children = snapshot.nodes.iter().filter(|n| n.parent == Some(0));
         let top = pick_child(children, first);
         Ok(Scope {
+            target: top.is_some().then(|| element.node.clone()),
             top: top.map(|n| {
                 (
                     n.id,
@@ -106,7 +123,10 @@ impl Scope {
 
     /// The whole app, bounded.
     pub fn app() -> Scope {
-        Scope { top: None }
+        Scope {
+            top: None,
+            target: None,
+        }
     }
 }
 
@@ -149,14 +169,20 @@ pub async fn picture(
 }
 
 /// An act under watch: the app's events, subscribed before the first picture, and that
-/// picture. Acts (one, or the rungs of a ladder) run between [`Watch::start`] and the waits.
+/// picture. Acts (one, or the rungs of a ladder) run between [`Watch::start`] and the waits;
+/// [`Watch::keep`] leaves the last picture for the next act in a large window.
 pub struct Watch {
     events: Receiver<ChangeEvent>,
     before: Picture,
+    /// The picture before came from the window's kept picture, not a whole reading.
+    from_kept: bool,
+    /// The last picture taken after the act.
+    last: Option<Picture>,
 }
 
 impl Watch {
-    /// Subscribes to the app's events, then takes the picture before the act.
+    /// Subscribes to the app's events, then takes the picture before the act: the window's
+    /// kept picture brought up to date when it can be, else a whole one.
     pub async fn start(
         engine: &Engine,
         app: &AppInfo,
@@ -164,8 +190,33 @@ impl Watch {
         stats: &CallStats,
     ) -> Result<Watch, AxError> {
         let events = engine.subscribe();
-        let before = picture(engine, app, scope, stats).await?;
-        Ok(Watch { events, before })
+        let (before, from_kept) = match kept_before(engine, app, scope, stats).await? {
+            Some(before) => (before, true),
+            None => (picture(engine, app, scope, stats).await?, false),
+        };
+        Ok(Watch {
+            events,
+            before,
+            from_kept,
+            last: None,
+        })
+    }
+
+    /// Leaves the last picture after the act, with the events since, for the next act in
+    /// the same large window.
+    pub fn keep(self, engine: &Engine, app: &AppInfo, scope: &Scope) {
+        let (Some((window, _)), Some(picture)) = (&scope.top, self.last) else {
+            return;
+        };
+        if picture.len() < PARTIAL_FROM {
+            return;
+        }
+        let kept = Kept {
+            picture,
+            events: self.events,
+            taken: Instant::now(),
+        };
+        engine.kept().keep(app.pid, *window, kept);
     }
 
     /// Waits for the effect of an act that ran at `acted_at`: until the scope shows a change
@@ -187,26 +238,29 @@ impl Watch {
         let deadline = acted_at + wait;
         let mut heard = Heard::default();
         let mut first_heard = drain(&mut self.events, pid, &mut heard).then(Instant::now);
+        if first_heard.is_none()
+            && next_effect_event(&mut self.events, pid, FIRST_LOOK.min(wait), &mut heard).await
+        {
+            first_heard = Some(Instant::now());
+        }
         let mut fresh = first_heard.is_some();
-        let mut last_heard = acted_at;
+        let mut last_heard = first_heard.unwrap_or(acted_at);
         let mut gap = Duration::ZERO;
-        let mut delay = Duration::from_millis(5);
+        let mut delay = FIRST_LOOK;
         loop {
             // The app said it changed: let its burst end before looking, so one picture
-            // shows the whole effect.
-            let after = if std::mem::take(&mut fresh) {
+            // shows the whole effect. Without a word from it, look (polling).
+            let polled = !std::mem::take(&mut fresh);
+            if !polled {
                 gap = gap.max(settle(&mut self.events, pid, windows.settle, &mut heard).await);
-                self.refreshed(engine, app, stats, &std::mem::take(&mut heard))
-                    .await?
-            } else {
-                None
-            };
-            let after = match after {
-                Some(after) => after,
-                None => match after_act(picture(engine, app, scope, stats).await)? {
-                    Some(after) => after,
-                    None => return Ok(diff(&self.before, &Picture::default())),
-                },
+            }
+            let heard_now = std::mem::take(&mut heard);
+            let Some(after) = self
+                .after(engine, app, scope, stats, heard_now, polled)
+                .await?
+            else {
+                self.last = None;
+                return Ok(diff(&self.before, &Picture::default()));
             };
             let changes = diff(&self.before, &after);
             if !changes.is_empty() {
@@ -220,17 +274,35 @@ impl Watch {
                     },
                 );
                 if !polled {
+                    self.last = Some(after);
                     return Ok(changes);
                 }
                 // Found by polling, without an event: the app may still be at it.
                 settle(&mut self.events, pid, windows.settle, &mut heard).await;
-                let after = after_act(picture(engine, app, scope, stats).await)?;
-                return Ok(diff(&self.before, &after.unwrap_or_default()));
+                let heard_now = std::mem::take(&mut heard);
+                let after = self
+                    .after(engine, app, scope, stats, heard_now, true)
+                    .await?
+                    .unwrap_or_default();
+                let changes = diff(&self.before, &after);
+                self.last = Some(after);
+                return Ok(changes);
             }
+            self.last = Some(after);
             let now = Instant::now();
             let quiet = now.duration_since(last_heard);
             if now >= deadline || quiet >= windows.unverified {
-                return Ok(Vec::new());
+                if !self.from_kept {
+                    return Ok(Vec::new());
+                }
+                // The looks in a kept picture re-read what the events named, the target and
+                // the focus; before saying "no effect" the window is looked at whole once, so
+                // an effect that sent no event is still seen (and the next act is not the
+                // second of a climb that missed it).
+                let after = after_act(picture(engine, app, scope, stats).await)?;
+                let changes = diff(&self.before, after.as_ref().unwrap_or(&Picture::default()));
+                self.last = after;
+                return Ok(changes);
             }
             let limit = delay.min(deadline - now).min(windows.unverified - quiet);
             if next_effect_event(&mut self.events, pid, limit, &mut heard).await {
@@ -243,50 +315,47 @@ impl Watch {
         }
     }
 
-    /// The picture before with the elements `heard` named re-read, when the scope is large
-    /// and the events named few elements and nothing structural; `None`: picture it whole.
-    async fn refreshed(
+    /// A picture after the act; `None` when the scope (or the app) is gone, which is then
+    /// the effect. A small scope is pictured whole (cheap, and exact without events). In a
+    /// large one the picture before is brought up to date with the elements `heard` named
+    /// and the focus, and, when it came from the kept picture, the target (which may change
+    /// without an event); events that cannot say what changed take a whole picture, and so
+    /// does a change found by `polled` looking in a picture that was read whole (the change
+    /// may be anywhere).
+    async fn after(
         &self,
         engine: &Engine,
         app: &AppInfo,
+        scope: &Scope,
         stats: &CallStats,
-        heard: &Heard,
+        heard: Heard,
+        polled: bool,
     ) -> Result<Option<Picture>, AxError> {
-        if heard.whole || heard.nodes.is_empty() || self.before.len() < PARTIAL_FROM {
-            return Ok(None);
-        }
-        let mut after = self.before.clone();
-        // A focus event names the new focus only: the old one is re-read too.
-        let mut ids = heard.nodes.clone();
-        for focused in self.before.focused() {
-            if !ids.contains(&focused) {
-                ids.push(focused);
-            }
-        }
-        for id in ids {
-            let request = SnapshotRequest {
-                root: Some(id),
-                max_depth: 0,
-                max_nodes: 1,
-                skip_children: 0,
-            };
-            match engine
-                .snapshot(app, request, engine.deadline(), stats)
-                .await
+        let partial = if self.from_kept {
+            !heard.whole
+        } else {
+            !heard.whole && !polled && !heard.nodes.is_empty() && self.before.len() >= PARTIAL_FROM
+        };
+        if partial {
+            let mut after = self.before.clone();
+            // A focus event names the new focus only: the old one is re-read too.
+            let mut ids = heard.nodes;
+            let target = scope.target.as_ref().filter(|_| self.from_kept);
+            for id in self
+                .before
+                .focused()
+                .into_iter()
+                .chain(target.map(|t| t.id))
             {
-                Ok(one) => match one.nodes.into_iter().next() {
-                    Some(node) if node.id == id => {
-                        if !after.update(node) {
-                            return Ok(None);
-                        }
-                    }
-                    _ => return Ok(None),
-                },
-                Err(AxError::Stale { .. } | AxError::NotFound { .. }) => return Ok(None),
-                Err(e) => return Err(e),
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            if reread(engine, app, stats, &mut after, &ids).await? {
+                return Ok(Some(after));
             }
         }
-        Ok(Some(after))
+        after_act(picture(engine, app, scope, stats).await)
     }
 
     /// What changed since the picture before, looked at once, now: a late effect of an act
@@ -298,9 +367,86 @@ impl Watch {
         scope: &Scope,
         stats: &CallStats,
     ) -> Result<Vec<Change>, AxError> {
-        let after = after_act(picture(engine, app, scope, stats).await)?;
-        Ok(diff(&self.before, &after.unwrap_or_default()))
+        let mut heard = Heard::default();
+        if self.from_kept {
+            drain(&mut self.events, app.pid, &mut heard);
+        }
+        let after = self
+            .after(engine, app, scope, stats, heard, true)
+            .await?
+            .unwrap_or_default();
+        let changes = diff(&self.before, &after);
+        self.last = Some(after);
+        Ok(changes)
     }
+}
+
+/// The window's kept picture brought up to date for an act: the elements the app's events
+/// named since it was taken, and the target, re-read. `None` when there is none, or the
+/// events cannot say what changed (structure, no element named, events lost, too many).
+async fn kept_before(
+    engine: &Engine,
+    app: &AppInfo,
+    scope: &Scope,
+    stats: &CallStats,
+) -> Result<Option<Picture>, AxError> {
+    let (Some((window, _)), Some(target)) = (&scope.top, &scope.target) else {
+        return Ok(None);
+    };
+    let Some(mut kept) = engine.kept().take(app.pid, *window) else {
+        return Ok(None);
+    };
+    let mut heard = Heard::default();
+    drain(&mut kept.events, app.pid, &mut heard);
+    let mut picture = kept.picture;
+    // The target as the act's caller just read it: the freshest state there is.
+    if heard.whole || !picture.update(target.clone()) {
+        return Ok(None);
+    }
+    // A focus event names the new focus only: the focus the picture holds is re-read too.
+    let mut ids = heard.nodes;
+    for id in picture.focused() {
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    let fresh = reread(engine, app, stats, &mut picture, &ids).await?;
+    Ok(fresh.then_some(picture))
+}
+
+/// Re-reads the elements `ids` into `picture`; false when one of them is gone or not in it
+/// (the picture must then be taken whole).
+async fn reread(
+    engine: &Engine,
+    app: &AppInfo,
+    stats: &CallStats,
+    picture: &mut Picture,
+    ids: &[NodeId],
+) -> Result<bool, AxError> {
+    for &id in ids {
+        let request = SnapshotRequest {
+            root: Some(id),
+            max_depth: 0,
+            max_nodes: 1,
+            skip_children: 0,
+        };
+        match engine
+            .snapshot(app, request, engine.deadline(), stats)
+            .await
+        {
+            Ok(one) => match one.nodes.into_iter().next() {
+                Some(node) if node.id == id => {
+                    if !picture.update(node) {
+                        return Ok(false);
+                    }
+                }
+                _ => return Ok(false),
+            },
+            Err(AxError::Stale { .. } | AxError::NotFound { .. }) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
 }
 
 /// Runs `act`, then waits for its effect ([`Watch::effect`]). Returns the changes (empty: no
@@ -320,9 +466,11 @@ where
     let mut watch = Watch::start(engine, app, scope, stats).await?;
     act().await?;
     let acted_at = Instant::now();
-    watch
+    let changes = watch
         .effect(engine, app, scope, stats, wait, acted_at)
-        .await
+        .await?;
+    watch.keep(engine, app, scope);
+    Ok(changes)
 }
 
 /// A picture taken after the act ran. The act already happened, so an app that exited or a

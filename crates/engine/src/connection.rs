@@ -183,7 +183,8 @@ fn stale(handle: &str, fp: &Fingerprint, found: String) -> AxError {
     }
 }
 
-async fn read_node(
+/// Reads one element by its node id (a few round trips, where a path walks every level).
+pub async fn read_node(
     engine: &Engine,
     app: &AppInfo,
     node: NodeId,

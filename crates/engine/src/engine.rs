@@ -67,6 +67,8 @@ pub struct Engine {
     apps: Shared<Vec<AppInfo>>,
     /// Each app's learned effect timing (`act` waits by it).
     rhythms: super::rhythm::Rhythms,
+    /// The last picture of each large window acted in, with the events since (`act`).
+    kept: super::kept::KeptPictures,
 }
 
 /// An exclusive right to change one app, held by one session until a time.
@@ -125,6 +127,7 @@ impl Engine {
             apps: Shared::new("backend"),
             backend_reason: std::sync::OnceLock::new(),
             rhythms: Default::default(),
+            kept: Default::default(),
         })
     }
 
@@ -154,6 +157,11 @@ impl Engine {
     /// Each app's learned effect timing.
     pub fn rhythms(&self) -> &super::rhythm::Rhythms {
         &self.rhythms
+    }
+
+    /// The kept pictures of large windows acted in.
+    pub fn kept(&self) -> &super::kept::KeptPictures {
+        &self.kept
     }
 
     /// Change events from every app the backend observes.
@@ -456,6 +464,7 @@ impl Engine {
     /// Forgets an app that exited: its worker stops once idle.
     pub fn forget_app(&self, pid: Pid) {
         self.pool.forget(pid);
+        self.kept.forget(pid);
     }
 }
 

@@ -71,6 +71,7 @@ where
             let changes = watch.changed_since(engine, app, scope, stats).await?;
             if !changes.is_empty() {
                 tried.pop();
+                watch.keep(engine, app, scope);
                 return Ok(Climbed {
                     rung: Some(previous),
                     changes,
@@ -100,6 +101,7 @@ where
             .effect(engine, app, scope, stats, wait, acted_at)
             .await?;
         if !changes.is_empty() {
+            watch.keep(engine, app, scope);
             return Ok(Climbed {
                 rung: Some(rung),
                 changes,
@@ -112,6 +114,7 @@ where
             break;
         }
     }
+    watch.keep(engine, app, scope);
     Ok(Climbed {
         rung: acted,
         changes: Vec::new(),

@@ -14,6 +14,7 @@ pub mod downscale;
 pub mod engine;
 pub mod error;
 pub mod handles;
+pub mod kept;
 pub mod keys;
 pub mod ladder;
 pub mod launch;

@@ -20,6 +20,9 @@ pub const SETTLE_QUIET_MIN: Duration = Duration::from_millis(6);
 /// picture (typing into a secure field) still sends events while the app works; once they
 /// stop, the app has settled and waiting longer would show nothing new.
 pub const UNVERIFIED_QUIET: Duration = Duration::from_millis(400);
+/// The shortest such quiet, for an app measured fast: its slowest effect came well inside
+/// it (a quarter of it at most), so waiting the unmeasured 400 ms would only cost time.
+pub const UNVERIFIED_FAST: Duration = Duration::from_millis(200);
 /// Acts remembered per app.
 const KEEP: usize = 8;
 /// Apps remembered (oldest measured forgotten first).
@@ -88,7 +91,9 @@ impl Rhythms {
 
 /// The windows that recent samples call for. The settle quiet is twice the longest pause
 /// seen inside a burst, plus the jitter floor, capped at [`SETTLE_QUIET`]; the unverified
-/// quiet is twice the slowest latency seen, at least [`UNVERIFIED_QUIET`], capped at `wait`.
+/// quiet is four times the slowest latency seen between [`UNVERIFIED_FAST`] and
+/// [`UNVERIFIED_QUIET`], and never less than twice it (a slow app waits longer), capped at
+/// `wait`.
 fn windows(samples: Option<impl Iterator<Item = Sample>>, wait: Duration) -> Windows {
     let Some(samples) = samples else {
         return Windows {
@@ -101,7 +106,10 @@ fn windows(samples: Option<impl Iterator<Item = Sample>>, wait: Duration) -> Win
     });
     Windows {
         settle: (gap * 2 + SETTLE_QUIET_MIN).min(SETTLE_QUIET),
-        unverified: (latency * 2).max(UNVERIFIED_QUIET).min(wait),
+        unverified: (latency * 4)
+            .clamp(UNVERIFIED_FAST, UNVERIFIED_QUIET)
+            .max(latency * 2)
+            .min(wait),
     }
 }
 
@@ -139,6 +147,30 @@ mod tests {
             },
         );
         assert_eq!(r.windows(1, WAIT).settle, ms(10));
+        assert_eq!(
+            r.windows(1, WAIT).unverified,
+            UNVERIFIED_FAST,
+            "measured fast"
+        );
+        r.record(
+            1,
+            Sample {
+                latency: ms(80),
+                gap: ms(2),
+            },
+        );
+        assert_eq!(
+            r.windows(1, WAIT).unverified,
+            ms(320),
+            "four times its slowest"
+        );
+        r.record(
+            1,
+            Sample {
+                latency: ms(150),
+                gap: ms(2),
+            },
+        );
         assert_eq!(r.windows(1, WAIT).unverified, UNVERIFIED_QUIET);
         r.record(
             2,
@@ -180,7 +212,7 @@ mod tests {
                 },
             );
         }
-        assert_eq!(r.windows(1, WAIT).unverified, UNVERIFIED_QUIET);
+        assert_eq!(r.windows(1, WAIT).unverified, UNVERIFIED_FAST);
         assert_eq!(r.windows(1, WAIT).settle, SETTLE_QUIET_MIN);
         r.forget(1);
         assert_eq!(r.windows(1, WAIT).settle, SETTLE_QUIET);

@@ -454,8 +454,9 @@ fn the_example_environment_file_sets_every_variable_haproxy_checks() {
         })
         .collect();
     let used: std::collections::BTreeSet<&str> = cfg
-        .split("${")
-        .skip(1)
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(|l| l.split("${").skip(1))
         .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
         .collect();
     let set: std::collections::BTreeSet<&str> = env.keys().copied().collect();

@@ -41,6 +41,7 @@ pub(super) const LAUNCHABLE: &[(&str, &str)] = &[
     ("contract.json", include_str!("apps/contract.json")),
     ("counter.json", include_str!("apps/counter.json")),
     ("textedit.json", include_str!("apps/textedit.json")),
+    ("rows.json", include_str!("apps/rows.json")),
 ];
 
 /// How an app answers calls.

@@ -13,6 +13,7 @@ use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
 use axgate_engine::act::{Scope, act_and_observe};
+use axgate_engine::connection::read_node;
 use axgate_engine::diff::{Change, render};
 use axgate_engine::handles::describe;
 use axgate_engine::ladder::Rung;
@@ -129,12 +130,23 @@ pub(super) async fn acted_as(
         unseen,
     } = outcome;
     let path = &located.element.path;
-    let after = located
-        .conn
-        .resolve(&ctx.engine, &Target::Path(path.clone()), &ctx.stats)
-        .await;
+    let id = located.element.node.id;
+    // Without an element added or removed the element is where it was: read it by id. After
+    // a structural change its path is walked again, and only the same element is accepted.
+    let structural = changes
+        .iter()
+        .any(|c| matches!(c, Change::Added(_) | Change::Removed(_)));
+    let after = if structural {
+        located
+            .conn
+            .resolve(&ctx.engine, &Target::Path(path.clone()), &ctx.stats)
+            .await
+            .map(|r| r.node)
+    } else {
+        read_node(&ctx.engine, &located.conn.app, id, &ctx.stats).await
+    };
     let (node, gone) = match after {
-        Ok(r) if r.node.id == located.element.node.id => (r.node, false),
+        Ok(node) if node.id == id => (node, false),
         _ => (located.element.node.clone(), true),
     };
     let handle = ctx.handle(&located.conn, &node, path);
