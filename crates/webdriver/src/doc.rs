@@ -45,6 +45,35 @@ pub const SOURCE_ATTRIBUTES: [&str; 12] = [
 ];
 
 impl El {
+    /// One element as Mac2 describes it, without its place in a document (`parent` and
+    /// `children` empty). A secure field's value is never in it.
+    pub fn from_node(n: &RawNode) -> El {
+        let title = n.title.clone().unwrap_or_default();
+        // XCTest's label is the accessibility label (macOS AXDescription); an element
+        // named only from elsewhere (a linked label, AT-SPI's name) keeps that name.
+        let label = n
+            .description
+            .clone()
+            .filter(|d| !d.is_empty())
+            .or_else(|| n.name.clone().filter(|name| *name != title))
+            .unwrap_or_default();
+        El {
+            ty: element_type(n.role, &n.native_role, n.subrole.as_deref()),
+            identifier: n.identifier.clone().unwrap_or_default(),
+            value: n.visible_value().map(value_text),
+            label,
+            title,
+            placeholder: n.placeholder.clone().unwrap_or_default(),
+            enabled: n.states.enabled,
+            selected: n.states.selected,
+            focused: n.states.focused,
+            hittable: n.states.visible,
+            frame: n.frame.map_or([0.0; 4], |r| [r.x, r.y, r.w, r.h]),
+            parent: None,
+            children: Vec::new(),
+        }
+    }
+
     /// `XCUIElementTypeButton`; the root is always `XCUIElementTypeApplication`.
     pub fn type_name(&self) -> String {
         type_name(self.ty).unwrap_or_else(|| "XCUIElementTypeOther".into())
@@ -113,37 +142,13 @@ impl Doc {
     pub fn from_nodes(nodes: &[RawNode]) -> Doc {
         let mut els: Vec<El> = Vec::with_capacity(nodes.len());
         for (i, n) in nodes.iter().enumerate() {
-            let ty = if i == 0 {
-                element_type(Role::Application, "AXApplication", None)
-            } else {
-                element_type(n.role, &n.native_role, n.subrole.as_deref())
-            };
-            let title = n.title.clone().unwrap_or_default();
-            // XCTest's label is the accessibility label (macOS AXDescription); an element
-            // named only from elsewhere (a linked label, AT-SPI's name) keeps that name.
-            let label = n
-                .description
-                .clone()
-                .filter(|d| !d.is_empty())
-                .or_else(|| n.name.clone().filter(|name| *name != title))
-                .unwrap_or_default();
-            let frame = n.frame.map_or([0.0; 4], |r| [r.x, r.y, r.w, r.h]);
+            let mut el = El::from_node(n);
+            if i == 0 {
+                el.ty = element_type(Role::Application, "AXApplication", None);
+            }
             let parent = n.parent.filter(|p| *p < i);
-            els.push(El {
-                ty,
-                identifier: n.identifier.clone().unwrap_or_default(),
-                value: n.visible_value().map(value_text),
-                label,
-                title,
-                placeholder: n.placeholder.clone().unwrap_or_default(),
-                enabled: n.states.enabled,
-                selected: n.states.selected,
-                focused: n.states.focused,
-                hittable: n.states.visible,
-                frame,
-                parent,
-                children: Vec::new(),
-            });
+            el.parent = parent;
+            els.push(el);
             if let Some(p) = parent {
                 els[p].children.push(i);
             }
