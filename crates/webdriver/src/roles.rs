@@ -271,4 +271,13 @@ mod tests {
         assert_eq!(element_type(Role::Button, "push button", None), 9);
         assert_eq!(element_type(Role::Unknown, "whatever", None), OTHER);
     }
+
+    #[test]
+    fn docs_print_the_table_the_code_has() {
+        let docs = include_str!("../../../docs/WEBDRIVER.md");
+        assert!(
+            docs.contains(&markdown_table()),
+            "docs/WEBDRIVER.md (\"Element types\") must print roles::markdown_table() as it is"
+        );
+    }
 }
