@@ -63,7 +63,7 @@ pub(super) async fn call_tool(
         NEXT_ID.fetch_add(1, Ordering::Relaxed) as i64,
     ));
     let mut context = RequestContext::new(id, session.peer.clone());
-    context.extensions.insert(call_parts(parts, &session.id));
+    context.extensions.insert(call_parts(parts, session.id));
     let params = CallToolRequestParams::new(tool).with_arguments(args);
     let response = session
         .server

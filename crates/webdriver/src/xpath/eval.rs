@@ -139,7 +139,7 @@ impl Ctx<'_> {
             Axis::Child => self.children(n),
             Axis::Descendant => self.descendants(n),
             Axis::DescendantOrSelf => std::iter::once(n).chain(self.descendants(n)).collect(),
-            Axis::SelfAxis => vec![n],
+            Axis::Itself => vec![n],
             Axis::Parent => self.parent(n).into_iter().collect(),
             Axis::Ancestor | Axis::AncestorOrSelf => {
                 let mut out = Vec::new();

@@ -55,7 +55,7 @@ pub(super) enum Axis {
     Child,
     Descendant,
     DescendantOrSelf,
-    SelfAxis,
+    Itself,
     Parent,
     Ancestor,
     AncestorOrSelf,
@@ -431,7 +431,7 @@ impl Parser<'_> {
     fn step(&mut self) -> Result<Step, WdError> {
         if self.eat(".") {
             return Ok(Step {
-                axis: Axis::SelfAxis,
+                axis: Axis::Itself,
                 test: Test::Node,
                 preds: Vec::new(),
             });
@@ -452,7 +452,7 @@ impl Parser<'_> {
                 "child" => Axis::Child,
                 "descendant" => Axis::Descendant,
                 "descendant-or-self" => Axis::DescendantOrSelf,
-                "self" => Axis::SelfAxis,
+                "self" => Axis::Itself,
                 "parent" => Axis::Parent,
                 "ancestor" => Axis::Ancestor,
                 "ancestor-or-self" => Axis::AncestorOrSelf,
