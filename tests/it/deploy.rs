@@ -55,6 +55,8 @@ const METRICS: &[&str] = &[
     "axgate_exclusive_hold_left_seconds",
     "axgate_exclusive_holder",
     "axgate_draining",
+    "axgate_webdriver_sessions",
+    "axgate_webdriver_commands_total",
 ];
 
 /// The histograms among them, which also export `_bucket`, `_sum` and `_count` series.

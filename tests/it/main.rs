@@ -59,4 +59,5 @@ mod tls;
 mod tool_schemas;
 mod tools;
 mod waiting;
+mod webdriver;
 mod workers;

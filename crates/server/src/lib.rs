@@ -23,3 +23,4 @@ pub mod policy;
 pub mod server;
 pub mod session;
 pub mod stdio;
+pub mod wd;

@@ -102,6 +102,10 @@ pub struct Families {
     /// (`busy`, reason `exclusive`) or it drains (reason `draining`).
     pub refused_exclusive: IntCounter,
     pub refused_draining: IntCounter,
+    /// Live WebDriver sessions (`crate::wd`).
+    pub webdriver_sessions: IntGauge,
+    /// WebDriver commands by command template and W3C outcome (`ok` or the error code).
+    pub webdriver_commands: IntCounterVec,
     pub engine: EngineMetrics,
 }
 
@@ -290,6 +294,17 @@ impl Metrics {
             )?,
             refused_exclusive: busy.with_label_values(&["exclusive"]),
             refused_draining: busy.with_label_values(&["draining"]),
+            webdriver_sessions: gauge(
+                "axgate_webdriver_sessions",
+                "Live WebDriver sessions (webdriver.max_sessions bounds them).",
+            )?,
+            webdriver_commands: counter(
+                r,
+                "axgate_webdriver_commands_total",
+                "WebDriver commands by command (the route template, such as \
+                 POST /session/{id}/element) and outcome (ok, or the W3C error code).",
+                &["command", "outcome"],
+            )?,
             connections_open: gauge(
                 "axgate_connections_open",
                 "Open client connections (all listeners).",

@@ -38,6 +38,7 @@ use crate::mcp::server::Shared;
 use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
+use crate::wd;
 use axgate_engine::Engine;
 
 /// Everything the server shares between requests.
@@ -284,7 +285,13 @@ fn same_except_tls(a: &crate::config::ServerConfig, b: &crate::config::ServerCon
 
 /// The router with every layer. Layers run outermost first (the last `.layer` call).
 pub fn app(state: &AppState) -> Router {
-    let shared = Arc::new(Shared {
+    let shared = shared_of(state);
+    app_serving(state, move |_| AxServer::new(shared.clone()))
+}
+
+/// What the MCP handlers of every session share (and the WebDriver sessions' handlers).
+fn shared_of(state: &AppState) -> Arc<Shared> {
+    Arc::new(Shared {
         engine: state.engine.clone(),
         metrics: state.metrics.clone(),
         audit: state.audit.clone(),
@@ -295,8 +302,7 @@ pub fn app(state: &AppState) -> Router {
         confirmations: Default::default(),
         tasks: state.tasks.clone(),
         direct: Some(state.direct.clone()),
-    });
-    app_serving(state, move |_| AxServer::new(shared.clone()))
+    })
 }
 
 /// The router with every layer around another MCP handler at `/mcp`: `make` builds one
@@ -376,7 +382,14 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
     let mut router = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(observe::readyz).with_state(observed(state)))
-        .merge(mcp_routes);
+        .merge(mcp_routes)
+        // The WebDriver facade: its handlers are the product's whatever serves /mcp.
+        .merge(wd::routes(
+            shared_of(state),
+            state.config.webdriver.clone(),
+            state.metrics.clone(),
+            server.max_body_bytes,
+        ));
     if state.config.server.metrics_bind.is_none() {
         router = router.merge(metrics_routes(state));
     }
@@ -386,7 +399,9 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
             // After the Host/Origin guard (a rebinding page never gets to present a token)
             // and inside the HTTP metrics (refusals are counted); before intake and rmcp, so
             // nothing reads an MCP body or session for an unauthenticated caller.
-            .layer(from_fn_with_state(auth.clone(), auth::middleware::layer));
+            .layer(from_fn_with_state(auth.clone(), auth::middleware::layer))
+            // Just outside auth: its refusals of WebDriver routes in the W3C shape.
+            .layer(axum::middleware::from_fn(wd::w3c_refusals));
     }
     router
         // Counted after the guard has answered, so refused requests are counted too.

@@ -151,6 +151,10 @@ async fn route_sweep_without_credentials() {
         "/healthz/x",
         "/.well-known/oauth-protected-resource/other",
         "/.well-known/openid-configuration",
+        // The WebDriver facade (docs/WEBDRIVER.md), refused in its own W3C shape.
+        "/status",
+        "/session",
+        "/wd/hub/session/abc/source",
     ];
     for path in protected {
         for method in [

@@ -369,4 +369,19 @@ pub const KEYS: &[Key] = &[
         doc: "Exclusive mode: the hold ends when its holder has not acted (a tool call needing axgate:act) for this long; pings and reads do not keep it.",
         default: "900",
     },
+    Key {
+        name: "webdriver.idle_timeout_secs",
+        doc: "A WebDriver session (docs/WEBDRIVER.md) that no command reached for this long is ended, as Appium's newCommandTimeout; a session's own appium:newCommandTimeout replaces it.",
+        default: "60",
+    },
+    Key {
+        name: "webdriver.max_sessions",
+        doc: "Most WebDriver sessions at once; past it POST /session is refused with session not created naming this key.",
+        default: "16",
+    },
+    Key {
+        name: "webdriver.allow_scripts",
+        doc: "Whether appium:prerun and appium:postrun AppleScript may be asked for; axgate runs no script yet, so a session asking for one is refused either way, naming this key.",
+        default: "false",
+    },
 ];

@@ -192,6 +192,18 @@ pub struct FleetConfig {
     pub max_hold: Duration,
 }
 
+/// The WebDriver facade (`crate::wd`, docs/WEBDRIVER.md).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WebDriverConfig {
+    /// A session no command reached for this long is ended (`webdriver.idle_timeout_secs`).
+    pub idle_timeout: Duration,
+    /// Most WebDriver sessions at once (`webdriver.max_sessions`).
+    pub max_sessions: usize,
+    /// Whether `appium:prerun`/`postrun` and `macos: appleScript` may run
+    /// (`webdriver.allow_scripts`); axgate runs none yet, so `true` is refused too.
+    pub allow_scripts: bool,
+}
+
 /// The validated configuration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
@@ -203,6 +215,7 @@ pub struct Config {
     pub auth: AuthConfig,
     pub policy: PolicyConfig,
     pub fleet: FleetConfig,
+    pub webdriver: WebDriverConfig,
 }
 
 /// Where a raw value came from, for error messages.
@@ -448,6 +461,11 @@ impl Layers {
                 }),
                 retry_after: v.secs("fleet.retry_after_secs", 1, 3600),
                 max_hold: v.secs("fleet.max_hold_secs", 1, 86_400),
+            },
+            webdriver: WebDriverConfig {
+                idle_timeout: v.secs("webdriver.idle_timeout_secs", 1, 7 * 86_400),
+                max_sessions: v.count("webdriver.max_sessions", 1, 10_000),
+                allow_scripts: v.boolean("webdriver.allow_scripts"),
             },
         };
         if config.server.idle_timeout <= config.server.sse_keep_alive {

@@ -32,6 +32,12 @@ pub fn route_template(path: &str) -> &'static str {
         "/healthz" => "/healthz",
         "/readyz" => "/readyz",
         "/metrics" => "/metrics",
+        // The WebDriver facade: one label here; its commands are counted by template in
+        // axgate_webdriver_commands_total.
+        "/status" | "/wd/hub/status" => "/status",
+        p if p == "/session" || p.starts_with("/session/") || p.starts_with("/wd/hub/session") => {
+            "/session"
+        }
         p if p.starts_with("/.well-known/oauth-protected-resource") => {
             "/.well-known/oauth-protected-resource"
         }

@@ -195,3 +195,39 @@ impl AxServer {
         result.into()
     }
 }
+
+impl AxServer {
+    /// This session's state (its app connections and handle tables), for a front that
+    /// reads the tree without a `tools/call` (the WebDriver facade, `crate::wd`).
+    pub fn state(&self) -> &std::sync::Arc<super::context::SessionState> {
+        &self.session
+    }
+
+    /// The checks of a read done outside `tools/call` (the WebDriver facade's finds and page
+    /// source), as if `tool` were called: scope, read-only mode, the caller's rate limit. A
+    /// refusal is counted, logged and audited as a refused call, and returned.
+    pub async fn admit_outside(
+        &self,
+        tool: &'static str,
+        app: &str,
+        principal: Option<&crate::identity::Principal>,
+        session: Option<&str>,
+    ) -> Result<(), Refusal> {
+        let Some(def) = tools::find_def(tool) else {
+            return Ok(());
+        };
+        let policy = self.shared.policy.load_full();
+        let refusal = match gate::admit(&policy, principal, def) {
+            Ok(()) => return Ok(()),
+            Err(refusal) => refusal,
+        };
+        let meta = CallMeta {
+            tool: def.name,
+            app,
+            principal,
+            session,
+        };
+        let _answer = self.refuse(&meta, refusal.clone()).await;
+        Err(refusal)
+    }
+}

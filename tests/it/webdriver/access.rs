@@ -1,0 +1,117 @@
+//! Who may do what: without a token 401, a read-only token may find but not click (403, in
+//! the W3C shape with the step-up challenge, and a denied audit line), an act is audited
+//! like the MCP tool it runs, a session is unknown to another principal.
+
+use serde_json::json;
+
+use super::{Wd, assert_w3c, caps};
+use crate::support::{TestServer, audit_lines, config};
+use axgate::http::auth::tokens;
+
+#[tokio::test]
+async fn tokens_and_scopes_hold_in_the_w3c_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let (reader, actor) = (tokens::generate().unwrap(), tokens::generate().unwrap());
+    let entry = |name: &str, token: &str, scopes: &str| {
+        format!(
+            "{{ name = \"{name}\", sha256 = \"{}\", scopes = [{scopes}] }}",
+            tokens::hex(&tokens::sha256(token))
+        )
+    };
+    let toml = format!(
+        "[auth]\ntokens = [{}, {}]\n[audit]\npath = {:?}\n",
+        entry("reader", &reader, "\"axgate:read\""),
+        entry("actor", &actor, "\"axgate:act\""),
+        audit.display().to_string()
+    );
+    let server = TestServer::with_config(config(&toml)).await;
+
+    let anonymous = Wd::new(&server);
+    let (status, body, challenge) = anonymous
+        .send_full(
+            "POST",
+            "/session",
+            Some(caps(json!({"appium:bundleId": "Form"}))),
+        )
+        .await;
+    assert_w3c(status, &body, 401, "unauthorized");
+    assert!(challenge.is_some_and(|c| c.starts_with("Bearer")));
+    let (status, body, _) = anonymous.send_full("GET", "/wd/hub/status", None).await;
+    assert_w3c(status, &body, 401, "unauthorized");
+
+    let read = Wd::with_token(&server, &reader);
+    let sid = read.session("Form").await;
+    let submit = read.find(&sid, "id", "submit").await;
+    assert_eq!(read.read(&sid, &submit, "text").await, "Submit");
+    let (status, body, challenge) = read
+        .send_full(
+            "POST",
+            &format!("/session/{sid}/element/{submit}/click"),
+            Some(json!({})),
+        )
+        .await;
+    assert_w3c(status, &body, 403, "insufficient scope");
+    assert!(
+        challenge.is_some_and(|c| c.contains("insufficient_scope") && c.contains("axgate:act"))
+    );
+    let lines = audit_lines(&audit);
+    assert!(
+        lines.iter().any(|l| l["tool"] == "click"
+            && l["outcome"] == "denied"
+            && l["principal"] == "token:reader"),
+        "{lines:#?}"
+    );
+
+    // Another principal does not see the session.
+    let act = Wd::with_token(&server, &actor);
+    let (status, body) = act
+        .send("GET", &format!("/session/{sid}/source"), None)
+        .await;
+    assert_w3c(status, &body, 404, "invalid session id");
+    let (status, body) = act.send("DELETE", &format!("/session/{sid}"), None).await;
+    assert_w3c(status, &body, 404, "invalid session id");
+
+    // An act with the act scope is audited as the MCP tool it ran.
+    let sid = act.session("Form").await;
+    let submit = act.find(&sid, "id", "submit").await;
+    let (status, body) = act
+        .send(
+            "POST",
+            &format!("/session/{sid}/element/{submit}/click"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let lines = audit_lines(&audit);
+    assert!(
+        lines.iter().any(|l| l["tool"] == "click"
+            && l["outcome"] == "ok"
+            && l["principal"] == "token:actor"),
+        "{lines:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_destructive_click_is_decided_as_for_mcp() {
+    // "Clear" is made a confirm word: the click is refused unasked (policy.unconfirmed).
+    let server = TestServer::with_config(config("[policy]\nconfirm_words = [\"clear\"]\n")).await;
+    let wd = Wd::new(&server);
+    let sid = wd.session("Form").await;
+    let clear = wd.find(&sid, "id", "clear").await;
+    let (status, body) = wd
+        .send(
+            "POST",
+            &format!("/session/{sid}/element/{clear}/click"),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(status, 500, "{body}");
+    assert!(
+        body["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("destructive"),
+        "{body}"
+    );
+}
