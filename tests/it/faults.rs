@@ -171,7 +171,10 @@ async fn gauge(server: &TestServer) -> (i64, i64, i64) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_vanishing_mid_stream_leak_no_session_stream_or_job() {
     let server = TestServer::with_config(config(
-        "[sessions]\nidle_timeout_secs = 2\n[backend]\ncall_timeout_ms = 1500\n",
+        // 40 GET streams of one (local) caller: above the default share per caller, which
+        // `shares::` tests; here the streams must all open to vanish.
+        "[sessions]\nidle_timeout_secs = 2\n[backend]\ncall_timeout_ms = 1500\n\
+         [server]\nmax_streams_per_caller = 64\n",
     ))
     .await;
     let mut gone = Vec::new();

@@ -99,7 +99,7 @@ fn an_unknown_app_is_not_launchable_and_names_no_other_app() {
         axgate_engine::Backend::resolve_launch(&b, "/Applications/Notes.app", &mut ctx()).unwrap();
     assert_eq!(notes.name, "Notes");
     assert_eq!(notes.bundle_id.as_deref(), Some("dev.axgate.demo.notes"));
-    assert_eq!(b.launchable().len(), 10);
+    assert_eq!(b.launchable().len(), 11);
 }
 
 #[test]
