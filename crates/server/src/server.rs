@@ -373,23 +373,23 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         // Protocol checks rmcp lacks; only /mcp speaks MCP.
         .layer(from_fn_with_state(intake, intake::layer))
         // Before intake reads a body: past the bound a POST is refused at once (503).
-        .layer(from_fn_with_state(in_flight, inflight::layer))
+        .layer(from_fn_with_state(in_flight.clone(), inflight::layer))
         // GET streams: bounded in total and per caller the same way.
         .layer(from_fn_with_state(streams, inflight::layer))
-        // First of all at /mcp: a POST takes its call from the caller's allowance, so a
-        // caller over its rate is refused (429) before it holds a place or sends a body.
+        // First at /mcp: a POST takes its call on arrival (429 before it holds a place).
         .layer(from_fn_with_state(arrival, arrival::layer));
+    let wd_routes = wd::routes(
+        shared_of(state),
+        state.config.webdriver.clone(),
+        state.metrics.clone(),
+        server.max_body_bytes,
+    );
     let mut router = Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(observe::readyz).with_state(observed(state)))
         .merge(mcp_routes)
-        // The WebDriver facade: its handlers are the product's whatever serves /mcp.
-        .merge(wd::routes(
-            shared_of(state),
-            state.config.webdriver.clone(),
-            state.metrics.clone(),
-            server.max_body_bytes,
-        ));
+        // WebDriver (`wd`): POSTs share /mcp's in-flight bounds; rate limits are the tools'.
+        .merge(wd_routes.layer(from_fn_with_state(in_flight, inflight::layer)));
     if state.config.server.metrics_bind.is_none() {
         router = router.merge(metrics_routes(state));
     }

@@ -217,7 +217,7 @@ impl AxServer {
             return Ok(());
         };
         let policy = self.shared.policy.load_full();
-        let refusal = match gate::admit(&policy, principal, def) {
+        let refusal = match gate::admit(&policy, principal, def, false) {
             Ok(()) => return Ok(()),
             Err(refusal) => refusal,
         };
