@@ -182,6 +182,8 @@ pub const MAPPING: &[(From, u8)] = &[
     (From::Role(Role::Group), 3),
     (From::Role(Role::ScrollArea), 46),
     (From::Role(Role::ScrollBar), 47),
+    (From::Role(Role::Ruler), 71),
+    (From::Role(Role::RulerMarker), 72),
     (From::Role(Role::TabGroup), 23),
     (From::Role(Role::Tab), 80),
     (From::Role(Role::Toolbar), 24),

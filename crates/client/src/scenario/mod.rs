@@ -70,7 +70,7 @@ pub async fn run(args: TestArgs) -> u8 {
         redactor: template::Redactor::new(&secrets),
         secrets,
         artifacts: args.artifacts.clone(),
-        progress: Runner::stderr_is_terminal(),
+        progress: !connect.quiet && Runner::stderr_is_terminal(),
     };
     let mut results: Vec<FileResult> = Vec::new();
     let mut stopped = None;
