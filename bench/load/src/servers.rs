@@ -211,10 +211,12 @@ impl Credentials {
         }
     }
 
-    /// The axgate configuration for `mode`: limits out of the way of the load, audit on.
+    /// The axgate configuration for `mode`: limits out of the way of the load (the session
+    /// figures hold 1,000 GET streams of one caller), audit on.
     pub(crate) fn config(&self, mode: AuthMode, dir: &Path) -> String {
         let mut c = format!(
-            "[server]\nbind = \"127.0.0.1:0\"\nmax_connections = 8192\n\n\
+            "[server]\nbind = \"127.0.0.1:0\"\nmax_connections = 8192\n\
+             max_streams = 8192\nmax_streams_per_caller = 8192\n\n\
              [sessions]\nmax = 5000\n\n\
              [limits]\ncalls_per_second = 100000\nwrites_per_second = 100000\n\n\
              [audit]\npath = \"{}\"\n\n[auth]\n",
