@@ -5,6 +5,7 @@
 //! is really on top, and the window is raised through X11 when it is not. Input is
 //! asynchronous: the engine verifies effects afterwards.
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use axgate_engine::backend::{Click, MouseButton};
@@ -178,36 +179,76 @@ impl AsyncInput for Keys {
     }
 }
 
-/// How long a character without a key on the keyboard map is given before the next one.
-/// The registry types such a keysym by remapping a spare keycode for the press; the app
-/// translates the keycode with the map as it reads it when it handles the press, so a
-/// second remap before then makes both presses type the second character (seen: "Zoë 日本"
-/// typed as "Zo\u{301} 本本"). 150 ms was too short on a loaded 2-core machine: a
-/// skin-tone modifier after an emoji, both remapped, was lost once in three full test runs.
+/// How long an app is given to handle the presses of one part of a text before the spare
+/// keycodes it used are given other keysyms (only for a text with more distinct characters
+/// off the keyboard map than the map has spare keycodes). Apps translate a keycode with the
+/// mapping as it is when they handle the press, not as it was when it was sent.
 const REMAP_SETTLE: Duration = Duration::from_millis(300);
 
-/// Keysyms to type; those flagged are off the keyboard map and wait [`REMAP_SETTLE`].
-struct Typed(Vec<(u32, bool)>);
+/// The spare keycodes this process gave keysyms, oldest first: reused when no keycode is
+/// left empty.
+static SPARES: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// One key press: by keycode, or by keysym when the registry must add Shift.
+#[derive(Clone, Copy)]
+enum Stroke {
+    Code(u8),
+    Sym(u32),
+}
+
+/// Strokes to send, in order.
+struct Typed(Vec<Stroke>);
 
 impl AsyncInput for Typed {
     async fn run(self, calls: &Calls<'_>) -> Result<(), AxError> {
-        let mut remapped_before = false;
-        for (sym, remapped) in self.0 {
-            if remapped || remapped_before {
-                tokio::time::sleep(REMAP_SETTLE).await;
+        for stroke in self.0 {
+            match stroke {
+                Stroke::Code(code) => key(calls, u32::from(code), KEY_PRESSRELEASE).await?,
+                Stroke::Sym(sym) => key(calls, sym, KEY_SYM).await?,
             }
-            key(calls, sym, KEY_SYM).await?;
-            remapped_before = remapped;
-        }
-        if remapped_before {
-            tokio::time::sleep(REMAP_SETTLE).await;
         }
         Ok(())
     }
 }
 
-/// Types text, one key event per character (keysyms; the registry finds or maps keycodes),
-/// pacing the characters that have no key on the keyboard map.
+/// Strokes for the longest prefix of `wanted` the keyboard mapping can type as it is after
+/// the spare keycodes the prefix needs are given its missing keysyms (done here). Keysyms off
+/// the map never go through the registry's own remapping of one reserved keycode per press:
+/// an app that handles a press after the next remap types the next character instead (seen:
+/// "Zoë 日本" typed as "Zo\u{301} 本本", a skin-tone modifier lost under load).
+fn map_keys(display: &Display, wanted: &[u32], part: usize) -> Result<Vec<Stroke>, AxError> {
+    let (min, per, syms) = display.keyboard_mapping()?;
+    let mut spares = SPARES.lock().unwrap_or_else(|p| p.into_inner());
+    let plan = keyboard::plan_keys(min, per, &syms, wanted, &spares);
+    if plan.keys.is_empty() {
+        return Err(AxError::Unsupported(
+            "the X keyboard mapping has no spare keycode to type this character with".to_owned(),
+        ));
+    }
+    if !plan.assign.is_empty() {
+        if part > 0 {
+            std::thread::sleep(REMAP_SETTLE);
+        }
+        display.set_keysyms(per, &plan.assign)?;
+        spares.retain(|c| plan.assign.iter().all(|(a, _)| a != c));
+        spares.extend(plan.assign.iter().map(|(code, _)| *code));
+    }
+    Ok(plan
+        .keys
+        .iter()
+        .zip(wanted)
+        .map(|(&(code, shift), &sym)| {
+            if shift {
+                Stroke::Sym(sym)
+            } else {
+                Stroke::Code(code)
+            }
+        })
+        .collect())
+}
+
+/// Types text, one key press per character. Characters off the keyboard map are first given
+/// spare keycodes, all at once, so the mapping does not change while the text is typed.
 pub(super) fn type_text(
     core: &Core,
     pid: Pid,
@@ -215,15 +256,17 @@ pub(super) fn type_text(
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
     bring_front(core, pid, None, ctx)?;
-    let (min, per, syms) = Display::open()?.keyboard_mapping()?;
-    let keys = text
-        .chars()
-        .map(|c| {
-            let sym = keyboard::char_keysym(c);
-            (sym, keyboard::find_keycode(min, per, &syms, sym).is_none())
-        })
-        .collect();
-    post(core, ctx, Typed(keys))
+    let display = Display::open()?;
+    let wanted: Vec<u32> = text.chars().map(keyboard::char_keysym).collect();
+    let mut done = 0;
+    let mut part = 0;
+    while done < wanted.len() {
+        let strokes = map_keys(&display, &wanted[done..], part)?;
+        done += strokes.len();
+        part += 1;
+        post(core, ctx, Typed(strokes))?;
+    }
+    Ok(())
 }
 
 /// Presses a combo: modifiers held by keycode, the key pressed and released, modifiers
@@ -236,7 +279,8 @@ pub(super) fn press_key(
 ) -> Result<(), AxError> {
     bring_front(core, pid, None, ctx)?;
     let (mut mods, sym) = keyboard::combo_keysyms(combo);
-    let (min, per, syms) = Display::open()?.keyboard_mapping()?;
+    let display = Display::open()?;
+    let (min, per, syms) = display.keyboard_mapping()?;
     let find = |s: u32| keyboard::find_keycode(min, per, &syms, s);
     let key_code = find(sym);
     if key_code.is_some_and(|(_, shift)| shift) && !mods.contains(&keyboard::SHIFT_L) {
@@ -252,7 +296,10 @@ pub(super) fn press_key(
     let mut events: Vec<(u32, u32)> = codes.iter().map(|c| (*c, KEY_PRESS)).collect();
     match key_code {
         Some((code, _)) => events.push((u32::from(code), KEY_PRESSRELEASE)),
-        None => events.push((sym, KEY_SYM)),
+        None => match map_keys(&display, &[sym], 0)?.first() {
+            Some(Stroke::Code(code)) => events.push((u32::from(*code), KEY_PRESSRELEASE)),
+            _ => events.push((sym, KEY_SYM)),
+        },
     }
     events.extend(codes.iter().rev().map(|c| (*c, KEY_RELEASE)));
     post(core, ctx, Keys(events))

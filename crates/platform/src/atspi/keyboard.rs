@@ -1,6 +1,7 @@
 //! Keys as X11 sees them: characters and named keys → keysyms, modifiers → modifier keysyms
-//! (`cmd` is Control on Linux, where shortcuts use Ctrl), and finding the keycode of a keysym
-//! in the server's keyboard mapping. Plain logic; `input.rs` posts the events.
+//! (`cmd` is Control on Linux, where shortcuts use Ctrl), finding the keycode of a keysym in
+//! the server's keyboard mapping, and planning which spare keycodes take the keysyms the
+//! mapping lacks. Plain logic; `input.rs` changes the mapping and posts the events.
 
 use axgate_engine::keys::{Key, KeyCombo, NamedKey, x11_keysym};
 
@@ -62,6 +63,63 @@ pub(super) fn find_keycode(
     None
 }
 
+/// How a run of keysyms is typed: each from a keycode, after the spare keycodes in `assign`
+/// are given the keysyms the mapping lacks (in both plain and shifted columns, so no shift).
+#[derive(Debug, PartialEq)]
+pub(super) struct KeyPlan {
+    /// `(keycode, shift)` for the first `keys.len()` keysyms asked for.
+    pub(super) keys: Vec<(u8, bool)>,
+    /// `(keycode, keysym)` to write into the mapping before typing.
+    pub(super) assign: Vec<(u8, u32)>,
+}
+
+/// Plans the longest prefix of `wanted` that the mapping can type without changing a keycode
+/// twice: keysyms on the map use their keycode; the others take keycodes with no keysym at
+/// all, then keycodes from `reusable` (spares given earlier, oldest first) that this prefix
+/// does not use. The mapping stays the same while the prefix is typed, so an app that reads
+/// the mapping late still translates every press right. The caller types what is left after
+/// the app has handled this prefix.
+pub(super) fn plan_keys(
+    min_keycode: u8,
+    per: u8,
+    syms: &[u32],
+    wanted: &[u32],
+    reusable: &[u8],
+) -> KeyPlan {
+    let width = usize::from(per.max(1));
+    let code_of = |row: usize| u8::try_from(usize::from(min_keycode) + row).ok();
+    let empty = syms
+        .chunks(width)
+        .enumerate()
+        .filter(|(_, chunk)| chunk.iter().all(|s| *s == 0))
+        .filter_map(|(row, _)| code_of(row));
+    // Spares holding a keysym this text needs stay as they are.
+    let kept = |code: &u8| {
+        let row = usize::from(*code).wrapping_sub(usize::from(min_keycode));
+        syms.chunks(width)
+            .nth(row)
+            .is_none_or(|chunk| !wanted.contains(&chunk[0]))
+    };
+    let mut spares = empty.chain(reusable.iter().copied().filter(kept));
+    let mut plan = KeyPlan {
+        keys: Vec::with_capacity(wanted.len()),
+        assign: Vec::new(),
+    };
+    for &sym in wanted {
+        if let Some(found) = find_keycode(min_keycode, per, syms, sym) {
+            plan.keys.push(found);
+        } else if let Some(&(code, _)) = plan.assign.iter().find(|(_, s)| *s == sym) {
+            plan.keys.push((code, false));
+        } else if let Some(code) = spares.find(|c| plan.assign.iter().all(|(a, _)| a != c)) {
+            plan.assign.push((code, sym));
+            plan.keys.push((code, false));
+        } else {
+            break;
+        }
+    }
+    plan
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +151,44 @@ mod tests {
         assert_eq!(find_keycode(8, 2, &syms, 0x41), Some((8, true)));
         assert_eq!(find_keycode(8, 2, &syms, 0xff0d), Some((10, false)));
         assert_eq!(find_keycode(8, 2, &syms, 0x7a), None);
+    }
+
+    #[test]
+    fn missing_keysyms_take_spare_keycodes_once_each() {
+        // 8: a/A, 9: empty, 10: Return, 11: empty, 12: empty.
+        let syms = [0x61, 0x41, 0, 0, 0xff0d, 0, 0, 0, 0, 0];
+        let (e, j) = (0x0100_00eb, 0x0100_65e5);
+        let plan = plan_keys(8, 2, &syms, &[0x61, e, j, e, 0x41], &[]);
+        assert_eq!(plan.assign, vec![(9, e), (11, j)]);
+        assert_eq!(
+            plan.keys,
+            vec![(8, false), (9, false), (11, false), (9, false), (8, true)]
+        );
+    }
+
+    #[test]
+    fn a_text_with_more_missing_keysyms_than_spares_is_typed_in_parts() {
+        let syms = [0x61, 0x41, 0, 0];
+        let wanted = [0x0100_0001, 0x0100_0002, 0x61];
+        let first = plan_keys(8, 2, &syms, &wanted, &[]);
+        assert_eq!(first.assign, vec![(9, 0x0100_0001)]);
+        assert_eq!(
+            first.keys.len(),
+            1,
+            "the prefix stops where no spare is left"
+        );
+        // Once 9 holds the first keysym, it is reused for the next part.
+        let after = [0x61, 0x41, 0x0100_0001, 0x0100_0001];
+        let second = plan_keys(8, 2, &after, &wanted[1..], &[9]);
+        assert_eq!(second.assign, vec![(9, 0x0100_0002)]);
+        assert_eq!(second.keys, vec![(9, false), (8, false)]);
+    }
+
+    #[test]
+    fn a_spare_holding_a_wanted_keysym_is_not_reused_for_another() {
+        let syms = [0x0100_0001, 0x0100_0001, 0x0100_0002, 0x0100_0002];
+        let plan = plan_keys(8, 2, &syms, &[0x0100_0001, 0x0100_0003], &[8, 9]);
+        assert_eq!(plan.assign, vec![(9, 0x0100_0003)]);
+        assert_eq!(plan.keys, vec![(8, false), (9, false)]);
     }
 }

@@ -208,6 +208,19 @@ impl Display {
         Ok((min, reply.keysyms_per_keycode, reply.keysyms))
     }
 
+    /// Gives each keycode of `assign` its keysym in every column, and waits until the server
+    /// has taken the change (its mapping notices then reach every app before later presses).
+    pub(super) fn set_keysyms(&self, per: u8, assign: &[(u8, u32)]) -> Result<(), AxError> {
+        let per = per.max(2);
+        for &(code, sym) in assign {
+            let row: Vec<u32> = (0..per).map(|c| if c < 2 { sym } else { 0 }).collect();
+            self.conn
+                .change_keyboard_mapping(1, code, per, &row)
+                .map_err(x_err)?;
+        }
+        self.sync()
+    }
+
     /// Pixels of a screen rectangle (clamped to the screen) as 8-bit RGB rows, with the
     /// clamped size.
     pub(super) fn capture(&self, rect: Rect) -> Result<(Vec<u8>, u32, u32), AxError> {
