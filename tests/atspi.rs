@@ -128,6 +128,31 @@ async fn form_actions_values_typing_keys_and_waits_reach_the_app() {
     app.expect("status=Hello, Grace");
 }
 
+/// Text in scripts the US keyboard map lacks (Greek, Cyrillic, Hebrew, CJK, an emoji with its
+/// skin-tone modifier): every character takes a spare keycode before the text is typed, so
+/// none is typed as another; a second text reuses the spares and adds new ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_off_the_keyboard_map_arrives_whole() {
+    require_desktop();
+    let _turn = DESKTOP.lock().await;
+    let app = App::start("form.py", &[], "axgate-form");
+    let server = AtspiServer::start("").await;
+    let mut c = server.session().await;
+    let name = "axgate-form";
+    let field = handle(&mut c, name, "text_field", "Name").await;
+    let first = "Ελληνικά кириллица עברית 日本語 👍🏽";
+    ok(
+        &mut c,
+        "type_text",
+        json!({"app": name, "target": field, "text": first}),
+    )
+    .await;
+    app.expect(&format!("name={first}"));
+    let second = " Ωμέγα щука 東京";
+    ok(&mut c, "type_text", json!({"app": name, "text": second})).await;
+    app.expect(&format!("name={first}{second}"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn menus_and_window_operations_work() {
     require_desktop();
