@@ -257,32 +257,72 @@ fn inspector_without_the_token_fails_on_401() {
     );
 }
 
-/// Issue 32: the Inspector declares the tasks extension and calls tools plainly; axgate
-/// answered `get_tree` (and `wait_for`, `wait_idle`, `launch_app`) with a task, and the
-/// Inspector failed with "declares an output schema but returned no structured content".
-/// Every tool that reads or waits, and `launch_app`, now answers it with structured content
-/// that its output schema accepts (the Inspector validates it).
-#[test]
-fn inspector_runs_the_long_tools_and_the_reads_with_structured_content() {
+/// The Inspector's `--tool-arg key=value` words for a call's arguments: strings as they are,
+/// anything else as JSON (which the Inspector parses back).
+fn tool_args(args: &Value, other_tag: &str) -> Vec<String> {
+    let Value::Object(map) = args else {
+        return Vec::new();
+    };
+    map.iter()
+        .map(|(key, value)| match value {
+            Value::String(s) => format!("{key}={}", s.replace("$OTHER_SESSION_TAG", other_tag)),
+            other => format!("{key}={other}"),
+        })
+        .collect()
+}
+
+/// Issue 32: every tool through the Inspector CLI, from `tests/clients/every_tool.json`, one
+/// Inspector session per call (the demo apps keep their state between calls). The Inspector
+/// declares the tasks extension and calls tools plainly: axgate once answered `get_tree`,
+/// `wait_for`, `wait_idle` and `launch_app` with a task, and the Inspector failed with "declares
+/// an output schema but returned no structured content". Each call must succeed with structured
+/// content (which the Inspector checks against the output schema), or an image where the list
+/// says so, and no task. The list runs in two halves on two servers, beside each other.
+fn inspector_runs(half: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let (server, token) = serve_with_token(dir.path());
-    let bearer = format!("Authorization: Bearer {token}");
-    let status = r#"target=window[0]/static_text["Status"]"#;
-    let calls: &[(&str, &[&str])] = &[
-        ("get_tree", &["app=Form"]),
-        ("wait_idle", &["app=Form"]),
-        ("wait_for", &["app=Form", status, "condition=exists"]),
-        ("launch_app", &["app=Notes"]),
-        ("list_apps", &[]),
-        ("list_windows", &["app=Form"]),
-        ("get_focused", &["app=Form"]),
-        ("element_at", &["app=Form", "x=60", "y=100"]),
-        ("session_info", &[]),
-    ];
-    for (tool, args) in calls {
-        let result = call_tool(dir.path(), &server.url, &bearer, tool, args);
+    let (ops, other) = (
+        tokens::generate().expect("random token"),
+        tokens::generate().expect("random token"),
+    );
+    let config = dir.path().join("axgate.toml");
+    let toml = format!(
+        "[backend]\nkind = \"demo\"\n{}",
+        crate::every_tool::two_tokens(&ops, &other)
+    );
+    std::fs::write(&config, toml).expect("write the config");
+    let server = Axgate::serve(&["--config", config.to_str().expect("utf-8 path")]);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (_theirs, tag) =
+        runtime.block_on(crate::every_tool::other_session(&server.url, &ops, &other));
+    let bearer = format!("Authorization: Bearer {ops}");
+    let calls = crate::every_tool::calls();
+    let middle = calls.len() / 2;
+    let part = if half == 0 {
+        &calls[..middle]
+    } else {
+        &calls[middle..]
+    };
+    for call in part {
+        let words = tool_args(&call.args, &tag);
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        let tool = call.tool.as_str();
+        let result = call_tool(dir.path(), &server.url, &bearer, tool, &words);
         assert_eq!(result["isError"], false, "{tool}: {result}");
-        assert!(result["structuredContent"].is_object(), "{tool}: {result}");
         assert!(result.get("taskId").is_none(), "{tool}: {result}");
+        if call.image {
+            assert_eq!(result["content"][0]["type"], "image", "{tool}: {result}");
+        } else {
+            assert!(result["structuredContent"].is_object(), "{tool}: {result}");
+        }
     }
+}
+
+#[test]
+fn inspector_runs_the_first_half_of_every_tool() {
+    inspector_runs(0);
+}
+
+#[test]
+fn inspector_runs_the_second_half_of_every_tool() {
+    inspector_runs(1);
 }

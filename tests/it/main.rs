@@ -33,6 +33,7 @@ mod denied_apps;
 mod deploy;
 mod direct;
 mod docs_counts;
+mod every_tool;
 mod faults;
 mod fleet;
 mod fuzz_corpus;

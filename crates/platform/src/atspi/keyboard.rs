@@ -100,7 +100,15 @@ pub(super) fn plan_keys(
             .nth(row)
             .is_none_or(|chunk| !wanted.contains(&chunk[0]))
     };
-    let mut spares = empty.chain(reusable.iter().copied().filter(kept));
+    // Rows some earlier typing gave one character (this process's, oldest first, then any
+    // other process's, such as an earlier server on the same display).
+    let given = syms
+        .chunks(width)
+        .enumerate()
+        .filter(|(_, chunk)| looks_given(chunk))
+        .filter_map(|(row, _)| code_of(row))
+        .filter(|code| !reusable.contains(code));
+    let mut spares = empty.chain(reusable.iter().copied().chain(given).filter(kept));
     let mut plan = KeyPlan {
         keys: Vec::with_capacity(wanted.len()),
         assign: Vec::new(),
@@ -118,6 +126,20 @@ pub(super) fn plan_keys(
         }
     }
     plan
+}
+
+/// Whether a mapping row is one that [`plan_keys`] gave a character: one non-ASCII character
+/// keysym (Latin-1 from U+00A0, or Unicode), in however many columns the server shows it
+/// (XKB reports a one-level key as `S, NoSymbol, S`), and no other keysym. Keyboard layouts
+/// do not make such rows: a letter key has two cases, the space bar is ASCII, other keys have
+/// keysyms outside those ranges.
+fn looks_given(chunk: &[u32]) -> bool {
+    let mut held = chunk.iter().copied().filter(|s| *s != 0);
+    let Some(first) = held.next() else {
+        return false;
+    };
+    let character = (0xa0..=0xff).contains(&first) || first >= 0x0100_0000;
+    character && held.all(|s| s == first)
 }
 
 #[cfg(test)]
@@ -190,5 +212,28 @@ mod tests {
         let plan = plan_keys(8, 2, &syms, &[0x0100_0001, 0x0100_0003], &[8, 9]);
         assert_eq!(plan.assign, vec![(9, 0x0100_0003)]);
         assert_eq!(plan.keys, vec![(8, false), (9, false)]);
+    }
+
+    #[test]
+    fn spares_another_process_gave_are_reused_when_none_is_empty() {
+        // 8: a/A, 9 and 10: given earlier by another process (nothing remembers them here),
+        // 11: F1 (a key of the layout, not a spare).
+        let syms = [
+            0x61,
+            0x41,
+            0x0100_0001,
+            0x0100_0001,
+            0xeb,
+            0xeb,
+            0xffbe,
+            0xffbe,
+        ];
+        let plan = plan_keys(8, 2, &syms, &[0x0100_0001, 0x0100_0003], &[]);
+        assert_eq!(plan.assign, vec![(10, 0x0100_0003)]);
+        assert_eq!(plan.keys, vec![(9, false), (10, false)]);
+        assert!(!looks_given(&[0x61, 0x41]) && !looks_given(&[0xffbe, 0xffbe]));
+        // As XKB shows a one-level key; the space bar is never taken.
+        assert!(looks_given(&[0x0100_65e5, 0, 0x0100_65e5, 0]));
+        assert!(!looks_given(&[0x20, 0, 0x20, 0]) && !looks_given(&[0, 0, 0, 0]));
     }
 }
