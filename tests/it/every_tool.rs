@@ -16,19 +16,19 @@ use axgate::http::auth::tokens;
 
 /// One entry of the list.
 #[derive(Deserialize)]
-pub struct Call {
-    pub tool: String,
-    pub args: Value,
+pub(crate) struct Call {
+    pub(crate) tool: String,
+    pub(crate) args: Value,
     /// Needs an MCP session.
     #[serde(default)]
-    pub session: bool,
+    pub(crate) session: bool,
     /// Answers with an image and no structured content.
     #[serde(default)]
-    pub image: bool,
+    pub(crate) image: bool,
 }
 
 /// The list, in order.
-pub fn calls() -> Vec<Call> {
+pub(crate) fn calls() -> Vec<Call> {
     let path = repo().join("tests/clients/every_tool.json");
     let text = std::fs::read_to_string(&path).expect("tests/clients/every_tool.json");
     let list: Value = serde_json::from_str(&text).expect("every_tool.json is JSON");
@@ -38,7 +38,7 @@ pub fn calls() -> Vec<Call> {
 /// The server config: `ops` may read, act and administer, and act without a person's
 /// confirmation (`quit_app` asks for one by default, and not every client can be asked);
 /// `other` only reads.
-pub fn two_tokens(ops: &str, other: &str) -> String {
+pub(crate) fn two_tokens(ops: &str, other: &str) -> String {
     let row = |name: &str, token: &str, rest: &str| {
         format!(
             "{{ name = \"{name}\", sha256 = \"{}\", {rest} }}",
@@ -57,7 +57,7 @@ pub fn two_tokens(ops: &str, other: &str) -> String {
 }
 
 /// A raw MCP client at `url` with a bearer token.
-pub fn bearer_client(url: &str, token: &str) -> Client {
+pub(crate) fn bearer_client(url: &str, token: &str) -> Client {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,
@@ -76,7 +76,7 @@ pub fn bearer_client(url: &str, token: &str) -> Client {
 
 /// Opens a session of the `other` principal (kept while the client lives) and finds its tag
 /// through `ops`'s `list_sessions`, for the list's `end_session`.
-pub async fn other_session(url: &str, ops: &str, other: &str) -> (Client, String) {
+pub(crate) async fn other_session(url: &str, ops: &str, other: &str) -> (Client, String) {
     let mut theirs = bearer_client(url, other);
     theirs.initialize().await;
     let mut admin = bearer_client(url, ops);
