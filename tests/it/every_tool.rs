@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::clients::run::{Run, repo, require, run_script};
-use crate::support::{Client, TestServer, config};
+use crate::support::{Client, TestServer, bearer_client, config};
 use axgate::http::auth::tokens;
 
 /// One entry of the list.
@@ -54,24 +54,6 @@ pub(crate) fn two_tokens(ops: &str, other: &str) -> String {
         ),
         row("other", other, r#"scopes = ["axgate:read"]"#),
     )
-}
-
-/// A raw MCP client at `url` with a bearer token.
-pub(crate) fn bearer_client(url: &str, token: &str) -> Client {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(
-        reqwest::header::AUTHORIZATION,
-        format!("Bearer {token}").parse().expect("header value"),
-    );
-    Client {
-        http: reqwest::Client::builder()
-            .default_headers(headers)
-            .build()
-            .expect("client"),
-        url: url.to_owned(),
-        session: None,
-        next_id: 1,
-    }
 }
 
 /// Opens a session of the `other` principal (kept while the client lives) and finds its tag

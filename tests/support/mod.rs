@@ -402,6 +402,11 @@ pub fn text_of(result: &Value) -> String {
 
 /// An MCP client sending `Authorization: Bearer <token>` on every request.
 pub fn client_with(server: &TestServer, token: &str) -> Client {
+    bearer_client(&server.url, token)
+}
+
+/// [`client_with`] for a server at `url` (one in another process, say).
+pub fn bearer_client(url: &str, token: &str) -> Client {
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,
@@ -412,7 +417,7 @@ pub fn client_with(server: &TestServer, token: &str) -> Client {
             .default_headers(headers)
             .build()
             .expect("client"),
-        url: server.url.clone(),
+        url: url.to_owned(),
         session: None,
         next_id: 1,
     }

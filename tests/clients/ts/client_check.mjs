@@ -26,6 +26,7 @@ import {
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { CheckFailed, check, report, verdict } from './verdict.mjs';
 
 const APP = 'Form';
 const CHECK_BOX = 'window[0]/check_box[0]';
@@ -39,15 +40,6 @@ const OVERALL_MS = 150_000;
 const AUTH_ATTEMPT_MS = 30_000;
 const CALL_TIMEOUT_MS = 90_000;
 
-class CheckFailed extends Error {}
-
-function report(step, fields = {}) {
-  console.log(JSON.stringify({ step, ...fields }));
-}
-
-function check(cond, message) {
-  if (!cond) throw new CheckFailed(message);
-}
 
 function textOf(result) {
   return (result.content ?? []).map((c) => c.text ?? '').join(' ');
@@ -269,28 +261,6 @@ async function run(url) {
   report('auth', { wrong, missing });
 }
 
-async function main() {
-  if (process.argv.length !== 3) {
-    console.error('usage: node client_check.mjs http://127.0.0.1:PORT/mcp');
-    return 2;
-  }
-  let timer;
-  const overall = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up after ${OVERALL_MS / 1000} s`)), OVERALL_MS);
-  });
-  try {
-    await Promise.race([run(process.argv[2]), overall]);
-  } catch (error) {
-    if (!(error instanceof CheckFailed)) console.error(error);
-    report('fail', { error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
-    return 1;
-  } finally {
-    clearTimeout(timer);
-  }
-  report('pass');
-  return 0;
-}
-
-process.exitCode = await main();
+process.exitCode = await verdict('client_check.mjs', run, OVERALL_MS);
 // Nothing may keep the process alive past its verdict (an SSE reconnect timer, say).
 process.exit(process.exitCode);

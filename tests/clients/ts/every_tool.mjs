@@ -14,15 +14,12 @@
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { report, verdict } from './verdict.mjs';
 
 const TOKEN_ENV = 'CLIENT_CHECK_TOKEN';
 const OVERALL_MS = 150_000;
 const CALL_TIMEOUT_MS = 90_000;
 const CALLS = new URL('../every_tool.json', import.meta.url);
-
-function report(step, fields = {}) {
-  console.log(JSON.stringify({ step, ...fields }));
-}
 
 async function run(url) {
   const token = process.env[TOKEN_ENV];
@@ -53,27 +50,5 @@ async function run(url) {
   await client.close();
 }
 
-async function main() {
-  if (process.argv.length !== 3) {
-    console.error('usage: node every_tool.mjs http://127.0.0.1:PORT/mcp');
-    return 2;
-  }
-  let timer;
-  const overall = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up after ${OVERALL_MS / 1000} s`)), OVERALL_MS);
-  });
-  try {
-    await Promise.race([run(process.argv[2]), overall]);
-  } catch (error) {
-    console.error(error);
-    report('fail', { error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
-    return 1;
-  } finally {
-    clearTimeout(timer);
-  }
-  report('pass');
-  return 0;
-}
-
-process.exitCode = await main();
+process.exitCode = await verdict('every_tool.mjs', run, OVERALL_MS);
 process.exit(process.exitCode);
