@@ -27,7 +27,8 @@ async fn the_tree_of_gtk3_widget_factory_matches_pyatspi() {
     let _app = App::program("gtk3-widget-factory", "gtk3-widget-factory");
     let server = AtspiServer::start("").await;
     let mut c = server.session().await;
-    let args = json!({"app": "gtk3-widget-factory", "depth": 64, "max_nodes": 20000});
+    let args =
+        json!({"app": "gtk3-widget-factory", "depth": 64, "max_nodes": 20000, "nodes": true});
     let ours = ok(&mut c, "get_tree", args).await;
     let reference = pyatspi_walk("gtk3-widget-factory");
     let walked = harness::assert_same_tree(&ours, &reference);
@@ -470,7 +471,7 @@ async fn rows_of_a_list_box_that_manages_its_descendants_are_read_too() {
     let _app = App::start("rows.py", &["400"], "axgate-listbox");
     let server = AtspiServer::start("[backend]\ncall_timeout_ms = 60000\n").await;
     let mut c = server.session().await;
-    let args = json!({"app": "axgate-listbox", "depth": 64, "max_nodes": 20000});
+    let args = json!({"app": "axgate-listbox", "depth": 64, "max_nodes": 20000, "nodes": true});
     let ours = ok(&mut c, "get_tree", args).await;
     let walked = harness::assert_same_tree(&ours, &pyatspi_walk("axgate-listbox"));
     assert!(walked > 2_000, "{walked} nodes");

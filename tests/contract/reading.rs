@@ -30,7 +30,10 @@ fn named<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
 pub(crate) async fn tree_shape_and_paths(target: &impl Target) {
     let mut run = target.start("").await;
     let tree = run
-        .ok("get_tree", json!({"depth": 30, "max_nodes": 5000}))
+        .ok(
+            "get_tree",
+            json!({"depth": 30, "max_nodes": 5000, "nodes": true}),
+        )
         .await;
     assert_eq!(tree["truncated"], false, "{tree}");
     let nodes = tree["nodes"].as_array().expect("nodes").clone();

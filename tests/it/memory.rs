@@ -58,7 +58,7 @@ async fn repeated_multi_megabyte_results_stay_within_the_replay_budget() {
         let (id, events) = client
             .request_events(
                 "tools/call",
-                json!({"name": "get_tree", "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000}}),
+                json!({"name": "get_tree", "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000, "nodes": true}}),
             )
             .await;
         let reply = events
@@ -137,7 +137,8 @@ async fn a_resume_of_evicted_events_is_told_they_are_gone() {
     let mut client = server.client();
     client.initialize().await;
     // Small results until the first call's stream is evicted to keep the session's budget.
-    let args = json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 100}});
+    let args =
+        json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 100, "nodes": true}});
     let (_, first) = client.request_events("tools/call", args.clone()).await;
     let first_priming = first[0].id.clone().expect("a priming event id");
     let mut calls = 1;
@@ -157,7 +158,7 @@ async fn a_resume_of_evicted_events_is_told_they_are_gone() {
     let (id, events) = client
         .request_events(
             "tools/call",
-            json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 2000}}),
+            json!({"name": "get_tree", "arguments": {"app": "Huge", "max_nodes": 2000, "nodes": true}}),
         )
         .await;
     let reply = crate::support::response_of(&events, id).expect("the large result arrives");
@@ -259,7 +260,7 @@ async fn kept_task_results_weigh_what_the_budget_counts() {
             .request(
                 "tools/call",
                 json!({"name": "get_tree", "task": {},
-                       "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000}}),
+                       "arguments": {"app": "Huge", "depth": 64, "max_nodes": 20000, "nodes": true}}),
             )
             .await["result"]
             .clone();

@@ -277,7 +277,12 @@ async fn task_results_are_bounded_in_bytes_and_tasks_in_count() {
         "axgate_task_result_bytes = {held}"
     );
     // A whole tree is larger than what is left: not kept; the task fails naming the key.
-    let big = start(&mut c, "get_tree", json!({"app": "Form"})).await;
+    let big = start(
+        &mut c,
+        "get_tree",
+        json!({"app": "Form", "nodes": true, "frames": true}),
+    )
+    .await;
     let failed = settled(&mut c, &big).await;
     assert_eq!(failed["status"], "failed", "{failed}");
     assert!(failed.get("result").is_none(), "{failed}");

@@ -122,7 +122,12 @@ async fn annotations_mark_destructive_and_read_only_tools() {
             .iter()
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("{name} is listed"));
-        tool["annotations"][key].as_bool()
+        // An absent hint is the spec's default (the server leaves defaults out).
+        let default = match key {
+            "destructiveHint" | "openWorldHint" => true,
+            _ => false,
+        };
+        Some(tool["annotations"][key].as_bool().unwrap_or(default))
     };
     for name in ["quit_app", "window_action", "end_session"] {
         assert_eq!(hint(name, "destructiveHint"), Some(true), "{name}");
@@ -139,5 +144,19 @@ async fn annotations_mark_destructive_and_read_only_tools() {
     }
     for name in ["click", "type_text", "set_value", "launch_app"] {
         assert_eq!(hint(name, "destructiveHint"), Some(false), "{name}");
+        assert_eq!(hint(name, "readOnlyHint"), Some(false), "{name}");
+    }
+    for tool in tools {
+        assert_eq!(tool["annotations"]["openWorldHint"], false, "{tool}");
+        for (key, default) in [
+            ("readOnlyHint", false),
+            ("destructiveHint", true),
+            ("idempotentHint", false),
+        ] {
+            assert_ne!(
+                tool["annotations"][key], default,
+                "a hint equal to the spec's default is left out: {tool}"
+            );
+        }
     }
 }

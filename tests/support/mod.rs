@@ -519,8 +519,12 @@ pub async fn get_element(c: &mut Client, app: &str, target: &str, expect: &[&str
     check(c, "get_element", args, false, expect).await
 }
 
-/// The `get_tree` check: a tree read successfully with these arguments, its text holding
-/// each of `expect`; returns the result.
-pub async fn get_tree(c: &mut Client, args: Value, expect: &[&str]) -> Value {
+/// The `get_tree` check: a tree read successfully with these arguments (and the structured
+/// nodes, unless `nodes` says otherwise), its text holding each of `expect`; returns the
+/// result.
+pub async fn get_tree(c: &mut Client, mut args: Value, expect: &[&str]) -> Value {
+    if let Some(map) = args.as_object_mut() {
+        map.entry("nodes").or_insert(Value::Bool(true));
+    }
     check(c, "get_tree", args, false, expect).await
 }

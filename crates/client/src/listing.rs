@@ -28,7 +28,8 @@ pub(crate) async fn tree(
     format: Format,
     images: &Images<'_>,
 ) -> Result<u8, ClientError> {
-    let mut arguments = json!({"app": app});
+    // The nodes carry the paths the listing prints (get_tree sends them only when asked).
+    let mut arguments = json!({"app": app, "nodes": true});
     if let Some(depth) = args.depth {
         arguments["depth"] = json!(depth);
     }
@@ -93,7 +94,8 @@ pub(crate) async fn find(
     if let Some(depth) = deepest {
         // The tree down to the deepest match, pre-order, so every match's ancestors and
         // earlier siblings are seen before it.
-        let mut arguments = json!({"app": app, "depth": depth, "max_nodes": NAMING_PAGE});
+        let mut arguments =
+            json!({"app": app, "depth": depth, "max_nodes": NAMING_PAGE, "nodes": true});
         for _ in 0..MAX_PAGES {
             let page = client.call("get_tree", arguments.clone()).await?;
             let Some(page) = structured(&page) else { break };

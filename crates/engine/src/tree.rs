@@ -81,6 +81,13 @@ pub fn collapsible(n: &IndexedNode) -> bool {
 /// text without one shows its value there. An element with no name shows its identifier
 /// instead, if it has one: `[text_field] #email e13` (docs/TOOLS.md, "Names").
 pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
+    compact_line_with(node, handle, true)
+}
+
+/// [`compact_line`], with the frame `(x,y w×h)` only when `frame` is set: coordinates are
+/// about two fifths of a line's tokens, and an agent that acts by path or handle rarely needs
+/// them (`get_tree` leaves them out unless asked: docs/TOOLS.md, "What a result costs").
+pub fn compact_line_with(node: &RawNode, handle: Option<&str>, frame: bool) -> String {
     let mut line = format!("[{}]", node.role);
     let value = node.visible_value().map(|v| v.to_string());
     let label = node.label().map(str::to_owned).or_else(|| {
@@ -107,7 +114,7 @@ pub fn compact_line(node: &RawNode, handle: Option<&str>) -> String {
     if let Some(h) = handle {
         let _ = write!(line, " {h}");
     }
-    if let Some(f) = node.frame {
+    if let Some(f) = node.frame.filter(|_| frame) {
         let _ = write!(
             line,
             " ({},{} {}×{})",
@@ -220,6 +227,10 @@ mod tests {
         assert_eq!(
             compact_line(&n, Some("e12")),
             "[button] \"Save\" e12 (10,20 80×24) press"
+        );
+        assert_eq!(
+            compact_line_with(&n, Some("e12"), false),
+            "[button] \"Save\" e12 press"
         );
         let mut secret = raw(2, None, Role::SecureTextField, Some("Password"));
         secret.value = Some(AxValue::Text("hunter2".into()));

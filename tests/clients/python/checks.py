@@ -198,9 +198,9 @@ async def session_steps(client: Any, hello: Hello, seen: Seen) -> None:
     tools = await client.list_tools()
     report("tools/list", tools=sorted(t.name for t in tools.tools))
 
-    before = check_box_value(await client.call_tool("get_tree", {"app": APP}))
+    before = check_box_value(await client.call_tool("get_tree", {"app": APP, "nodes": True}))
     element = await press(client)
-    after = check_box_value(await client.call_tool("get_tree", {"app": APP}))
+    after = check_box_value(await client.call_tool("get_tree", {"app": APP, "nodes": True}))
     report("call", before=before, pressed=element.get("value"), after=after)
 
     await wait_until(lambda: STATE_URI in seen.updated, f"notifications/resources/updated for {STATE_URI}")

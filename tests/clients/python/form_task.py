@@ -70,7 +70,7 @@ async def scenario(url: str) -> None:
         async with Client(transport, mode="auto", read_timeout_seconds=60) as client:
             checks.report("connect", protocol=client.protocol_version)
 
-            tree = await call(client, "get_tree", {})
+            tree = await call(client, "get_tree", {"nodes": True})
             fields = [
                 n
                 for n in tree["out"].get("nodes") or []

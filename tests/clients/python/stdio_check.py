@@ -49,9 +49,9 @@ async def scenario(binary: str, config: str, errlog_path: str) -> None:
             )
             tools = await client.list_tools()
             checks.report("tools/list", tools=sorted(t.name for t in tools.tools))
-            before = checks.check_box_value(await client.call_tool("get_tree", {"app": checks.APP}))
+            before = checks.check_box_value(await client.call_tool("get_tree", {"app": checks.APP, "nodes": True}))
             element = await checks.press(client)
-            after = checks.check_box_value(await client.call_tool("get_tree", {"app": checks.APP}))
+            after = checks.check_box_value(await client.call_tool("get_tree", {"app": checks.APP, "nodes": True}))
             checks.report("call", before=before, pressed=element.get("value"), after=after)
     checks.report("closed")
 

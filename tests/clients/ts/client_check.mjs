@@ -191,9 +191,9 @@ async function sessionSteps(url, token) {
   report('tools/list', { tools: tools.tools.map((t) => t.name).sort() });
 
   // listTools() above lets callTool validate structuredContent against each outputSchema.
-  const before = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP } }));
+  const before = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP, nodes: true } }));
   const element = await press(client);
-  const after = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP } }));
+  const after = checkBoxValue(await client.callTool({ name: 'get_tree', arguments: { app: APP, nodes: true } }));
   report('call', { before, pressed: element.value, after });
 
   await waitUntil(() => seen.updated.includes(STATE_URI), `notifications/resources/updated for ${STATE_URI}`);

@@ -29,7 +29,7 @@ async fn call_prints_structured_content_and_key_values_become_json() {
     let ran = run_on(
         &server,
         "call",
-        &["get_tree", r#"{"app": "Form"}"#, "depth=1"],
+        &["get_tree", r#"{"app": "Form", "nodes": true}"#, "depth=1"],
     )
     .await;
     let tree = ran.expect_code(0).json();

@@ -104,7 +104,9 @@ pub async fn capture(
             },
             Err(why) => missing.push(format!("screenshot of {app}: {why}")),
         }
-        let tree = json!({"app": target, "depth": TREE_DEPTH, "max_nodes": TREE_NODES});
+        // With frames: a person reads this beside the screenshot.
+        let tree =
+            json!({"app": target, "depth": TREE_DEPTH, "max_nodes": TREE_NODES, "frames": true});
         match tool(client, "get_tree", tree).await? {
             Ok(result) => write(
                 &format!("tree-{name}.txt"),

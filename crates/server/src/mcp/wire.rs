@@ -160,8 +160,10 @@ pub struct ListWindowsOut {
 pub struct TreeOut {
     pub app: String,
     pub pid: u32,
-    /// Elements in pre-order; unlabelled single-child groups are left out.
-    pub nodes: Vec<NodeOut>,
+    /// Elements in pre-order, when asked for (`nodes: true`); unlabelled single-child groups
+    /// are left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<NodeOut>>,
     /// True when the depth, node budget or deadline cut the walk short.
     pub truncated: bool,
     /// Pass as `cursor` to continue a walk the node budget or deadline cut short.
@@ -228,6 +230,18 @@ impl From<&Change> for ChangeOut {
                 .collect(),
         }
     }
+}
+
+/// What the acting tools' output schema lists of [`ActOut`]: the fields a caller decides on.
+/// The others (`app`, `pid`, `tool`, `element_gone`, `rung`, `round_trips`) are in every
+/// result too and in docs/TOOLS.md; listing them in eleven tools' schemas cost about 500
+/// tokens of the tool list a model reads on every session (docs/PERFORMANCE.md).
+#[derive(JsonSchema)]
+#[allow(dead_code)] // only its schema is used
+pub struct ActSummary {
+    element: NodeOut,
+    verified: bool,
+    changes: Vec<ChangeOut>,
 }
 
 /// The result of every acting tool.

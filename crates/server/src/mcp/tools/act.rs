@@ -13,7 +13,7 @@ use super::{Profile, ToolDef, input_schema, output_schema, parse_args};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::ActOut;
+use crate::mcp::wire::ActSummary;
 use axgate_engine::AxError;
 use axgate_engine::backend::MouseButton;
 use axgate_engine::ladder::{Climb, Rung, climb, ladder, perform_rung};
@@ -21,7 +21,7 @@ use axgate_engine::ladder::{Climb, Rung, climb, ladder, perform_rung};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ActionArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -37,7 +37,7 @@ pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
     description: "Performs an action the element lists (press, increment, show_menu, …).",
     profile: Profile::ACT,
     input: input_schema::<ActionArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(perform_action(ctx, args)),
 };
 
@@ -112,7 +112,7 @@ enum Strategy {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClickArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -141,7 +141,7 @@ pub(super) static CLICK: ToolDef = ToolDef {
     description: "Clicks an element and verifies the effect.",
     profile: Profile::ACT,
     input: input_schema::<ClickArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(click(ctx, args)),
 };
 
@@ -262,7 +262,7 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TargetArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -279,7 +279,7 @@ pub(super) static FOCUS: ToolDef = ToolDef {
         ..Profile::ACT
     },
     input: input_schema::<TargetArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(focus(ctx, args)),
 };
 

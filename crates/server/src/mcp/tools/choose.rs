@@ -13,7 +13,7 @@ use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structure
 use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::ActOut;
+use crate::mcp::wire::ActSummary;
 use axgate_engine::act::Scope;
 use axgate_engine::tree::{self, IndexedNode};
 use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
@@ -21,7 +21,7 @@ use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SelectArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -41,7 +41,7 @@ pub(super) static SELECT_OPTION: ToolDef = ToolDef {
         ..Profile::ACT
     },
     input: input_schema::<SelectArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(select_option(ctx, args)),
 };
 
@@ -197,7 +197,7 @@ pub(super) struct MenusOut {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuListArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -299,7 +299,7 @@ pub(super) async fn list_menus(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -313,7 +313,7 @@ pub(super) static SELECT_MENU: ToolDef = ToolDef {
     description: "Chooses a menu bar item by its path, such as `File > Save As…`.",
     profile: Profile::ACT,
     input: input_schema::<MenuArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(select_menu(ctx, args)),
 };
 

@@ -16,7 +16,7 @@ use super::{AuditShape, Profile, ToolDef, input_schema, output_schema, parse_arg
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::ActOut;
+use crate::mcp::wire::ActSummary;
 use axgate_engine::act::act_and_observe;
 use axgate_engine::engine::BackendOp;
 use axgate_engine::keys::KeyCombo;
@@ -26,7 +26,7 @@ use axgate_engine::{AxError, AxValue, Target};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SetValueArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -46,7 +46,7 @@ pub(super) static SET_VALUE: ToolDef = ToolDef {
         ..Profile::ACT
     },
     input: input_schema::<SetValueArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(set_value(ctx, args)),
 };
 
@@ -139,7 +139,7 @@ async fn write_value(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TypeArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -157,7 +157,7 @@ pub(super) static TYPE_TEXT: ToolDef = ToolDef {
     description: "Types text as key presses into an element or the focused element.",
     profile: Profile::ACT,
     input: input_schema::<TypeArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(type_text(ctx, args)),
 };
 
@@ -294,7 +294,7 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct KeyArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -315,7 +315,7 @@ pub(super) static PRESS_KEY: ToolDef = ToolDef {
     description: "Presses a key or combo such as `cmd+s`.",
     profile: Profile::ACT,
     input: input_schema::<KeyArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(press_key(ctx, args)),
 };
 
@@ -357,7 +357,7 @@ enum Direction {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ScrollArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -375,7 +375,7 @@ pub(super) static SCROLL: ToolDef = ToolDef {
     description: "Scrolls an element with the pointer wheel.",
     profile: Profile::ACT,
     input: input_schema::<ScrollArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(scroll(ctx, args)),
 };
 
@@ -430,7 +430,7 @@ fn center(located: &Located) -> Result<(f64, f64), ToolError> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DragArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -456,7 +456,7 @@ pub(super) static DRAG: ToolDef = ToolDef {
         ..Profile::ACT
     },
     input: input_schema::<DragArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(drag(ctx, args)),
 };
 

@@ -8,6 +8,7 @@ mod admin;
 mod app_arg;
 mod apps;
 mod choose;
+mod cursor;
 mod input;
 mod pages;
 mod query;
@@ -162,16 +163,22 @@ pub struct ToolDef {
 
 impl ToolDef {
     pub fn to_wire(&self) -> Tool {
-        // The title is the tool's own `title` (2025-06-18 on), not repeated here.
-        let mut annotations = ToolAnnotations::new()
-            .read_only(self.profile.effect.reads_only())
-            // The tools act on the local desktop, a closed world.
-            .open_world(false);
-        // The spec gives these meaning only for a tool that changes something.
-        if !self.profile.effect.reads_only() {
-            annotations = annotations
-                .destructive(self.profile.destructive)
-                .idempotent(self.profile.idempotent);
+        // The title is the tool's own `title` (2025-06-18 on), not repeated here. A hint is
+        // sent only where it differs from the spec's default (read-only false, destructive
+        // true, idempotent false, open world true): a client reads an absent hint as the
+        // default, and the list is read by a model on every session (docs/TOOLS.md).
+        // The tools act on the local desktop, a closed world.
+        let mut annotations = ToolAnnotations::new().open_world(false);
+        if self.profile.effect.reads_only() {
+            annotations = annotations.read_only(true);
+        } else {
+            // The spec gives these meaning only for a tool that changes something.
+            if !self.profile.destructive {
+                annotations = annotations.destructive(false);
+            }
+            if self.profile.idempotent {
+                annotations = annotations.idempotent(true);
+            }
         }
         let mut tool = Tool::new(self.name, self.description, (self.input)())
             .with_title(self.title)

@@ -18,9 +18,9 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use base64::Engine as _;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+use super::cursor::{Frontier, Level, VERSION};
 use super::skipped::describe_skipped;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -35,101 +35,6 @@ pub(super) const PAGE_BYTES: usize = 1024 * 1024 - 64 * 1024;
 /// The most nodes read in one backend call: what a page reads past its byte budget and
 /// throws away is at most this much.
 const CHUNK: usize = 512;
-
-/// One element of the chain from the walk's root to where a page ended.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-struct Level {
-    /// The element's path (as results print it).
-    p: String,
-    /// Its handle when the page was made (`None` for sessionless results).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    h: Option<String>,
-    /// The index of its next child to read.
-    n: usize,
-    /// How many of its children before `n` have each role (by role name).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    r: BTreeMap<String, usize>,
-}
-
-/// Where a walk continues: what it was asked for, and the chain (root first).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
-pub(super) struct Frontier {
-    /// Format version.
-    v: u8,
-    /// The app's pid.
-    pid: u32,
-    /// The walk's depth.
-    d: u32,
-    levels: Vec<Level>,
-}
-
-const VERSION: u8 = 2;
-
-impl Frontier {
-    pub(super) fn encode(&self) -> String {
-        let json = serde_json::to_vec(self).expect("a frontier serializes");
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(json)
-    }
-
-    pub(super) fn decode(text: &str) -> Result<Frontier, ToolError> {
-        let bad = || {
-            ToolError::Usage(
-                "invalid argument `cursor`: pass `next_cursor` from a previous get_tree \
-                 unchanged, or leave cursor out to start from the beginning"
-                    .into(),
-            )
-        };
-        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(text)
-            .map_err(|_| bad())?;
-        let frontier: Frontier = serde_json::from_slice(&bytes).map_err(|_| bad())?;
-        if frontier.v != VERSION || frontier.levels.is_empty() {
-            return Err(bad());
-        }
-        Ok(frontier)
-    }
-
-    /// The path of the walk's root.
-    pub(super) fn root(&self) -> &str {
-        &self.levels[0].p
-    }
-
-    pub(super) fn depth(&self) -> u32 {
-        self.d
-    }
-
-    /// Refuses a cursor used with other arguments than the walk it continues.
-    pub(super) fn check(
-        &self,
-        pid: u32,
-        depth: Option<u32>,
-        root: Option<&str>,
-    ) -> Result<(), ToolError> {
-        if pid != self.pid {
-            return Err(ToolError::Usage(format!(
-                "invalid argument `cursor`: it continues a walk of the app with pid {}, not \
-                 this one; pass the same app, or leave cursor out",
-                self.pid
-            )));
-        }
-        if let Some(depth) = depth.filter(|&d| d != self.d) {
-            return Err(ToolError::Usage(format!(
-                "invalid argument `cursor`: it continues a walk of depth {}, not {depth}; \
-                 pass depth {} (or leave depth out) with this cursor, or leave cursor out to \
-                 start again",
-                self.d, self.d
-            )));
-        }
-        if let Some(root) = root.filter(|r| *r != self.root()) {
-            return Err(ToolError::Usage(format!(
-                "invalid argument `cursor`: it continues a walk from root {:?}, not {root:?}; \
-                 leave root out with this cursor, or leave cursor out to start again",
-                self.root()
-            )));
-        }
-        Ok(())
-    }
-}
 
 /// The nodes of one page: the chain of ancestors first, then what is new, linked as one tree
 /// (indices into `nodes`; node 0 is the walk's root).
@@ -153,17 +58,39 @@ pub(super) struct Page {
     bytes: usize,
     depth: u32,
     pid: u32,
+    detail: Detail,
+}
+
+/// What a page's rendering holds besides the lines: each costs tokens on every page, so
+/// both are asked for (docs/TOOLS.md, "What a result costs").
+#[derive(Clone, Copy)]
+pub(super) struct Detail {
+    /// Each line ends with the element's frame.
+    pub(super) frames: bool,
+    /// Each element also as a structured node (path, every naming field, states).
+    pub(super) nodes: bool,
 }
 
 /// What a page renders to.
 pub(super) struct Rendered {
     pub(super) text: String,
-    pub(super) nodes: Vec<NodeOut>,
+    /// The structured nodes, when [`Detail::nodes`] asked for them.
+    pub(super) nodes: Option<Vec<NodeOut>>,
     pub(super) next_cursor: Option<String>,
     /// Some node at the depth limit has children left out.
     pub(super) deeper: bool,
     /// The byte budget cut the page.
     pub(super) full: bool,
+}
+
+/// What one page may hold, and what it shows of each element.
+pub(super) struct Bounds {
+    /// Levels below the walk's root.
+    pub(super) depth: u32,
+    /// New nodes on this page.
+    pub(super) max_nodes: usize,
+    pub(super) deadline: Instant,
+    pub(super) detail: Detail,
 }
 
 /// Reads one page: from the app's root (or `root`) when `frontier` is `None`, else from where
@@ -173,10 +100,14 @@ pub(super) async fn read(
     conn: &AppConnection,
     root: Option<&str>,
     frontier: Option<&Frontier>,
-    depth: u32,
-    max_nodes: usize,
-    deadline: Instant,
+    bounds: Bounds,
 ) -> Result<Page, ToolError> {
+    let Bounds {
+        depth,
+        max_nodes,
+        deadline,
+        detail,
+    } = bounds;
     let start = match frontier {
         Some(f) => f.levels.clone(),
         None => {
@@ -208,6 +139,7 @@ pub(super) async fn read(
         bytes: 0,
         depth,
         pid: conn.app.pid,
+        detail,
     };
     // The chain, root first, each element linked under the one above. A level's `n` and
     // `r` count the chain's next element too: its own entry starts one before.
@@ -378,7 +310,7 @@ impl Page {
         let mut added = 0;
         for (i, mut node) in indexed.into_iter().enumerate().take(keep).skip(1) {
             node.children.clear();
-            self.bytes += estimate(&node);
+            self.bytes += estimate(&node, self.detail);
             map[i] = self.nodes.len();
             let parent = parent_of[i].map(|p| map[p]);
             self.push(node, parent, 0, BTreeMap::new(), false);
@@ -504,9 +436,10 @@ impl Page {
         keep: impl Fn(&IndexedNode) -> bool,
         mint: impl Fn(&IndexedNode) -> Option<String>,
     ) -> Rendered {
+        let detail = self.detail;
         let mut out = Rendered {
             text: String::new(),
-            nodes: Vec::new(),
+            nodes: detail.nodes.then(Vec::new),
             next_cursor: None,
             deeper: false,
             full: false,
@@ -524,13 +457,16 @@ impl Page {
                 let path = n.path.to_string();
                 let mut line = tree::indent(shown_depth);
                 // Without a handle (sessionless), the line names the element by its path.
-                line.push_str(&tree::compact_line(
+                line.push_str(&tree::compact_line_with(
                     &n.node,
                     Some(handle.as_deref().unwrap_or(&path)),
+                    detail.frames,
                 ));
                 line.push('\n');
-                let node = NodeOut::new(&n.node, handle.clone(), path, shown_depth);
-                let cost = json_len(&line) + json_len(&node);
+                let node = detail
+                    .nodes
+                    .then(|| NodeOut::new(&n.node, handle.clone(), path, shown_depth));
+                let cost = json_len(&line) + node.as_ref().map_or(0, json_len);
                 // Ancestors always fit (a chain is short), and so does the first new node, so
                 // that every page gets somewhere.
                 if bytes + cost > PAGE_BYTES && !self.context[at] && new_shown > 0 {
@@ -542,7 +478,9 @@ impl Page {
                 }
                 bytes += cost;
                 out.text.push_str(&line);
-                out.nodes.push(node);
+                if let (Some(nodes), Some(node)) = (&mut out.nodes, node) {
+                    nodes.push(node);
+                }
                 handles[at] = handle;
             }
             if n.depth == self.depth && n.node.child_count > 0 {
@@ -565,16 +503,18 @@ impl Page {
 
 /// What a node takes rendered, as far as can be told before it has a handle (a line names it
 /// by a handle or, sessionless, by its path: the estimate allows for the longer).
-fn estimate(n: &IndexedNode) -> usize {
+fn estimate(n: &IndexedNode, detail: Detail) -> usize {
     let path = n.path.to_string();
     let name = if path.len() > 6 {
         path.as_str()
     } else {
         "e00000"
     };
-    let line = tree::compact_line(&n.node, Some(name));
-    let node = NodeOut::new(&n.node, Some("e00000".into()), path.clone(), n.depth);
-    json_len(&line) + json_len(&node) + n.depth as usize + 2
+    let line = tree::compact_line_with(&n.node, Some(name), detail.frames);
+    let node = detail
+        .nodes
+        .then(|| NodeOut::new(&n.node, Some("e00000".into()), path.clone(), n.depth));
+    json_len(&line) + node.as_ref().map_or(0, json_len) + n.depth as usize + 2
 }
 
 /// The length of `value` as JSON.

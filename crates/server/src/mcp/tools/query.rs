@@ -18,7 +18,17 @@ use axgate_engine::{AppConnection, ElementPath, NodeId, RawNode, Resolved, Snaps
 /// Nodes searched for the focused element or a node's path.
 const SEARCH_BUDGET: usize = 20_000;
 
-#[derive(Serialize, JsonSchema)]
+/// What the element tools' output schema lists of [`ElementOut`] (the rest is in every result
+/// and in docs/TOOLS.md; the schema is read by a model on every session, as for
+/// `ActSummary`).
+#[derive(JsonSchema)]
+#[allow(dead_code)] // only its schema is used
+pub(super) struct ElementSummary {
+    element: NodeOut,
+    settable: Vec<String>,
+}
+
+#[derive(Serialize)]
 pub(super) struct ElementOut {
     app: String,
     pid: u32,
@@ -82,7 +92,7 @@ fn element_out(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ElementArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -96,7 +106,7 @@ pub(super) static GET_ELEMENT: ToolDef = ToolDef {
     description: "Returns every attribute of one element, and which can be set.",
     profile: Profile::READ,
     input: input_schema::<ElementArgs>,
-    output: Some(output_schema::<ElementOut>),
+    output: Some(output_schema::<ElementSummary>),
     run: |ctx, args| Box::pin(get_element(ctx, args)),
 };
 
@@ -121,7 +131,7 @@ pub(super) static GET_FOCUSED: ToolDef = ToolDef {
     description: "Returns the element with keyboard focus in an app.",
     profile: Profile::READ,
     input: input_schema::<AppArgs>,
-    output: Some(output_schema::<ElementOut>),
+    output: Some(output_schema::<ElementSummary>),
     run: |ctx, args| Box::pin(get_focused(ctx, args)),
 };
 
@@ -173,7 +183,7 @@ async fn whole_app(ctx: &ToolCtx, conn: &AppConnection) -> Result<Vec<IndexedNod
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct PointArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -189,7 +199,7 @@ pub(super) static ELEMENT_AT: ToolDef = ToolDef {
     description: "Returns the app's element at a screen point.",
     profile: Profile::READ,
     input: input_schema::<PointArgs>,
-    output: Some(output_schema::<ElementOut>),
+    output: Some(output_schema::<ElementSummary>),
     run: |ctx, args| Box::pin(element_at(ctx, args)),
 };
 

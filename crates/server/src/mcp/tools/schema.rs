@@ -7,10 +7,12 @@
 //! go through [`super::structured`], which drops nulls), no Rust integer `format`s, no root
 //! `title` naming a Rust type.
 //!
-//! Compact (the tool list is read by a model on every session, docs/TOOLS.md): input
-//! schemas keep their per-field descriptions, which tell a model what to send; output
-//! schemas keep the types of a result's top-level fields and which are always present; a
-//! nested object is only `{"type": "object"}`. The fields' prose is in docs/TOOLS.md.
+//! Compact (the tool list is read by a model on every session, docs/TOOLS.md, "What a result
+//! costs"): input schemas keep their per-field descriptions, which tell a model what to send,
+//! but not `additionalProperties: false` (an unknown argument is refused with its name
+//! anyway) nor the `minimum: 0` of every unsigned number; output schemas keep only the types
+//! of a result's top-level fields: a nested object is `{"type": "object"}`, an array
+//! `{"type": "array"}`. The fields' prose, and which are always present, is in docs/TOOLS.md.
 
 use std::any::TypeId;
 use std::collections::HashMap;
@@ -66,6 +68,8 @@ fn generate<T: JsonSchema>(output: bool) -> JsonObject {
     portable(&mut value);
     if output {
         compact_output(&mut value, 0);
+    } else {
+        compact_input(&mut value);
     }
     match value {
         Value::Object(map) => map,
@@ -185,15 +189,31 @@ fn allows_null(schema: &Value) -> bool {
     })
 }
 
-/// An output schema says the type of each top-level field and which are always there; a
-/// nested object is an object (docs/TOOLS.md describes it). No prose, no bounds.
+/// An input schema without what the server enforces anyway and a model does not need to be
+/// told: `additionalProperties: false` and the lower bound 0 of unsigned numbers.
+fn compact_input(value: &mut Value) {
+    let Value::Object(map) = value else { return };
+    map.remove("additionalProperties");
+    if map.get("minimum").is_some_and(|m| m == 0) {
+        map.remove("minimum");
+    }
+    map.values_mut().for_each(|v| match v {
+        Value::Array(items) => items.iter_mut().for_each(compact_input),
+        other => compact_input(other),
+    });
+}
+
+/// An output schema says the type of each top-level field; a nested object is an object and
+/// an array an array (docs/TOOLS.md describes them). No prose, no bounds, no `required`.
 fn compact_output(value: &mut Value, depth: usize) {
     let Value::Object(map) = value else { return };
     map.remove("description");
     map.remove("minimum");
     map.remove("maximum");
     map.remove("default");
-    if map.get("type").is_some_and(|t| t == "object") && depth >= 1 {
+    map.remove("required");
+    let kind = map.get("type").and_then(Value::as_str).map(str::to_owned);
+    if depth >= 1 && matches!(kind.as_deref(), Some("object" | "array")) {
         map.retain(|k, _| k == "type");
         return;
     }
@@ -201,9 +221,6 @@ fn compact_output(value: &mut Value, depth: usize) {
         properties
             .values_mut()
             .for_each(|p| compact_output(p, depth + 1));
-    }
-    if let Some(items) = map.get_mut("items") {
-        compact_output(items, depth);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.get_mut(key) {
@@ -246,10 +263,9 @@ mod tests {
                 "properties": {
                     "inner": {"type": "object"},
                     "maybe": {"type": "object"},
-                    "list": {"type": "array", "items": {"type": "object"}},
+                    "list": {"type": "array"},
                     "n": {"type": "integer"},
                 },
-                "required": ["inner", "list"],
             })
         );
     }

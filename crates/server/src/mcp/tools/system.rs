@@ -15,7 +15,7 @@ use super::{Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_ar
 use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{ActOut, AppOut};
+use crate::mcp::wire::{ActSummary, AppOut};
 use axgate_engine::{
     AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale, region,
 };
@@ -120,7 +120,7 @@ async fn window_count(ctx: &ToolCtx, app: &AppInfo) -> Result<usize, AxError> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct QuitArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -214,7 +214,7 @@ pub(super) async fn quit_app(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AppArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -275,7 +275,7 @@ enum WindowOp {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WindowArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -302,7 +302,7 @@ pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
         ..Profile::ACT
     },
     input: input_schema::<WindowArgs>,
-    output: Some(output_schema::<ActOut>),
+    output: Some(output_schema::<ActSummary>),
     run: |ctx, args| Box::pin(window_action(ctx, args)),
 };
 
@@ -445,7 +445,7 @@ pub(super) async fn write_clipboard(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ShotArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,

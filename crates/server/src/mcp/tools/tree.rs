@@ -10,7 +10,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::app_arg::{AppArg, app_ref};
-use super::pages::{self, Frontier};
+use super::cursor::Frontier;
+use super::pages;
 use super::target::parse_target;
 use super::{Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured};
 use crate::mcp::context::ToolCtx;
@@ -26,7 +27,7 @@ const FIND_BUDGET: usize = 50_000;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TreeArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -53,12 +54,18 @@ pub(super) struct TreeArgs {
     /// The previous result's `next_cursor`.
     #[serde(default)]
     cursor: Option<String>,
+    /// End each line with the element's frame `(x,y w×h)`.
+    #[serde(default)]
+    frames: bool,
+    /// Also return `nodes`: each element structured, with its path.
+    #[serde(default)]
+    nodes: bool,
 }
 
 pub(super) static GET_TREE: ToolDef = ToolDef {
     name: "get_tree",
     title: "Read an app's UI tree",
-    description: "An app's UI tree as compact lines and nodes with paths; `next_cursor` continues it.",
+    description: "An app's UI tree as compact lines; `next_cursor` continues it.",
     profile: Profile {
         task: TaskSupport::Optional,
         ..Profile::READ
@@ -136,16 +143,16 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         None => depth,
     };
     ctx.report_progress(0.0, Some(1.0), "walking").await;
-    let mut page = pages::read(
-        ctx,
-        &conn,
-        args.root.as_deref(),
-        frontier.as_ref(),
+    let bounds = pages::Bounds {
         depth,
         max_nodes,
         deadline,
-    )
-    .await?;
+        detail: pages::Detail {
+            frames: args.frames,
+            nodes: args.nodes,
+        },
+    };
+    let mut page = pages::read(ctx, &conn, args.root.as_deref(), frontier.as_ref(), bounds).await?;
     let walked = page.walked;
     let skipped = std::mem::take(&mut page.skipped);
     let shown = page.render(
@@ -230,7 +237,7 @@ enum Mode {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FindArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,

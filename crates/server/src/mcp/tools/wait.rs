@@ -76,7 +76,7 @@ struct Query {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WaitArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -308,7 +308,7 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct IdleArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -388,7 +388,7 @@ pub(super) async fn wait_idle(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AssertArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
@@ -523,7 +523,7 @@ pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DiffArgs {
-    /// Name, bundle id or pid.
+    // Name, bundle id or pid: said once, by list_apps, not in every schema.
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
