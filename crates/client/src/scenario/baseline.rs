@@ -212,3 +212,60 @@ pub fn check(
         ],
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::format::parse;
+    use super::*;
+
+    fn step_image(image: &str) -> Result<Option<ImageCheck>, Vec<String>> {
+        let text = format!(
+            "cases:\n  - name: c\n    steps:\n      - tool: screenshot\n        expect:\n          image: {image}\n"
+        );
+        parse("ui/f.yaml", &text)
+            .map(|s| s.cases[0].steps[0].expect.image.clone())
+            .map_err(|problems| problems.iter().map(ToString::to_string).collect())
+    }
+
+    #[test]
+    fn image_checks_read_short_and_long_and_name_bad_values() {
+        assert_eq!(
+            step_image("baselines/form.png"),
+            Ok(Some(ImageCheck::new("baselines/form.png".into())))
+        );
+        assert_eq!(
+            step_image("{baseline: b.png, tolerance: 0.01, threshold: 0}"),
+            Ok(Some(ImageCheck {
+                baseline: "b.png".into(),
+                tolerance: 0.01,
+                threshold: 0
+            }))
+        );
+        for (bad, says) in [
+            (
+                "{baseline: b.png, tolerance: 5}",
+                "`tolerance` is the fraction",
+            ),
+            (
+                "{baseline: b.png, threshold: 300}",
+                "`threshold` is how far",
+            ),
+            (
+                "{baseline: b.png, tolerence: 0.1}",
+                "unknown key 'tolerence'",
+            ),
+            ("{tolerance: 0.1}", "`image` is a baseline PNG"),
+        ] {
+            let problems = step_image(bad).expect_err(bad);
+            assert!(
+                problems[0].starts_with("ui/f.yaml:6: case \"c\", step 1: ")
+                    && problems[0].contains(says),
+                "{bad}: {problems:?}"
+            );
+        }
+        assert_eq!(
+            path_of("ui/f.yaml", "baselines/form.png"),
+            Path::new("ui/baselines/form.png")
+        );
+    }
+}
