@@ -345,7 +345,7 @@ async fn a_screenshot_step_compares_with_its_baseline_and_leaves_a_diff() {
     let artifacts = dir.path().join("artifacts");
     let artifacts_arg = artifacts.display().to_string();
     let env = [("AXGATE_CLIENT_TOKEN", token.as_str())];
-    let test = |extra: &'static [&'static str], file: &str| {
+    let test = |extra: &[&str], file: &str| {
         let mut argv: Vec<String> = ["test", "--url", &server.url, "--artifacts", &artifacts_arg]
             .iter()
             .map(|s| s.to_string())
@@ -378,7 +378,26 @@ async fn a_screenshot_step_compares_with_its_baseline_and_leaves_a_diff() {
         .await
         .expect_code(0);
     let (width, height, _) = decode(&std::fs::read(&baseline).expect("the baseline"));
-    go(test(&[], &pictured)).await.expect_code(0);
+    // The same window matches; the page of a passing run says so, with the step's measure.
+    let page_path = dir.path().join("passed.html");
+    let page_arg = page_path.display().to_string();
+    go(test(&["--html", &page_arg], &pictured))
+        .await
+        .expect_code(0);
+    let page = std::fs::read_to_string(&page_path).expect("the page");
+    for part in [
+        "<h1 class=\"pass\">axgate test passed</h1>",
+        "1 cases in 1 files, 1 passed, 0 failed",
+        "✓ the form looks the same",
+        "<td class=\"pass\">ok</td><td>step 1</td><td>screenshot</td>",
+        "0.00% of the pixels (0 of ",
+    ] {
+        assert!(page.contains(part), "{part} in {page}");
+    }
+    assert!(
+        !page.contains("data:image/png"),
+        "no picture of a passing case"
+    );
 
     // A changed window: fails with the measure, naming diff.png and actual.png.
     let ran = go(test(&[], &changed)).await;

@@ -152,7 +152,9 @@ pub fn check(
     };
     let keep = |names: &str| match kept_in {
         Some(dir) => format!("; see {names} in {}", dir.display()),
-        None => format!("; run with --artifacts DIR or --html FILE to keep {names}"),
+        None => format!(
+            "; {names}: with --artifacts DIR in the case's folder, with --html FILE in the page"
+        ),
     };
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use super::artifacts::{self, Evidence};
-use super::baseline::{self, Baselines};
+use super::baseline::Baselines;
 use super::check::order;
 use super::expect::{self, quote};
 pub use super::failure::Failure;
@@ -298,7 +298,7 @@ impl Runner {
                             .as_ref()
                             .map(|root| artifacts::folder(root, &scenario.name, &case.name));
                         let file = &scenario.file;
-                        match baseline::check(
+                        match super::baseline::check(
                             &result,
                             image,
                             file,
@@ -306,6 +306,9 @@ impl Runner {
                             kept_in.as_deref(),
                         ) {
                             Ok(line) => {
+                                if self.baselines == Baselines::Accept {
+                                    eprintln!("axgate: {}: {line}", step.label());
+                                }
                                 seen = format!("{seen}\n{line}");
                                 Ok(saved)
                             }
