@@ -5,8 +5,8 @@
 #
 # Environment: AXGATE_CLIENT_URL (read by axgate itself), AXGATE_CLIENT_TOKEN (the static token,
 # auth = token; read by axgate, never put on a command line), ACTION_FILES, ACTION_AUTH
-# (github-oidc, token, none), ACTION_AUDIENCE, ACTION_JUNIT, ACTION_ARTIFACTS; GITHUB_OUTPUT
-# and GITHUB_STEP_SUMMARY when run by GitHub Actions.
+# (github-oidc, token, none), ACTION_AUDIENCE, ACTION_JUNIT, ACTION_ARTIFACTS, ACTION_HTML (empty:
+# no HTML page); GITHUB_OUTPUT and GITHUB_STEP_SUMMARY when run by GitHub Actions.
 set -euo pipefail
 
 fail() {
@@ -18,6 +18,7 @@ fail() {
 [ -n "${AXGATE_CLIENT_URL:-}" ] || fail "the url input is empty (the server's /mcp endpoint)"
 junit="${ACTION_JUNIT:-axgate-junit.xml}"
 artifacts="${ACTION_ARTIFACTS:-axgate-artifacts}"
+html="${ACTION_HTML-axgate-report.html}"
 
 # The files: words of ACTION_FILES, each a path or a glob that must match something.
 files=()
@@ -35,6 +36,8 @@ shopt -u nullglob
 # --github-annotations: an `::error file=…,line=…` line per failed case, at its failing step,
 # which GitHub shows on the run's page and beside the scenario file's line in a pull request.
 args=(test --junit "$junit" --artifacts "$artifacts" --github-annotations)
+# --html: one self-contained page (steps, times, the failures' outlined screenshots and trees).
+if [ -n "$html" ]; then args+=(--html "$html"); fi
 case "${ACTION_AUTH:-github-oidc}" in
     github-oidc)
         unset AXGATE_CLIENT_TOKEN
@@ -56,6 +59,7 @@ if [ -n "${GITHUB_OUTPUT:-}" ]; then
     {
         echo "junit=$junit"
         echo "artifacts=$artifacts"
+        echo "html=$html"
     } >> "$GITHUB_OUTPUT"
 fi
 
@@ -77,6 +81,7 @@ if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
         echo "### axgate UI tests: $result"
         echo
         echo "JUnit report: \`$junit\`"
+        if [ -n "$html" ]; then echo "HTML report: \`$html\`"; fi
         if [ "$result" = failed ]; then echo "Artifacts of the failed cases: \`$artifacts\`"; fi
         echo
         echo '```'

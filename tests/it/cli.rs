@@ -6,11 +6,13 @@
 //! endpoint, and the client's variables beside `axgate serve`; `cli/terminal.rs`: `apps`,
 //! `tree`, `find`, `click`, `type`, `screenshot` and `completions`; `cli/scenarios.rs`:
 //! `axgate test` on the example scenarios (JUnit read by junitparser, artifacts, secrets in no
-//! output, `--dry-run`, exit codes) and `axgate://session/audit`; `cli/hostile.rs`: a
+//! output, `--dry-run`, exit codes) and `axgate://session/audit`; `cli/pictures.rs`: its
+//! HTML page, the outlined failure screenshot and baseline images; `cli/hostile.rs`: a
 //! hostile server's escape sequences shown escaped, and a keep-alive-only stream given up.
 
 mod call;
 mod hostile;
+mod pictures;
 mod scenarios;
 mod terminal;
 mod tokens;

@@ -267,9 +267,17 @@ pub struct TestArgs {
     /// Write a JUnit XML report (a testsuite per file, a testcase per case) to FILE.
     #[arg(long, value_name = "FILE")]
     pub junit: Option<PathBuf>,
-    /// Put a folder per failed case here: screenshot, tree, diff and audit lines.
+    /// Put a folder per failed case here: screenshot (the failing element outlined), tree,
+    /// diff, audit lines, and a failed baseline comparison's diff.png and actual.png.
     #[arg(long, value_name = "DIR")]
     pub artifacts: Option<PathBuf>,
+    /// Write one self-contained HTML page to FILE: every case and step with its time, the
+    /// failures with their screenshot, tree and diff.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write each `expect: {image: …}` step's image as its baseline, and pass it.
+    #[arg(long)]
+    pub update_baselines: bool,
     /// Also print a GitHub Actions `::error file=…,line=…` annotation per failed case, at its
     /// failing step (the action passes it).
     #[arg(long)]

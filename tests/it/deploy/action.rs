@@ -57,6 +57,7 @@ fn run_action(dir: &Path, url: &str, files: &str) -> Step {
         .env("LOGIN_PASSWORD", PASSWORD)
         .env("ACTION_JUNIT", "reports/junit.xml")
         .env("ACTION_ARTIFACTS", "artifacts")
+        .env("ACTION_HTML", "reports/report.html")
         .output()
         .expect("run run.sh");
     Step {
@@ -94,6 +95,7 @@ fn a_failed_case_is_annotated_at_its_step_with_outputs_and_a_job_summary() {
     for line in [
         "junit=reports/junit.xml",
         "artifacts=artifacts",
+        "html=reports/report.html",
         "result=failed",
     ] {
         assert!(
@@ -103,6 +105,8 @@ fn a_failed_case_is_annotated_at_its_step_with_outputs_and_a_job_summary() {
         );
     }
     assert!(dir.path().join("reports/junit.xml").is_file());
+    let page = std::fs::read_to_string(dir.path().join("reports/report.html")).expect("the page");
+    assert!(page.contains("✗ the status never says Saved"), "{page}");
     assert!(
         step.summary.starts_with("### axgate UI tests: failed\n"),
         "{}",
@@ -110,6 +114,7 @@ fn a_failed_case_is_annotated_at_its_step_with_outputs_and_a_job_summary() {
     );
     for text in [
         "JUnit report: `reports/junit.xml`",
+        "HTML report: `reports/report.html`",
         "Artifacts of the failed cases: `artifacts`",
         "  ✗ the status never says Saved",
         "axgate test FAILED: 3 cases in 2 files, 2 passed, 1 failed",

@@ -115,6 +115,8 @@ pub struct Expect {
     pub text: Vec<Check>,
     /// Checks on fields of `structuredContent`.
     pub fields: Vec<(FieldPath, Check)>,
+    /// The result's image against a baseline file (`baseline.rs`).
+    pub image: Option<super::baseline::ImageCheck>,
 }
 
 /// The result's text blocks, joined by new lines.

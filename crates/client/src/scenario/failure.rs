@@ -1,5 +1,7 @@
 //! Why a step failed: what the report, the summary and a failed case's artifacts say.
 
+use super::baseline::Attachment;
+
 /// Why a step failed, for the report.
 #[derive(Clone, Debug)]
 pub struct Failure {
@@ -15,6 +17,11 @@ pub struct Failure {
     pub arguments: String,
     /// The failing result's text, if there was a result.
     pub result_text: Option<String>,
+    /// The element the step named, outlined in its app's screenshot: the app (as the case
+    /// names it) and the `target` path.
+    pub element: Option<(String, String)>,
+    /// Images the step leaves for the artifacts (a baseline comparison's `diff.png`).
+    pub attachments: Vec<Attachment>,
 }
 
 impl Failure {

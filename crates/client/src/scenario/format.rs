@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
 use marked_yaml::{LoaderOptions, Node};
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use super::expect::{Check, Expect, FieldPath};
 use super::template;
+use super::yaml::json_of;
 
 /// A step waits this long for its result unless it says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -21,7 +22,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const FILE_KEYS: &[&str] = &["name", "app", "setup", "teardown", "cases"];
 const CASE_KEYS: &[&str] = &["name", "app", "setup", "steps", "teardown"];
 const STEP_KEYS: &[&str] = &["name", "tool", "args", "expect", "save", "timeout"];
-const EXPECT_KEYS: &[&str] = &["error", "text", "fields"];
+const EXPECT_KEYS: &[&str] = &["error", "text", "fields", "image"];
 const CHECK_KEYS: &[&str] = &["equals", "contains", "matches", "exists"];
 
 /// One problem in a file, where it is.
@@ -445,7 +446,7 @@ impl Reader {
             self.problem(
                 line_of(node),
                 place,
-                "`expect` is a mapping with `error:`, `text:` and/or `fields:`",
+                "`expect` is a mapping with `error:`, `text:`, `fields:` and/or `image:`",
             );
             return expect;
         };
@@ -456,6 +457,10 @@ impl Reader {
                     None => self.problem(line, place, "`error` is true or false"),
                 },
                 "text" => expect.text = self.checks(value, line, place),
+                "image" => match super::baseline::read(value) {
+                    Ok(check) => expect.image = Some(check),
+                    Err((at, why)) => self.problem(at, place, why),
+                },
                 _ => {
                     let Some(fields) = value.as_mapping() else {
                         self.problem(
@@ -559,41 +564,4 @@ impl Reader {
         }
         out
     }
-}
-
-/// A YAML node as JSON: a quoted scalar is a string; a plain one is `null`, a boolean or a
-/// number when it reads as one, else a string.
-pub fn json_of(node: &Node) -> Value {
-    match node {
-        Node::Scalar(s) => scalar(s),
-        Node::Sequence(items) => Value::Array(items.iter().map(json_of).collect()),
-        Node::Mapping(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.as_str().to_owned(), json_of(v)))
-                .collect(),
-        ),
-    }
-}
-
-fn scalar(s: &MarkedScalarNode) -> Value {
-    let text = s.as_str();
-    if !s.may_coerce() {
-        return Value::String(text.to_owned());
-    }
-    if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
-        return Value::Null;
-    }
-    if let Some(b) = s.as_bool() {
-        return Value::Bool(b);
-    }
-    if let Ok(i) = text.parse::<i64>() {
-        return Value::Number(i.into());
-    }
-    let numeric = text
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
-    if numeric && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64) {
-        return Value::Number(n);
-    }
-    Value::String(text.to_owned())
 }

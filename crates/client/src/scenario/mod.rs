@@ -7,21 +7,27 @@
 //! 3. one probe session lists the tools: the server is reachable (else exit 3), the token is
 //!    accepted (else 4), every step's tool exists (else 2);
 //! 4. each case runs in a session of its own (`run`), a failed one leaving its artifacts
-//!    (`artifacts`);
-//! 5. the JUnit XML and the summary (`report`); exit 0 when every case passed, 1 when one
-//!    failed, 130 when interrupted (the case's session is ended first).
+//!    (`artifacts`, the failing element outlined in its screenshot by `picture`); a step may
+//!    compare its image with a baseline (`baseline`);
+//! 5. the JUnit XML, the HTML page (`html`) and the summary (`report`); exit 0 when every
+//!    case passed, 1 when one failed, 130 when interrupted (the case's session is ended
+//!    first).
 //!
 //! Secret values are never printed or written: every text the runner emits passes through
 //! `template::Redactor`.
 
 pub mod artifacts;
+pub mod baseline;
 pub mod check;
 pub mod expect;
 pub mod failure;
 pub mod format;
+pub mod html;
+pub mod picture;
 pub mod report;
 pub mod run;
 pub mod template;
+pub mod yaml;
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -70,6 +76,12 @@ pub async fn run(args: TestArgs) -> u8 {
         redactor: template::Redactor::new(&secrets),
         secrets,
         artifacts: args.artifacts.clone(),
+        keep_evidence: args.html.is_some(),
+        baselines: if args.update_baselines {
+            baseline::Baselines::Accept
+        } else {
+            baseline::Baselines::Compare
+        },
         progress: !connect.quiet && Runner::stderr_is_terminal(),
     };
     let mut results: Vec<FileResult> = Vec::new();
@@ -97,6 +109,12 @@ pub async fn run(args: TestArgs) -> u8 {
     };
     if let Some(path) = &args.junit
         && let Err(why) = report::junit(&results, path)
+    {
+        eprintln!("axgate: {why}");
+        code = code.max(exit::USAGE);
+    }
+    if let Some(path) = &args.html
+        && let Err(why) = html::write(&results, &runner.redactor, path)
     {
         eprintln!("axgate: {why}");
         code = code.max(exit::USAGE);

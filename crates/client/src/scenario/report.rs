@@ -188,6 +188,8 @@ mod tests {
                     later: Vec::new(),
                     log: Vec::new(),
                     artifacts: None,
+                    steps: Vec::new(),
+                    evidence: None,
                 },
                 CaseResult {
                     name: "submits: twice".into(),
@@ -200,10 +202,14 @@ mod tests {
                         kind: "expectation",
                         arguments: "{}".into(),
                         result_text: None,
+                        element: None,
+                        attachments: Vec::new(),
                     }),
                     later: Vec::new(),
                     log: Vec::new(),
                     artifacts: Some("out/form-submits".into()),
+                    steps: Vec::new(),
+                    evidence: None,
                 },
             ],
         }

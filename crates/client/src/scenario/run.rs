@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::artifacts;
+use super::artifacts::{self, Evidence};
+use super::baseline::Baselines;
 use super::check::order;
 use super::expect::{self, quote};
 pub use super::failure::Failure;
@@ -33,6 +34,23 @@ pub struct CaseResult {
     pub log: Vec<String>,
     /// The folder of this case's artifacts, when it failed and they were captured.
     pub artifacts: Option<PathBuf>,
+    /// Each step run, in order.
+    pub steps: Vec<StepRecord>,
+    /// What was captured of the failure (for `--artifacts` and `--html`).
+    pub evidence: Option<Evidence>,
+}
+
+/// One step as it ran, for the HTML report (texts already redacted).
+#[derive(Clone, Debug)]
+pub struct StepRecord {
+    /// `step 3 "type the password"`.
+    pub label: String,
+    pub tool: String,
+    pub took: Duration,
+    /// Why it failed; `None` when it passed.
+    pub failed: Option<String>,
+    /// The result's text (what the tool saw and changed), or the baseline check's line.
+    pub text: String,
 }
 
 /// How one file went.
@@ -61,6 +79,9 @@ pub struct Runner {
     pub secrets: BTreeMap<String, String>,
     pub redactor: Redactor,
     pub artifacts: Option<PathBuf>,
+    /// Capture a failure's evidence also without `artifacts` (`--html` embeds it).
+    pub keep_evidence: bool,
+    pub baselines: Baselines,
     /// Progress lines on stderr (a terminal).
     pub progress: bool,
 }
@@ -71,6 +92,7 @@ struct CaseState {
     /// Apps whose `diff` baseline was taken in this case's session, in order.
     apps: Vec<String>,
     log: Vec<String>,
+    steps: Vec<StepRecord>,
 }
 
 impl Runner {
@@ -95,6 +117,7 @@ impl Runner {
             vars: HashMap::new(),
             apps: Vec::new(),
             log: Vec::new(),
+            steps: Vec::new(),
         };
         let outcome = tokio::select! {
             outcome = self.case_body(&client, scenario, case, &mut state) => Some(outcome),
@@ -104,7 +127,7 @@ impl Runner {
         let Some(outcome) = outcome else {
             return Err(Stop::Interrupted);
         };
-        let (failure, later, artifacts) = outcome.map_err(Stop::Client)?;
+        let (failure, later, (artifacts, evidence)) = outcome.map_err(Stop::Client)?;
         if let Err(error) = ended {
             state.log.push(format!("warning: {error}"));
         }
@@ -115,6 +138,8 @@ impl Runner {
             later,
             log: state.log,
             artifacts,
+            steps: state.steps,
+            evidence,
         })
     }
 
@@ -124,7 +149,7 @@ impl Runner {
         scenario: &Scenario,
         case: &Case,
         state: &mut CaseState,
-    ) -> Result<(Option<Failure>, Vec<String>, Option<PathBuf>), ClientError> {
+    ) -> Result<(Option<Failure>, Vec<String>, Captured), ClientError> {
         client.connect().await?;
         let app = case.app.as_deref().or(scenario.app.as_deref());
         if let Some(app) = app {
@@ -156,7 +181,7 @@ impl Runner {
                 .capture(client, scenario, case, state, &failure)
                 .await?;
         }
-        Ok((failure, later, captured))
+        Ok((failure, later, captured.unwrap_or_default()))
     }
 
     async fn capture(
@@ -166,13 +191,20 @@ impl Runner {
         case: &Case,
         state: &CaseState,
         failure: &Option<Failure>,
-    ) -> Result<Option<PathBuf>, ClientError> {
-        let (Some(root), Some(failure)) = (&self.artifacts, failure) else {
+    ) -> Result<Option<Captured>, ClientError> {
+        let Some(failure) = failure else {
             return Ok(None);
         };
-        let dir = artifacts::folder(root, &scenario.name, &case.name);
-        artifacts::capture(client, &dir, &self.redactor, failure, &state.apps).await?;
-        Ok(Some(dir))
+        if self.artifacts.is_none() && !self.keep_evidence {
+            return Ok(Some(Captured::default()));
+        }
+        let evidence = artifacts::capture(client, &self.redactor, failure, &state.apps).await?;
+        let dir = self.artifacts.as_ref().map(|root| {
+            let dir = artifacts::folder(root, &scenario.name, &case.name);
+            artifacts::write(&dir, &evidence, failure);
+            dir
+        });
+        Ok(Some((dir, Some(evidence))))
     }
 
     /// Runs one step: `Ok(Err(failure))` when it failed, `Err` when the run must stop.
@@ -197,6 +229,8 @@ impl Runner {
             kind,
             arguments: arguments.clone(),
             result_text: result_text.map(|t| self.redactor.text(&t)),
+            element: None,
+            attachments: Vec::new(),
         };
         let scope = Scope {
             vars: &state.vars,
@@ -216,6 +250,13 @@ impl Runner {
         if let Some(named) = args.get("app").and_then(app_name) {
             baseline(client, state, &named).await?;
         }
+        // The element to outline in the failure's screenshot.
+        let element = args.get("app").and_then(app_name).zip(
+            args.get("target")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        );
+        let mut seen = String::new();
         let answer =
             tokio::time::timeout(step.timeout, client.call(&step.tool, Value::Object(args)));
         let outcome = match answer.await {
@@ -232,6 +273,7 @@ impl Runner {
             }
             Ok(Err(error)) => Err(failure("request", error.to_string(), None)),
             Ok(Ok(result)) => {
+                seen = self.redactor.text(&expect::text_of(&result));
                 let scope = Scope {
                     vars: &state.vars,
                     secrets: &self.secrets,
@@ -249,16 +291,56 @@ impl Runner {
                         })
                         .collect::<Result<Vec<_>, String>>()
                 });
-                match checked {
+                let pictured = match (checked, &step.expect.image) {
+                    (Ok(saved), Some(image)) => {
+                        let kept_in = self
+                            .artifacts
+                            .as_ref()
+                            .map(|root| artifacts::folder(root, &scenario.name, &case.name));
+                        let file = &scenario.file;
+                        match super::baseline::check(
+                            &result,
+                            image,
+                            file,
+                            self.baselines,
+                            kept_in.as_deref(),
+                        ) {
+                            Ok(line) => {
+                                if self.baselines == Baselines::Accept {
+                                    eprintln!("axgate: {}: {line}", step.label());
+                                }
+                                seen = format!("{seen}\n{line}");
+                                Ok(saved)
+                            }
+                            Err(mismatch) => Err(Failure {
+                                attachments: mismatch.attachments,
+                                ..failure("image", mismatch.reason, None)
+                            }),
+                        }
+                    }
+                    (Ok(saved), None) => Ok(saved),
+                    (Err(why), _) => {
+                        Err(failure("expectation", why, Some(expect::text_of(&result))))
+                    }
+                };
+                match pictured {
                     Ok(saved) => {
                         state.vars.extend(saved);
                         Ok(())
                     }
-                    Err(why) => Err(failure("expectation", why, Some(expect::text_of(&result)))),
+                    Err(failed) => Err(failed),
                 }
             }
         };
+        let outcome = outcome.map_err(|failed| Failure { element, ..failed });
         let took = started.elapsed();
+        state.steps.push(StepRecord {
+            label: step.label(),
+            tool: step.tool.clone(),
+            took,
+            failed: outcome.as_ref().err().map(|f| f.reason.clone()),
+            text: seen,
+        });
         let line = match &outcome {
             Ok(()) => format!(
                 "ok   {} {} ({} ms)",
@@ -281,6 +363,9 @@ impl Runner {
         Ok(outcome)
     }
 }
+
+/// A failed case's artifact folder (with `--artifacts`) and its evidence.
+type Captured = (Option<PathBuf>, Option<Evidence>);
 
 /// The app a step names, as text (a pid as its digits).
 fn app_name(value: &Value) -> Option<String> {
