@@ -5,7 +5,9 @@
 //! W3C wire as Selenium and WebdriverIO do: JSON bodies, `{"value": …}` answers.
 
 mod access;
+mod actions;
 mod elements;
+mod execute;
 mod locators;
 mod sessions;
 
