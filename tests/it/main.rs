@@ -49,6 +49,7 @@ mod replay;
 mod resources;
 mod resume;
 mod revocation;
+mod secrets;
 mod security;
 mod session_quota;
 mod sessionless;
