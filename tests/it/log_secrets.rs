@@ -176,7 +176,7 @@ async fn a_secret_from_the_env_store_reaches_no_log() {
         &[
             ("AXGATE_SECRETS_SOURCE", "env"),
             ("AXGATE_POLICY_SECRETS", "CI_PW"),
-            ("AXGATE_SECRET_CI_PW", &value),
+            ("AXGATE_SECRET_CI_PW", value.as_str()),
         ],
     );
     let mut c = client_of(&server);

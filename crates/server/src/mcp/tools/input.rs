@@ -39,7 +39,7 @@ pub(super) struct SetValueArgs {
     #[serde(default)]
     #[schemars(with = "Option<super::schema::Scalar>")]
     value: Option<Value>,
-    /// Instead of `value`: the name of a secret the server holds (never shown).
+    /// Instead of `value`: a secret's name.
     #[serde(default)]
     secret: Option<String>,
 }
@@ -47,7 +47,7 @@ pub(super) struct SetValueArgs {
 pub(super) static SET_VALUE: ToolDef = ToolDef {
     name: "set_value",
     title: "Set an element's value",
-    description: "Sets a field's text, a check box's state or a slider's number, and reads it back. `secret`: a named server-held value instead.",
+    description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
     profile: Profile {
         idempotent: true,
         ..Profile::ACT
@@ -190,7 +190,7 @@ pub(super) struct TypeArgs {
     target: Option<String>,
     #[serde(default)]
     text: Option<String>,
-    /// Instead of `text`: the name of a secret the server holds (never shown).
+    /// Instead of `text`: a secret's name.
     #[serde(default)]
     secret: Option<String>,
     #[serde(default)]
@@ -200,7 +200,7 @@ pub(super) struct TypeArgs {
 pub(super) static TYPE_TEXT: ToolDef = ToolDef {
     name: "type_text",
     title: "Type text",
-    description: "Types text as key presses into an element or the focused element. `secret`: a named server-held value instead.",
+    description: "Types text as key presses into an element or the focused element.",
     profile: Profile::ACT,
     input: input_schema::<TypeArgs>,
     output: Some(output_schema::<ActOut>),
