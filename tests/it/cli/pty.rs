@@ -57,8 +57,9 @@ fn long_wait(url: &str, quiet: bool) -> Vec<String> {
 }
 
 fn progress(text: &str) -> bool {
+    // `axgate: working: 253 of 2000: waiting`
     text.lines()
-        .any(|l| l.starts_with("working") && l.contains("waiting"))
+        .any(|l| l.contains("working: ") && l.contains("waiting"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

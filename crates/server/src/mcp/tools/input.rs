@@ -39,7 +39,8 @@ pub(super) struct SetValueArgs {
     #[serde(default)]
     #[schemars(with = "Option<super::schema::Scalar>")]
     value: Option<Value>,
-    /// Instead of `value`: a secret's name.
+    // Instead of `value`: a secret's name (no description: the tool list has a byte budget,
+    // and docs/TOOLS.md says it).
     #[serde(default)]
     secret: Option<String>,
 }
@@ -185,12 +186,12 @@ pub(super) struct TypeArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element to type into; default: the focused one.
+    /// Default: the focused element.
     #[serde(default)]
     target: Option<String>,
     #[serde(default)]
     text: Option<String>,
-    /// Instead of `text`: a secret's name.
+    // Instead of `text`: a secret's name (see `SetValueArgs::secret`).
     #[serde(default)]
     secret: Option<String>,
     #[serde(default)]
