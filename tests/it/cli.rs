@@ -8,11 +8,14 @@
 //! `axgate test` on the example scenarios (JUnit read by junitparser, artifacts, secrets in no
 //! output, `--dry-run`, exit codes) and `axgate://session/audit`; `cli/pictures.rs`: its
 //! HTML page, the outlined failure screenshot and baseline images; `cli/hostile.rs`: a
-//! hostile server's escape sequences shown escaped, and a keep-alive-only stream given up.
+//! hostile server's escape sequences shown escaped, and a keep-alive-only stream given up;
+//! `cli/pty.rs`: progress lines at a real terminal (a pseudo-terminal), not with `--quiet` or
+//! a pipe.
 
 mod call;
 mod hostile;
 mod pictures;
+mod pty;
 mod scenarios;
 mod terminal;
 mod tokens;

@@ -44,6 +44,7 @@ const METRICS: &[&str] = &[
     "axgate_connections_closed_total",
     "axgate_events_evicted_total",
     "axgate_events_too_large_total",
+    "axgate_secret_masks_forgotten_total",
     "axgate_event_log_bytes",
     "axgate_event_live_bytes",
     "axgate_event_log_queue_bytes",

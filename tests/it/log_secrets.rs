@@ -3,6 +3,7 @@
 //! clipboard; none of those generated strings, and no full session id, may appear in what it
 //! prints (rmcp's own request/response debug lines quote them; `axgate::logging` caps them).
 //! And which tool calls the default level logs at all: acts and failures, not routine reads.
+//! A secret typed by name from the environment store reaches no log either.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -162,4 +163,39 @@ async fn a_callers_control_characters_cannot_forge_or_hide_a_log_line() {
         .filter(|&c| c.is_control() && c != '\n')
         .collect();
     assert!(raw.is_empty(), "raw control characters {raw:?} in:\n{log}");
+}
+
+/// Issue 32, item 7: a secret typed by name from the environment store (the built binary,
+/// `secrets.source = "env"`) reaches the app's password field and no log line at trace
+/// level, nor the call's result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_from_the_env_store_reaches_no_log() {
+    let value = secret("envpw");
+    let server = Axgate::serve_with(
+        &["--backend", "demo", "--log-level", "trace"],
+        &[
+            ("AXGATE_SECRETS_SOURCE", "env"),
+            ("AXGATE_POLICY_SECRETS", "CI_PW"),
+            ("AXGATE_SECRET_CI_PW", value.as_str()),
+        ],
+    );
+    let mut c = client_of(&server);
+    c.initialize().await;
+    for tool in ["type_text", "set_value"] {
+        let result = c
+            .call(
+                tool,
+                json!({"app": "Form", "target": "window[0]/secure_text_field[0]", "secret": "CI_PW"}),
+            )
+            .await;
+        assert_eq!(result["isError"], false, "{tool}: {result}");
+        assert!(!result.to_string().contains(&value), "{tool}: {result}");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let log = server.log();
+    assert!(
+        log.contains("tool call"),
+        "the run logged its calls:\n{log}"
+    );
+    assert!(!log.contains(&value), "the secret reached the log:\n{log}");
 }

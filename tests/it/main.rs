@@ -50,6 +50,7 @@ mod replay;
 mod resources;
 mod resume;
 mod revocation;
+mod secrets;
 mod security;
 mod session_quota;
 mod sessionless;

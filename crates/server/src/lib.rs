@@ -20,6 +20,7 @@ pub mod logging;
 pub mod mcp;
 pub mod metrics;
 pub mod policy;
+pub mod secrets;
 pub mod server;
 pub mod session;
 pub mod stdio;

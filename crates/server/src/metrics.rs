@@ -63,6 +63,9 @@ pub struct Families {
     pub events_evicted: IntCounterVec,
     /// Events too large for the replay log: delivered live, never kept.
     pub events_too_large: IntCounter,
+    /// Secret values a session stopped masking in its later results to stay within the
+    /// bound (`crate::secrets::mask`).
+    pub secret_masks_forgotten: IntCounter,
     /// Bytes the replay log holds.
     pub event_log_bytes: IntGauge,
     /// JSON bytes of messages kept in memory for their live consumer (`session/events/live.rs`).
@@ -393,6 +396,10 @@ impl Metrics {
             events_too_large: plain_counter(
                 "axgate_events_too_large_total",
                 "SSE events larger than a replay budget: delivered to the live reader, never kept for replay.",
+            )?,
+            secret_masks_forgotten: plain_counter(
+                "axgate_secret_masks_forgotten_total",
+                "Secret values a session stopped masking in later results (past 16 values or 4 KiB).",
             )?,
             event_log_bytes: gauge(
                 "axgate_event_log_bytes",

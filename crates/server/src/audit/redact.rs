@@ -63,6 +63,8 @@ enum Rule {
     Flag,
     /// Free text the caller types, sets or copies: only its length, always.
     Text,
+    /// A secret's name (`crate::secrets::check_name`): kept, so the trail says which was used.
+    SecretName,
 }
 
 /// The rule of every argument name of a tool that changes something. A name missing here is
@@ -100,6 +102,8 @@ const RULES: &[(&str, Rule)] = &[
     ("tag", Rule::Word),
     ("text", Rule::Text),
     ("value", Rule::Text),
+    // The name of a secret typed instead of `text` or `value` (its value never is here).
+    ("secret", Rule::SecretName),
 ];
 
 fn rule(name: &str) -> Option<Rule> {
@@ -133,6 +137,9 @@ fn keep(element: &str, name: &str, value: &Value, args: &Map<String, Value>) -> 
         Some(Rule::Option) => ok(value.is_string() || value.is_number()),
         Some(Rule::Number) => ok(value.is_number()),
         Some(Rule::Flag) => ok(value.is_boolean()),
+        Some(Rule::SecretName) => ok(value
+            .as_str()
+            .is_some_and(|s| crate::secrets::check_name(s).is_ok())),
         // `text`, `value`, everything unknown, and a known name of the wrong type.
         _ => Keep::Length,
     }
@@ -207,6 +214,18 @@ mod tests {
             json!({"app": "A", "target": "e1", "value": 1234}),
             Some("e1"),
             json!({"value_len": 4}),
+        );
+        check(
+            "type_text",
+            json!({"app": "A", "target": "e2", "secret": "GITHUB_PW"}),
+            Some("e2"),
+            json!({"secret": "GITHUB_PW"}),
+        );
+        check(
+            "set_value",
+            json!({"app": "A", "target": "e2", "secret": "not a name: hunter2"}),
+            Some("e2"),
+            json!({"secret_len": 19}),
         );
         check(
             "write_clipboard",

@@ -13,7 +13,7 @@ use crate::policy::confirm::Unconfirmed;
 use crate::policy::principal::{Override, Who};
 
 /// The fields of an `[[auth.issuers]]` entry.
-const ISSUER_FIELDS: [&str; 8] = [
+const ISSUER_FIELDS: [&str; 10] = [
     "issuer",
     "jwks_uri",
     "audience",
@@ -21,15 +21,19 @@ const ISSUER_FIELDS: [&str; 8] = [
     "unconfirmed",
     "calls_per_second",
     "writes_per_second",
+    "secrets",
+    "secrets_into_plain_fields",
     "rules",
 ];
 /// The fields of a rule.
-const RULE_FIELDS: [&str; 5] = [
+const RULE_FIELDS: [&str; 7] = [
     "claims",
     "scopes",
     "unconfirmed",
     "calls_per_second",
     "writes_per_second",
+    "secrets",
+    "secrets_into_plain_fields",
 ];
 
 /// The problems of one entry, each with the key path it concerns.
@@ -216,6 +220,10 @@ fn issuer_entry(
             unconfirmed: rule_own.unconfirmed.or(own.unconfirmed),
             calls_per_second: rule_own.calls_per_second.or(own.calls_per_second),
             writes_per_second: rule_own.writes_per_second.or(own.writes_per_second),
+            secrets: rule_own.secrets.clone().or_else(|| own.secrets.clone()),
+            secrets_into_plain_fields: rule_own
+                .secrets_into_plain_fields
+                .or(own.secrets_into_plain_fields),
         };
         if !rule_own.is_empty() {
             overrides.push(merged);
@@ -338,7 +346,8 @@ fn unknown_fields(path: &str, table: &toml::Table, known: &[&str], problems: &mu
     }
 }
 
-/// `unconfirmed`, `calls_per_second` and `writes_per_second` of a table.
+/// `unconfirmed`, `calls_per_second`, `writes_per_second`, `secrets` and
+/// `secrets_into_plain_fields` of a table.
 fn own_policy(path: &str, table: &toml::Table, problems: &mut Problems) -> Override {
     let mut rate = |field: &str| match table.get(field) {
         None => None,
@@ -366,11 +375,18 @@ fn own_policy(path: &str, table: &toml::Table, problems: &mut Problems) -> Overr
             }
         },
     };
+    let mut found = Vec::new();
+    let (secrets, secrets_into_plain_fields) = super::secrets::own_secrets(table, &mut found);
+    for (field, why) in found {
+        problems.add(format!("{path}.{field}"), why);
+    }
     Override {
         who: Who::Issuer(String::new()),
         unconfirmed,
         calls_per_second,
         writes_per_second,
+        secrets,
+        secrets_into_plain_fields,
     }
 }
 

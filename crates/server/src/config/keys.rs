@@ -315,6 +315,36 @@ pub const KEYS: &[Key] = &[
         default: "\"refuse\"",
     },
     Key {
+        name: "policy.secrets",
+        doc: "Secret names (or PREFIX* patterns) every principal may type with secret: NAME, unless its token, issuer or claim rule sets its own secrets list; empty: none.",
+        default: "[]",
+    },
+    Key {
+        name: "policy.secrets_into_plain_fields",
+        doc: "A secret may be typed into a field that is not a secure text field (then masked in results); a token, issuer or rule may set its own.",
+        default: "false",
+    },
+    Key {
+        name: "secrets.source",
+        doc: "Where secret: NAME values come from: env (secrets.env_prefix + NAME), file (secrets.dir/NAME, mode 600) or keychain (macOS, secrets.keychain_service); empty: no store. Reloaded on SIGHUP.",
+        default: "\"\"",
+    },
+    Key {
+        name: "secrets.env_prefix",
+        doc: "The environment variable prefix of secrets.source = \"env\".",
+        default: "\"AXGATE_SECRET_\"",
+    },
+    Key {
+        name: "secrets.dir",
+        doc: "The directory of secrets.source = \"file\": one file per secret, named by it, readable by the server's user only.",
+        default: "\"\"",
+    },
+    Key {
+        name: "secrets.keychain_service",
+        doc: "The Keychain service of secrets.source = \"keychain\" (generic passwords; the account is the secret's name).",
+        default: "\"axgate\"",
+    },
+    Key {
         name: "limits.calls_per_second",
         doc: "Tool calls per second per principal, counting resources/read, prompts/get, completion/complete and subscriptions/listen too; beyond it a request is refused with a retry hint.",
         default: "50",

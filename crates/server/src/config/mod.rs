@@ -19,6 +19,7 @@ use crate::policy::claims::ClaimRule;
 
 mod issuers;
 mod keys;
+mod secrets;
 #[cfg(test)]
 mod tests;
 mod tokens;
@@ -319,10 +320,15 @@ impl Layers {
 
     /// Reads `AXGATE_*` variables from `vars`; unknown `AXGATE_` names are errors, except
     /// the client's `AXGATE_CLIENT_*` family ([`CLIENT_ENV_PREFIX`]), which is not the
-    /// server's to read: a CI job may set them for `axgate call` and start a server too.
+    /// server's to read: a CI job may set them for `axgate call` and start a server too;
+    /// and secret values under `AXGATE_SECRET_` (`crate::secrets::ENV_PREFIX`).
     pub fn env(&mut self, vars: impl IntoIterator<Item = (String, String)>) {
         for (var, value) in vars {
-            if !var.starts_with("AXGATE_") || var.starts_with(CLIENT_ENV_PREFIX) {
+            // Secret values (`crate::secrets`, `secrets.source = "env"`) are not keys either.
+            if !var.starts_with("AXGATE_")
+                || var.starts_with(CLIENT_ENV_PREFIX)
+                || var.starts_with(crate::secrets::ENV_PREFIX)
+            {
                 continue;
             }
             match KEYS.iter().find(|k| env_name(k.name) == var) {

@@ -324,3 +324,55 @@ fn the_clients_variables_are_left_to_the_client() {
     let config = layers.build().expect("valid");
     assert_eq!(config.sessions.max_sessions, 5);
 }
+
+/// `[secrets]`, `policy.secrets` and a token's own `secrets`: the store, who may use which
+/// name (and where that was decided), and the secret values the environment holds, which are
+/// no configuration keys.
+#[test]
+fn secrets_store_and_each_principals_names() {
+    let hash = "ab".repeat(32);
+    let mut layers = Layers::default();
+    layers.toml_text(
+        &format!(
+            "[secrets]\nsource = \"env\"\n[policy]\nsecrets = [\"STAGING_*\"]\n\
+             [auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:act\"], \
+             secrets = [\"GITHUB_PW\"], secrets_into_plain_fields = true }}]\n"
+        ),
+        "f.toml",
+    );
+    layers.env(env(&[("AXGATE_SECRET_GITHUB_PW", "not a key")]));
+    let config = layers.build().expect("valid");
+    assert_eq!(
+        config.policy.secret_source,
+        crate::secrets::Source::Env {
+            prefix: "AXGATE_SECRET_".into()
+        }
+    );
+    let policy = crate::policy::Policy::new(&config.policy);
+    let ci = policy.secrets_for("token:ci");
+    assert_eq!(ci.names, ["GITHUB_PW"]);
+    assert_eq!(ci.rule, "auth.tokens[ci].secrets");
+    assert!(ci.plain_fields);
+    let other = policy.secrets_for("token:other");
+    assert_eq!(other.names, ["STAGING_*"]);
+    assert_eq!(other.rule, "policy.secrets");
+    assert!(!other.plain_fields);
+
+    let mut bad = Layers::default();
+    bad.toml_text(
+        &format!(
+            "[secrets]\nsource = \"file\"\n[policy]\nsecrets = [\"a/b\"]\n\
+             [auth]\ntokens = [{{ name = \"ci\", sha256 = \"{hash}\", scopes = [\"axgate:act\"], \
+             secrets = \"GITHUB_PW\" }}]\n"
+        ),
+        "f.toml",
+    );
+    let err = bad.build().expect_err("invalid").to_string();
+    for needle in [
+        "secrets.dir",
+        "policy.secrets: \"a/b\" is not a secret name",
+        "`secrets`: expected a list of secret names",
+    ] {
+        assert!(err.contains(needle), "missing {needle} in:\n{err}");
+    }
+}

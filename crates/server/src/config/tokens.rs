@@ -1,5 +1,6 @@
 //! `auth.tokens`: the static bearer tokens, each a `{ name, sha256, scopes }` table that may
-//! also set the token's own policy (`unconfirmed`, `calls_per_second`, `writes_per_second`;
+//! also set the token's own policy (`unconfirmed`, `calls_per_second`, `writes_per_second`,
+//! `secrets`, `secrets_into_plain_fields`;
 //! `crate::policy::principal`), and the issuer's own policy (`auth.jwt_*`).
 
 use std::collections::BTreeSet;
@@ -75,6 +76,8 @@ impl Validator<'_> {
             unconfirmed,
             calls_per_second: rate("auth.jwt_calls_per_second"),
             writes_per_second: rate("auth.jwt_writes_per_second"),
+            secrets: None,
+            secrets_into_plain_fields: None,
         }
     }
 }
@@ -102,10 +105,12 @@ fn token_entry(item: &toml::Value) -> Result<(StaticTokenConfig, Override), Vec<
     };
     let mut errors = Vec::new();
     for key in table.keys() {
-        if !matches!(key.as_str(), "name" | "sha256" | "scopes") && !OWN.contains(&key.as_str()) {
+        let own = OWN.contains(&key.as_str()) || super::secrets::OWN.contains(&key.as_str());
+        if !matches!(key.as_str(), "name" | "sha256" | "scopes") && !own {
             errors.push(format!(
-                "unknown field `{key}` (expected name, sha256, scopes, and optionally {})",
-                OWN.join(", ")
+                "unknown field `{key}` (expected name, sha256, scopes, and optionally {}, {})",
+                OWN.join(", "),
+                super::secrets::OWN.join(", ")
             ));
         }
     }
@@ -174,12 +179,21 @@ fn token_entry(item: &toml::Value) -> Result<(StaticTokenConfig, Override), Vec<
             }
         },
     };
+    let mut found = Vec::new();
+    let (secrets, secrets_into_plain_fields) = super::secrets::own_secrets(table, &mut found);
+    errors.extend(
+        found
+            .into_iter()
+            .map(|(field, why)| format!("`{field}`: {why}")),
+    );
     if errors.is_empty() {
         let own = Override {
             who: Who::Token(name.clone()),
             unconfirmed,
             calls_per_second,
             writes_per_second,
+            secrets,
+            secrets_into_plain_fields,
         };
         Ok((
             StaticTokenConfig {

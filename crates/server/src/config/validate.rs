@@ -202,6 +202,9 @@ impl Validator<'_> {
                 as usize,
             max_task_bytes: self.int("limits.max_task_bytes", 1024, 1 << 40) as usize,
             task_ttl_secs: self.int("limits.task_ttl_secs", 1, 86_400),
+            secret_source: self.secret_source(),
+            secrets: self.secret_names("policy.secrets"),
+            secrets_into_plain_fields: self.boolean("policy.secrets_into_plain_fields"),
             // Filled from `[auth]` (`Validator::auth`).
             principals: Vec::new(),
         }

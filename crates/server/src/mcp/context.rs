@@ -52,6 +52,8 @@ pub struct SessionState {
     pub subscriptions: Subscriptions,
     /// This session's audit lines, for `axgate://session/audit`.
     pub own_audit: OwnAudit,
+    /// Secret values typed into plain fields, masked in this session's results.
+    pub masks: crate::secrets::mask::Masks,
 }
 
 impl SessionState {
@@ -67,6 +69,7 @@ impl SessionState {
             log_level: Mutex::new(None),
             subscriptions: Subscriptions::default(),
             own_audit: OwnAudit::default(),
+            masks: Default::default(),
         }
     }
 }
@@ -188,6 +191,8 @@ pub struct ToolCtx {
     /// What a destructive act does when the client cannot be asked: the caller's own
     /// override (`crate::policy::principal`), else `policy.unconfirmed`.
     pub unconfirmed: crate::policy::confirm::Unconfirmed,
+    /// Which secrets the caller may use (`crate::secrets`), from `policy`.
+    pub secrets: crate::secrets::Access,
     /// How a destructive press was confirmed, for the call's audit line.
     pub confirmation: Mutex<Option<Confirmation>>,
     /// The app rule that refused the call, for its audit line (the caller is told only that

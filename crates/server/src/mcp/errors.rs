@@ -84,6 +84,8 @@ pub fn denial_rule(result: &rmcp::model::CallToolResult) -> String {
         "policy.deny_apps",
         "policy.allow_apps",
         "policy.confirm_words",
+        "secrets_into_plain_fields",
+        "secrets",
         "the user did not confirm",
         "requestState",
     ]

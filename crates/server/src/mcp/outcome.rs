@@ -45,6 +45,14 @@ impl AxServer {
         };
         let elapsed = started.elapsed();
         let metrics = &self.shared.metrics;
+        // A secret typed into a plain field earlier in this session stays masked in what
+        // the session reads later (bounded: `crate::secrets::mask`).
+        if !ctx.session.masks.is_empty() {
+            result = mask_session(result, &ctx.session.masks);
+        }
+        metrics
+            .secret_masks_forgotten
+            .inc_by(ctx.session.masks.take_forgotten());
         metrics
             .tool_calls
             .with_label_values(&[def.name, outcome])
@@ -230,4 +238,16 @@ impl AxServer {
         let _answer = self.refuse(&meta, refusal.clone()).await;
         Err(refusal)
     }
+}
+
+/// `result` with the session's masked secret values replaced in every string.
+fn mask_session(
+    result: rmcp::model::CallToolResult,
+    masks: &crate::secrets::mask::Masks,
+) -> rmcp::model::CallToolResult {
+    let Ok(mut json) = serde_json::to_value(&result) else {
+        return result;
+    };
+    masks.apply(&mut json);
+    serde_json::from_value(json).unwrap_or(result)
 }

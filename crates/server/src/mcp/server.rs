@@ -538,6 +538,9 @@ impl ServerHandler for AxServer {
                 .as_ref()
                 .map(|_| input_required::prepare(&self.shared.confirmations, &call)),
         );
+        let subject = principal
+            .as_ref()
+            .map_or(Subject::from(gate::LOCAL), Subject::of);
         let ctx = ToolCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -545,11 +548,8 @@ impl ServerHandler for AxServer {
             peer: context.peer.clone(),
             cancel,
             progress: context.meta.get_progress_token(),
-            unconfirmed: policy.unconfirmed_for(
-                principal
-                    .as_ref()
-                    .map_or(Subject::from(gate::LOCAL), Subject::of),
-            ),
+            unconfirmed: policy.unconfirmed_for(subject),
+            secrets: policy.secrets_for(subject),
             policy,
             confirmation: Mutex::new(None),
             denied_by: Mutex::new(None),

@@ -263,12 +263,16 @@ mod tests {
                 unconfirmed: None,
                 calls_per_second: None,
                 writes_per_second: Some(5),
+                secrets: None,
+                secrets_into_plain_fields: None,
             },
             Override {
                 who: Who::Issuer("https://idp".into()),
                 unconfirmed: None,
                 calls_per_second: Some(1),
                 writes_per_second: None,
+                secrets: None,
+                secrets_into_plain_fields: None,
             },
         ];
         let limits = RateLimits::new(100, 1, &overrides);

@@ -8,6 +8,8 @@
 //!   `unconfirmed` and rate limits);
 //! - [`claims`]: the claim rules of a JWT issuer (`[[auth.issuers.rules]]`): which rule
 //!   admits a token's claims, and so its scopes and its policy;
+//! - secrets ([`Policy::secrets_for`]): which secret names a principal may type
+//!   (`crate::secrets`);
 //! - read-only mode ([`Policy::read_only`]): write tools are hidden and refused.
 //!
 //! A [`Policy`] is immutable; a reload (SIGHUP) builds a new one and swaps it in whole
@@ -45,6 +47,12 @@ pub struct PolicyConfig {
     pub max_task_bytes: usize,
     /// How long a task is kept after it was created, in seconds.
     pub task_ttl_secs: u64,
+    /// Where secret values come from (`[secrets]`, `crate::secrets`).
+    pub secret_source: crate::secrets::Source,
+    /// `policy.secrets`: the secret names every principal may use unless its own policy says.
+    pub secrets: Vec<String>,
+    /// `policy.secrets_into_plain_fields`: a secret may go into a field that is not secure.
+    pub secrets_into_plain_fields: bool,
     /// Per-token, per-issuer and per-rule overrides (`[auth] tokens` fields, `auth.jwt_*`,
     /// `[[auth.issuers]]` and their rules), rules before their issuer.
     pub principals: Vec<Override>,
@@ -67,6 +75,9 @@ impl Default for PolicyConfig {
             max_tasks_per_principal: 16,
             max_task_bytes: 64 << 20,
             task_ttl_secs: 300,
+            secret_source: crate::secrets::Source::None,
+            secrets: Vec::new(),
+            secrets_into_plain_fields: false,
             principals: Vec::new(),
         }
     }
@@ -104,6 +115,45 @@ impl Policy {
         principal::find(&self.config.principals, who.into())
             .and_then(|o| o.unconfirmed)
             .unwrap_or(self.unconfirmed)
+    }
+
+    /// Which secrets `who` may use, and where that was decided: the first override that
+    /// sets each (its rule's, its issuer's or its token's), else `[policy]`.
+    pub fn secrets_for<'a>(
+        &self,
+        who: impl Into<principal::Subject<'a>>,
+    ) -> crate::secrets::Access {
+        let who = who.into();
+        let mine = || {
+            self.config
+                .principals
+                .iter()
+                .filter(move |o| o.who.matches(who))
+        };
+        let (names, rule) = mine()
+            .find_map(|o| {
+                o.secrets
+                    .clone()
+                    .map(|n| (n, format!("{}.secrets", o.path())))
+            })
+            .unwrap_or_else(|| (self.config.secrets.clone(), "policy.secrets".to_owned()));
+        let (plain_fields, plain_rule) = mine()
+            .find_map(|o| {
+                o.secrets_into_plain_fields
+                    .map(|p| (p, format!("{}.secrets_into_plain_fields", o.path())))
+            })
+            .unwrap_or_else(|| {
+                (
+                    self.config.secrets_into_plain_fields,
+                    "policy.secrets_into_plain_fields".to_owned(),
+                )
+            });
+        crate::secrets::Access {
+            names,
+            rule,
+            plain_fields,
+            plain_rule,
+        }
     }
 }
 

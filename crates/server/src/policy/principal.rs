@@ -73,6 +73,10 @@ pub struct Override {
     pub unconfirmed: Option<Unconfirmed>,
     pub calls_per_second: Option<u32>,
     pub writes_per_second: Option<u32>,
+    /// The secret names and `PREFIX*` patterns it may use (`crate::secrets`).
+    pub secrets: Option<Vec<String>>,
+    /// May type a secret into a field that is not a secure text field.
+    pub secrets_into_plain_fields: Option<bool>,
 }
 
 impl Override {
@@ -81,6 +85,17 @@ impl Override {
         self.unconfirmed.is_none()
             && self.calls_per_second.is_none()
             && self.writes_per_second.is_none()
+            && self.secrets.is_none()
+            && self.secrets_into_plain_fields.is_none()
+    }
+
+    /// Where its settings are configured, for refusals that name the rule.
+    pub fn path(&self) -> String {
+        match &self.who {
+            Who::Token(name) => format!("auth.tokens[{name}]"),
+            Who::Issuer(issuer) => format!("the issuer {issuer}'s policy"),
+            Who::Rule(path) => path.clone(),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Value and input tools: `set_value` (coerced, clamped, read back), `type_text`,
 //! `press_key`, `scroll` and `drag`. Synthetic input is machine-wide, so it all goes
-//! through the engine's input lock. Typed text never reaches a log or a result.
+//! through the engine's input lock. Typed text never reaches a log or a result; a
+//! `secret: NAME` is resolved and masked by `secret_arg`.
 
 use std::time::Duration;
 
@@ -11,12 +12,14 @@ use serde_json::Value;
 
 use super::app_arg::{AppArg, app_ref};
 use super::receivers::{Receiver, key_receivers, pointer_receiver};
+use super::secret_arg::{self, Given, one_of};
 use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
 use super::{AuditShape, Profile, ToolDef, input_schema, output_schema, parse_args};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::ActSummary;
+use crate::mcp::wire::{ActOut, ActSummary};
+use crate::secrets::Secret;
 use axgate_engine::act::act_and_observe;
 use axgate_engine::engine::BackendOp;
 use axgate_engine::keys::KeyCombo;
@@ -33,8 +36,13 @@ pub(super) struct SetValueArgs {
     /// The element (path or handle).
     target: String,
     /// Converted to the element's type and clamped to its range.
-    #[schemars(with = "super::schema::Scalar")]
-    value: Value,
+    #[serde(default)]
+    #[schemars(with = "Option<super::schema::Scalar>")]
+    value: Option<Value>,
+    // Instead of `value`: a secret's name (no description: the tool list has a byte budget,
+    // and docs/TOOLS.md says it).
+    #[serde(default)]
+    secret: Option<String>,
 }
 
 pub(super) static SET_VALUE: ToolDef = ToolDef {
@@ -55,7 +63,42 @@ pub(super) async fn set_value(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: SetValueArgs = parse_args(args)?;
-    let given = match args.value {
+    let secret = match one_of("set_value", "value", args.value, args.secret)? {
+        Given::Plain(value) => return set_plain(ctx, &args.app, &args.target, value).await,
+        Given::Secret(name) => secret_arg::resolve(ctx, &name)?,
+    };
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    secret_arg::check_receiver(ctx, &located)?;
+    let node = &located.element.node;
+    if !node.states.value_settable {
+        return Err(AxError::NotSettable {
+            element: located.label(),
+        }
+        .into());
+    }
+    // The reason a value does not fit quotes it: withheld.
+    let value = coerce(node, AxValue::Text(secret.expose().to_owned())).map_err(|_| {
+        AxError::InvalidValue {
+            element: located.label(),
+            reason: "the secret does not fit this element (it takes no text)".into(),
+        }
+    })?;
+    activates_nothing(ctx);
+    let changes = write_value(ctx, &located, value, VERIFY_WAIT).await?;
+    // A secure field cannot be read back; a plain one the policy allowed is read back in the
+    // result, masked.
+    let result = acted(ctx, &located, "set_value", changes, None).await;
+    Ok(secret_arg::masked(ctx, &secret, result))
+}
+
+/// `set_value` with the caller's own value.
+async fn set_plain(
+    ctx: &ToolCtx,
+    app: &str,
+    target: &str,
+    value: Value,
+) -> Result<CallToolResult, ToolError> {
+    let given = match value {
         Value::String(s) => AxValue::Text(s),
         Value::Bool(b) => AxValue::Bool(b),
         Value::Number(n) => AxValue::Number(n.as_f64().unwrap_or(f64::NAN)),
@@ -65,7 +108,7 @@ pub(super) async fn set_value(
             )));
         }
     };
-    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let located = locate_for_write(ctx, app, target).await?;
     let node = &located.element.node;
     if !node.states.value_settable {
         return Err(AxError::NotSettable {
@@ -143,10 +186,14 @@ pub(super) struct TypeArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// The element to type into; default: the focused one.
+    /// Default: the focused element.
     #[serde(default)]
     target: Option<String>,
-    text: String,
+    #[serde(default)]
+    text: Option<String>,
+    // Instead of `text`: a secret's name (see `SetValueArgs::secret`).
+    #[serde(default)]
+    secret: Option<String>,
     #[serde(default)]
     clear_first: bool,
 }
@@ -166,7 +213,19 @@ pub(super) async fn type_text(
     args: JsonObject,
 ) -> Result<CallToolResult, ToolError> {
     let args: TypeArgs = parse_args(args)?;
+    let (plain, secret) = match one_of("type_text", "text", args.text, args.secret)? {
+        Given::Plain(text) => (text, None),
+        Given::Secret(name) => (
+            String::new(),
+            Some(typable(&name, secret_arg::resolve(ctx, &name)?)?),
+        ),
+    };
     let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
+    // Decided on the element that will receive the keys: the target, once focused, or
+    // whatever has the focus.
+    if secret.is_some() {
+        secret_arg::check_receiver(ctx, &located)?;
+    }
     if args.clear_first {
         if located.element.node.states.value_settable {
             write_value(ctx, &located, AxValue::Text(String::new()), VERIFY_WAIT).await?;
@@ -191,7 +250,11 @@ pub(super) async fn type_text(
     // A Tab moves focus, so what a later Space or Return presses is only known once the text
     // before it is typed: each run up to a Tab is decided on, then typed.
     let mut changes = Vec::new();
-    for (i, run) in runs(&args.text).into_iter().enumerate() {
+    let text = match &secret {
+        Some(secret) => secret.expose(),
+        None => plain.as_str(),
+    };
+    for (i, run) in runs(text).into_iter().enumerate() {
         let here = if i == 0 {
             None
         } else {
@@ -213,7 +276,23 @@ pub(super) async fn type_text(
             .await?,
         );
     }
-    Ok(acted(ctx, &located, "type_text", changes, None).await)
+    let result = acted(ctx, &located, "type_text", changes, None).await;
+    Ok(match &secret {
+        Some(secret) => secret_arg::masked(ctx, secret, result),
+        None => result,
+    })
+}
+
+/// A secret to type: no control characters, which would move the focus (Tab) or press a
+/// button (Return) somewhere the receiver check never looked.
+fn typable(name: &str, secret: Secret) -> Result<Secret, ToolError> {
+    if secret.expose().chars().any(char::is_control) {
+        return Err(ToolError::Usage(format!(
+            "the secret {name} holds a control character (Tab, Return, …), which would move \
+             the focus or press a button; type it with set_value, or store it without"
+        )));
+    }
+    Ok(secret)
 }
 
 /// `text` cut after each Tab (at least one run, possibly empty).

@@ -14,6 +14,7 @@ mod pages;
 mod query;
 mod receivers;
 mod schema;
+mod secret_arg;
 mod session;
 mod skipped;
 mod system;
