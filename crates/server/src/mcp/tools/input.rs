@@ -18,7 +18,7 @@ use super::{AuditShape, Profile, ToolDef, input_schema, output_schema, parse_arg
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
-use crate::mcp::wire::{ActOut, ActSummary};
+use crate::mcp::wire::ActSummary;
 use crate::secrets::Secret;
 use axgate_engine::act::act_and_observe;
 use axgate_engine::engine::BackendOp;
