@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import struct
 import sys
 import traceback
@@ -62,6 +63,12 @@ def png(data: bytes | str) -> dict[str, Any]:
     rows = zlib.decompress(idat)
     ok = depth == 8 and channels is not None and len(rows) == height * (1 + width * channels)
     return {"png": ok, "width": width, "height": height}
+
+
+def root_of(source: str) -> str | None:
+    """The page source's root element name."""
+    found = re.search(r"<(XCUIElement\w+)", source)
+    return found.group(1) if found else None
 
 
 def raised(call: Callable[[], Any]) -> str | None:
@@ -140,11 +147,10 @@ def suite(driver: Any, by: dict[str, str], errors: Any, plain_selenium: bool = F
     )
 
     source = driver.page_source
-    root = source.split("<XCUIElement", 1)[1].split(" ", 1)[0] if "<XCUIElement" in source else None
     report(
         "source",
         xml=source.startswith("<?xml"),
-        root=f"XCUIElement{root}" if root else None,
+        root=root_of(source),
         screen=png(driver.get_screenshot_as_png()),
         element=png(typeface.screenshot_as_png),
     )
