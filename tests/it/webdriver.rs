@@ -7,8 +7,10 @@
 //! `webdriver/clients.rs`.
 
 mod access;
+mod actions;
 mod clients;
 mod elements;
+mod execute;
 mod locators;
 mod sessions;
 

@@ -7,13 +7,18 @@
 //! - [`caps`]: `alwaysMatch`/`firstMatch` merging and the Mac2 capabilities;
 //! - [`roles`]: the one table from axgate's roles to `XCUIElementType*` names and numbers;
 //! - [`doc`]: the page-source document (elements with Mac2's attributes) and its XML;
+//!   [`describe`]: the same document as `macos: source`'s `description` outline;
+//! - [`keys`]: Mac2's modifier bits, XCTest's key constants and W3C key codepoints as the
+//!   keys axgate presses;
 //! - [`locator`]: the find strategies over that document, with [`predicate`], [`chain`]
 //!   and [`xpath`].
 
 pub mod caps;
 pub mod chain;
+pub mod describe;
 pub mod doc;
 pub mod error;
+pub mod keys;
 pub mod locator;
 pub mod predicate;
 pub mod roles;

@@ -1,13 +1,15 @@
 // A Mac2-style suite run by WebdriverIO (standalone `remote()`) against axgate's demo TextEdit,
 // as an existing Mac2 suite would run: Mac2 capabilities, the base URL of the server, the bearer
 // token as a header. Finds by every strategy, acts, reads, page source, screenshots, a stale
-// element, the W3C errors as WebdriverIO shows them, and two sessions at once on two apps.
+// element, the W3C errors as WebdriverIO shows them, the context menu and keys with
+// modifiers (modifiers.mjs), and two sessions at once on two apps.
 // Prints one JSON line per step (verdict.mjs); tests/it/webdriver/clients.rs asserts them.
 //
 //   WD_TOKEN=... node suite.mjs http://127.0.0.1:PORT
 
 import { remote } from 'webdriverio';
-import { check, png, report, verdict } from './verdict.mjs';
+import { modifiers } from './modifiers.mjs';
+import { png, report, verdict } from './verdict.mjs';
 
 // The options an existing suite passes to remote(): only the base URL and the header differ.
 function options(base, token, bundleId) {
@@ -185,6 +187,7 @@ async function suite(base, token) {
     await reads(browser);
     await sourceAndScreenshots(browser);
     await staleAndErrors(browser);
+    await modifiers(browser);
     await twoSessions(base, token, browser);
   } finally {
     await browser.deleteSession();

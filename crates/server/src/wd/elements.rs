@@ -88,7 +88,7 @@ impl Caller<'_> {
     }
 
     /// The element a WebDriver id names, read now.
-    async fn resolve(
+    pub(super) async fn resolve(
         &self,
         id: &str,
     ) -> Result<(std::sync::Arc<AppConnection>, Resolved), WdError> {
@@ -219,6 +219,15 @@ impl Caller<'_> {
         let conn = self.conn(&stats).await?;
         let (_, doc) = self.snapshot(&conn, &stats).await?;
         Ok(Value::String(doc.to_xml()))
+    }
+
+    /// The page source as an outline (`macos: source` with `format: description`).
+    pub(super) async fn describe(&self) -> Result<Value, WdError> {
+        self.admit("get_tree").await?;
+        let stats = CallStats::default();
+        let conn = self.conn(&stats).await?;
+        let (_, doc) = self.snapshot(&conn, &stats).await?;
+        Ok(Value::String(doc.to_description()))
     }
 
     /// One element, as Mac2 describes it.

@@ -7,11 +7,16 @@
 //! reaches the engine.
 //!
 //! `sessions`: the live sessions, bounded and reaped; `bridge`: tool calls and error
-//! mapping; `elements`: find, source, element reads and acts, screenshots.
+//! mapping; `elements`: find, source, element reads and acts, screenshots; `execute`:
+//! Execute Script's `macos:` commands and Appium's clipboard endpoints; `actions`: W3C
+//! Perform/Release Actions; `window`: the window commands.
 
+mod actions;
 mod bridge;
 mod elements;
+mod execute;
 mod sessions;
+mod window;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -241,6 +246,39 @@ async fn command(
             "GET /session/{id}/screenshot",
             caller.screenshot(None).await,
         ),
+        ("POST", ["execute", kind @ ("sync" | "async")]) => (
+            if *kind == "sync" {
+                "POST /session/{id}/execute/sync"
+            } else {
+                "POST /session/{id}/execute/async"
+            },
+            caller.execute(body).await,
+        ),
+        ("POST", ["appium", "device", "get_clipboard"]) => (
+            "POST /session/{id}/appium/device/get_clipboard",
+            caller.get_clipboard(&object(body)).await,
+        ),
+        ("POST", ["appium", "device", "set_clipboard"]) => (
+            "POST /session/{id}/appium/device/set_clipboard",
+            caller.set_clipboard(&object(body)).await,
+        ),
+        ("POST", ["actions"]) => ("POST /session/{id}/actions", caller.actions(body).await),
+        ("DELETE", ["actions"]) => ("DELETE /session/{id}/actions", caller.release().await),
+        (_, ["window", what @ ..]) => (
+            match (method, what) {
+                ("GET", []) => "GET /session/{id}/window",
+                ("POST", []) => "POST /session/{id}/window",
+                ("DELETE", []) => "DELETE /session/{id}/window",
+                ("GET", ["handles"]) => "GET /session/{id}/window/handles",
+                ("GET", ["rect"]) => "GET /session/{id}/window/rect",
+                ("POST", ["rect"]) => "POST /session/{id}/window/rect",
+                ("POST", ["minimize"]) => "POST /session/{id}/window/minimize",
+                ("POST", ["maximize"]) => "POST /session/{id}/window/maximize",
+                ("POST", ["fullscreen"]) => "POST /session/{id}/window/fullscreen",
+                _ => "unknown",
+            },
+            caller.window(method, what, body).await,
+        ),
         ("POST", ["element"]) => (
             "POST /session/{id}/element",
             caller.find(body, None, false).await,
@@ -305,6 +343,11 @@ async fn command(
             )),
         ),
     }
+}
+
+/// A body's object (an empty one for anything else).
+fn object(body: &Value) -> serde_json::Map<String, Value> {
+    body.as_object().cloned().unwrap_or_default()
 }
 
 fn timeouts(caller: &Caller<'_>, body: &Value) -> Result<Value, WdError> {

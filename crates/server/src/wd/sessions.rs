@@ -19,6 +19,24 @@ use crate::metrics::Metrics;
 use axgate_engine::{AppInfo, Engine};
 use axgate_webdriver::{ErrorCode, WdError};
 
+/// A click that has landed in W3C actions but may yet become a double click.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct PendingClick {
+    pub(super) point: (f64, f64),
+    pub(super) button: u8,
+    pub(super) count: u32,
+}
+
+/// What W3C actions hold between commands until Release Actions: the modifiers down, the
+/// pointer's place, a button down and where it went down, a click not yet sent.
+#[derive(Debug, Default)]
+pub(super) struct Input {
+    pub(super) modifiers: Vec<&'static str>,
+    pub(super) pointer: (f64, f64),
+    pub(super) down: Option<(u8, (f64, f64))>,
+    pub(super) pending: Option<PendingClick>,
+}
+
 /// One WebDriver session.
 pub(super) struct WdSession {
     pub(super) id: String,
@@ -39,6 +57,9 @@ pub(super) struct WdSession {
     pub(super) capabilities: Value,
     implicit_wait: Mutex<Duration>,
     idle_timeout: Duration,
+    allow_scripts: bool,
+    /// The W3C actions' input state; a lock held for one command's actions.
+    pub(super) input: tokio::sync::Mutex<Input>,
     last_used: Mutex<Instant>,
 }
 
@@ -50,6 +71,11 @@ impl WdSession {
             peer: &self.peer,
             id: &self.id,
         }
+    }
+
+    /// Whether an operator allows scripts (`webdriver.allow_scripts`).
+    pub(super) fn scripts_allowed(&self) -> bool {
+        self.allow_scripts
     }
 
     pub(super) fn engine(&self) -> Arc<Engine> {
@@ -187,6 +213,8 @@ impl Sessions {
             capabilities,
             implicit_wait: Mutex::new(Duration::ZERO),
             idle_timeout: idle_timeout.unwrap_or(self.config.idle_timeout),
+            allow_scripts: self.config.allow_scripts,
+            input: tokio::sync::Mutex::default(),
             last_used: Mutex::new(Instant::now()),
         });
         let mut live = self.lock();

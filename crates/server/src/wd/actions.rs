@@ -1,0 +1,404 @@
+//! W3C Perform Actions (`POST /session/{id}/actions`) and Release Actions (`DELETE`), as
+//! the engine's acts: key sources press keys (`press_key`) with the modifiers held down
+//! at that moment; a pointer's down and up at one place is a click of the element there
+//! (`click`: button 0 left, 2 right; two in a row a double click; Control held makes a left
+//! click a right one, as macOS does), down, a move and up is a `drag`; a wheel source is
+//! `scroll`. Modifiers stay held across ticks and sources until their key goes up or the
+//! actions are released. The action types are the few W3C defines, read here from JSON:
+//! Mozilla's `webdriver` crate would bring its HTTP server's dependencies for them
+//! (docs/WEBDRIVER.md).
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::elements::{Caller, ELEMENT_KEY};
+use super::sessions::{Input, PendingClick};
+use axgate_webdriver::keys::{self, Key};
+use axgate_webdriver::{ErrorCode, WdError};
+
+/// The longest pause honoured (a longer one is cut to it).
+const MAX_PAUSE: Duration = Duration::from_secs(60);
+/// Wheel points per line of the engine's scroll.
+const POINTS_PER_LINE: f64 = 10.0;
+
+/// One action of one source, in tick order.
+struct Step<'a> {
+    source: &'a str,
+    action: &'a Map<String, Value>,
+}
+
+fn bad(message: impl Into<String>) -> WdError {
+    WdError::invalid_argument(message)
+}
+
+fn unsupported(message: impl Into<String>) -> WdError {
+    WdError::new(ErrorCode::UnsupportedOperation, message)
+}
+
+/// The actions of every source, tick by tick (the n-th action of each source, in order).
+fn ticks(body: &Value) -> Result<Vec<Step<'_>>, WdError> {
+    let sources = body
+        .get("actions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("perform actions takes {\"actions\": [sources]}"))?;
+    let mut lists = Vec::new();
+    for source in sources {
+        let kind = source
+            .get("type")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("each action source needs a `type`: key, pointer, wheel or none"))?;
+        if !matches!(kind, "key" | "pointer" | "wheel" | "none") {
+            return Err(bad(format!("action source type {kind:?} is not a W3C one")));
+        }
+        if kind == "pointer" {
+            let pointer = source
+                .pointer("/parameters/pointerType")
+                .and_then(Value::as_str)
+                .unwrap_or("mouse");
+            if pointer != "mouse" {
+                return Err(unsupported(format!(
+                    "a {pointer} pointer is not served; axgate's pointer is a mouse"
+                )));
+            }
+        }
+        let actions = source
+            .get("actions")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("each action source needs `actions`: a list"))?;
+        let mut list = Vec::new();
+        for action in actions {
+            let action = action
+                .as_object()
+                .ok_or_else(|| bad("each action is an object with a `type`"))?;
+            list.push(Step {
+                source: kind,
+                action,
+            });
+        }
+        lists.push(list.into_iter());
+    }
+    let mut steps = Vec::new();
+    loop {
+        let before = steps.len();
+        for list in &mut lists {
+            steps.extend(list.next());
+        }
+        if steps.len() == before {
+            return Ok(steps);
+        }
+    }
+}
+
+fn coordinate(action: &Map<String, Value>, key: &str) -> Result<f64, WdError> {
+    match action.get(key) {
+        None | Some(Value::Null) => Ok(0.0),
+        Some(v) => v
+            .as_f64()
+            .filter(|n| n.is_finite())
+            .ok_or_else(|| bad(format!("`{key}` must be a number"))),
+    }
+}
+
+fn the_key(action: &Map<String, Value>) -> Result<Key, WdError> {
+    let value = action
+        .get("value")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("a key action needs `value`: one key"))?;
+    let mut chars = value.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => keys::w3c_key(c),
+        _ => Err(bad(format!(
+            "a key action's value is one key, not {value:?}"
+        ))),
+    }
+}
+
+impl Caller<'_> {
+    /// Perform Actions.
+    pub(super) async fn actions(&self, body: &Value) -> Result<Value, WdError> {
+        let steps = ticks(body)?;
+        let mut input = self.session.input.lock().await;
+        let result = self.run(&steps, &mut input).await;
+        // A click still waiting to see whether a second one follows lands now.
+        let flushed = self.flush(&mut input).await;
+        result.and(flushed).map(|()| Value::Null)
+    }
+
+    /// Release Actions: every key and button let go, nothing pressed.
+    pub(super) async fn release(&self) -> Result<Value, WdError> {
+        let mut input = self.session.input.lock().await;
+        let flushed = self.flush(&mut input).await;
+        input.modifiers.clear();
+        input.down = None;
+        flushed.map(|()| Value::Null)
+    }
+
+    async fn run(&self, steps: &[Step<'_>], input: &mut Input) -> Result<(), WdError> {
+        for step in steps {
+            let kind = step
+                .action
+                .get("type")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("each action needs a `type`"))?;
+            match (step.source, kind) {
+                (_, "pause") => {
+                    let ms = step
+                        .action
+                        .get("duration")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    tokio::time::sleep(Duration::from_millis(ms).min(MAX_PAUSE)).await;
+                }
+                ("key", "keyDown") => match the_key(step.action)? {
+                    Key::Modifier(m) => {
+                        if !input.modifiers.contains(&m) {
+                            input.modifiers.push(m);
+                        }
+                    }
+                    key => {
+                        self.flush(input).await?;
+                        self.tool(
+                            "press_key",
+                            json!({
+                                "app": self.session.app_ref,
+                                "key": keys::press_name(key),
+                                "modifiers": input.modifiers,
+                            }),
+                        )
+                        .await?;
+                    }
+                },
+                ("key", "keyUp") => {
+                    if let Key::Modifier(m) = the_key(step.action)? {
+                        input.modifiers.retain(|held| *held != m);
+                    }
+                }
+                ("pointer", "pointerMove") => {
+                    let to = self.destination(step.action, input.pointer).await?;
+                    if input.pending.is_some_and(|p| p.point != to) {
+                        self.flush(input).await?;
+                    }
+                    input.pointer = to;
+                }
+                ("pointer", "pointerDown") => {
+                    let button = button(step.action)?;
+                    if input
+                        .pending
+                        .is_some_and(|p| p.point != input.pointer || p.button != button)
+                    {
+                        self.flush(input).await?;
+                    }
+                    input.down = Some((button, input.pointer));
+                }
+                ("pointer", "pointerUp") => {
+                    let button = button(step.action)?;
+                    let Some((down, from)) = input.down.take() else {
+                        continue;
+                    };
+                    if down != button {
+                        return Err(bad("pointerUp names another button than pointerDown"));
+                    }
+                    if from == input.pointer {
+                        match &mut input.pending {
+                            Some(p) if p.point == from && p.button == button && p.count < 2 => {
+                                p.count += 1;
+                            }
+                            _ => {
+                                self.flush(input).await?;
+                                input.pending = Some(PendingClick {
+                                    point: from,
+                                    button,
+                                    count: 1,
+                                });
+                            }
+                        }
+                    } else {
+                        self.flush(input).await?;
+                        self.pointer_drag(input, from).await?;
+                    }
+                }
+                ("wheel", "scroll") => {
+                    self.flush(input).await?;
+                    self.wheel(step.action, input).await?;
+                }
+                (source, kind) => {
+                    return Err(bad(format!(
+                        "{kind:?} is not an action of a {source} source"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Where a `pointerMove` (or a wheel's `x`/`y`) lands: from the viewport (the screen's
+    /// top left), the pointer, or an element's centre.
+    async fn destination(
+        &self,
+        action: &Map<String, Value>,
+        pointer: (f64, f64),
+    ) -> Result<(f64, f64), WdError> {
+        let (x, y) = (coordinate(action, "x")?, coordinate(action, "y")?);
+        match action.get("origin") {
+            None | Some(Value::Null) => Ok((x, y)),
+            Some(Value::String(o)) if o == "viewport" => Ok((x, y)),
+            Some(Value::String(o)) if o == "pointer" => Ok((pointer.0 + x, pointer.1 + y)),
+            Some(Value::Object(reference)) => {
+                let id = reference
+                    .get(ELEMENT_KEY)
+                    .or_else(|| reference.get("ELEMENT"))
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| bad("an element origin is an element reference"))?;
+                let (_, resolved) = self.resolve(id).await?;
+                let frame = resolved.node.frame.ok_or_else(|| {
+                    WdError::new(
+                        ErrorCode::ElementNotInteractable,
+                        format!("element {id} has no frame on screen"),
+                    )
+                })?;
+                let (cx, cy) = frame.center();
+                Ok((cx + x, cy + y))
+            }
+            Some(other) => Err(bad(format!(
+                "origin {other} is not viewport, pointer or an element"
+            ))),
+        }
+    }
+
+    /// Lands the click waiting for a possible second one.
+    async fn flush(&self, input: &mut Input) -> Result<(), WdError> {
+        let Some(click) = input.pending.take() else {
+            return Ok(());
+        };
+        let button = match (click.button, input.modifiers.as_slice()) {
+            (0, []) => "left",
+            (0, ["ctrl"]) | (2, [] | ["ctrl"]) => "right",
+            (0 | 2, held) => {
+                return Err(unsupported(format!(
+                    "a click with {} held is not sent by axgate (a click holds Control only, as \
+                     a right click); release the modifiers first",
+                    held.join("+")
+                )));
+            }
+            (other, _) => {
+                return Err(unsupported(format!(
+                    "pointer button {other} is not served; use 0 (left) or 2 (right)"
+                )));
+            }
+        };
+        let count = if button == "right" { 1 } else { click.count };
+        let target = self.point_element(click.point).await?;
+        self.tool(
+            "click",
+            json!({"app": self.session.app_ref, "target": target, "button": button, "count": count}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn point_element(&self, (x, y): (f64, f64)) -> Result<String, WdError> {
+        self.element_at(x, y).await
+    }
+
+    /// A press at `from` released at the pointer: a drag, left button, no modifiers.
+    async fn pointer_drag(&self, input: &Input, from: (f64, f64)) -> Result<(), WdError> {
+        if !input.modifiers.is_empty() {
+            return Err(unsupported(format!(
+                "a drag with {} held is not sent by axgate; release the modifiers first",
+                input.modifiers.join("+")
+            )));
+        }
+        let source = self.point_element(from).await?;
+        let (to_x, to_y) = input.pointer;
+        self.tool(
+            "drag",
+            json!({"app": self.session.app_ref, "from": source, "to_x": to_x, "to_y": to_y}),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// A wheel `scroll`: at `x`/`y` from its origin, by `deltaX`/`deltaY` (positive: right
+    /// and down, as W3C's wheel).
+    async fn wheel(&self, action: &Map<String, Value>, input: &Input) -> Result<(), WdError> {
+        if !input.modifiers.is_empty() {
+            return Err(unsupported(
+                "a scroll with modifiers held is not sent by axgate; release them first",
+            ));
+        }
+        let at = self.destination(action, input.pointer).await?;
+        let target = self.point_element(at).await?;
+        let (dx, dy) = (coordinate(action, "deltaX")?, coordinate(action, "deltaY")?);
+        for (delta, positive, negative) in [(dy, "down", "up"), (dx, "right", "left")] {
+            if delta == 0.0 {
+                continue;
+            }
+            let lines = (delta.abs() / POINTS_PER_LINE).ceil().clamp(1.0, 100.0) as u64;
+            self.tool(
+                "scroll",
+                json!({
+                    "app": self.session.app_ref,
+                    "target": target,
+                    "direction": if delta > 0.0 { positive } else { negative },
+                    "amount": lines,
+                }),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// A pointer action's button (0 left, 1 middle, 2 right).
+fn button(action: &Map<String, Value>) -> Result<u8, WdError> {
+    match action.get("button") {
+        None | Some(Value::Null) => Ok(0),
+        Some(v) => v
+            .as_u64()
+            .filter(|b| *b <= 4)
+            .map(|b| b as u8)
+            .ok_or_else(|| bad("`button` is 0 to 4")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_interleave_the_sources() {
+        let body = json!({"actions": [
+            {"type": "key", "id": "k", "actions": [
+                {"type": "keyDown", "value": "\u{E008}"}, {"type": "pause"},
+                {"type": "keyUp", "value": "\u{E008}"}]},
+            {"type": "pointer", "id": "m", "actions": [
+                {"type": "pointerMove", "x": 1, "y": 2}, {"type": "pointerDown"}]},
+        ]});
+        let order: Vec<(&str, &str)> = ticks(&body)
+            .unwrap()
+            .iter()
+            .map(|s| (s.source, s.action["type"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("key", "keyDown"),
+                ("pointer", "pointerMove"),
+                ("key", "pause"),
+                ("pointer", "pointerDown"),
+                ("key", "keyUp"),
+            ]
+        );
+        let pen = json!({"actions": [{"type": "pointer", "parameters": {"pointerType": "pen"},
+            "actions": []}]});
+        assert_eq!(
+            ticks(&pen).err().unwrap().code,
+            ErrorCode::UnsupportedOperation
+        );
+        assert_eq!(
+            ticks(&json!({})).err().unwrap().code,
+            ErrorCode::InvalidArgument
+        );
+    }
+}
