@@ -7,7 +7,9 @@ import { Key } from 'webdriverio';
 import { report } from './verdict.mjs';
 
 const COMMAND = 1 << 4;
-const MENU_ITEM = '-ios predicate string:elementType == 54 AND title == "Copy"';
+// The context menu's Copy (the Edit menu has one too, always in the tree while closed).
+const MENU_ITEM =
+  '-ios class chain:**/XCUIElementTypeMenu[`identifier == "text_context_menu"`]/XCUIElementTypeMenuItem[`title == "Copy"`]';
 
 // Whether the context menu's Copy item is there now.
 async function menuOpen(browser) {
@@ -30,7 +32,7 @@ export async function modifiers(browser) {
 
   // Control held while the pointer clicks: macOS's right click.
   await browser.performActions([
-    { type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value: Key.Ctrl }] },
+    { type: 'key', id: 'keyboard', actions: [{ type: 'keyDown', value: '\uE009' }] },
     {
       type: 'pointer',
       id: 'mouse',

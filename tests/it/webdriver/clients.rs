@@ -239,6 +239,21 @@ async fn webdriverio_runs_the_mac2_style_suite() {
         }),
         "{report}"
     );
+    let modifiers = run.step("modifiers");
+    assert_eq!(
+        modifiers,
+        json!({
+            "step": "modifiers",
+            "by_right_click": true,
+            "closed": true,
+            "by_ctrl_click": true,
+            "after_cut": "",
+            "clipboard": "Hello keys",
+            "after_paste": "Hello keys",
+        }),
+        "the context menu by macos: rightClick and by a Control-held W3C click; Command-A, \
+         Command-X by macos: keys, Command-V by W3C key actions\n{report}"
+    );
     let parallel = run.step("parallel");
     assert_eq!(
         parallel,
