@@ -61,8 +61,11 @@ async fn key_actions_hold_modifiers_across_ticks() {
     .await;
     assert_eq!(wd.read(&sid, &text, "attribute/value").await, "bC");
     // Shift is still down in the next command, until the actions are released.
-    wd.perform_ok(&sid, json!([keys(json!([{"type": "keyDown", "value": "d"}]))]))
-        .await;
+    wd.perform_ok(
+        &sid,
+        json!([keys(json!([{"type": "keyDown", "value": "d"}]))]),
+    )
+    .await;
     assert_eq!(wd.read(&sid, &text, "attribute/value").await, "bCD");
     let (status, body) = wd
         .send("DELETE", &format!("/session/{sid}/actions"), None)
@@ -79,7 +82,10 @@ async fn key_actions_hold_modifiers_across_ticks() {
     .await;
     assert_eq!(wd.read(&sid, &text, "attribute/value").await, "bC");
     let (status, body) = wd
-        .perform(&sid, json!([keys(json!([{"type": "keyDown", "value": "\u{E002}"}]))]))
+        .perform(
+            &sid,
+            json!([keys(json!([{"type": "keyDown", "value": "\u{E002}"}]))]),
+        )
         .await;
     assert_w3c(status, &body, 500, "unsupported operation");
 }
@@ -186,7 +192,9 @@ async fn window_commands_move_resize_and_minimize() {
     let server = TestServer::start().await;
     let wd = Wd::new(&server);
     let sid = wd.session("Form").await;
-    let (status, body) = wd.send("GET", &format!("/session/{sid}/window"), None).await;
+    let (status, body) = wd
+        .send("GET", &format!("/session/{sid}/window"), None)
+        .await;
     assert_eq!(status, 200, "{body}");
     let handle = body["value"].as_str().unwrap().to_owned();
     let (_, body) = wd

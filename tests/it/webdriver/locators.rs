@@ -205,7 +205,7 @@ async fn bad_selectors_and_misses_have_their_w3c_errors() {
         .await;
     assert_w3c(status, &body, 400, "invalid argument");
     let (status, body) = wd
-        .send("GET", &format!("/session/{sid}/window/rect"), None)
+        .send("GET", &format!("/session/{sid}/cookie"), None)
         .await;
     assert_w3c(status, &body, 404, "unknown command");
 }

@@ -152,6 +152,9 @@ impl Caller<'_> {
                 }
                 ("key", "keyDown") => match the_key(step.action)? {
                     Key::Modifier(m) => {
+                        // A click waiting for a second one lands with the keys held as it
+                        // was made.
+                        self.flush(input).await?;
                         if !input.modifiers.contains(&m) {
                             input.modifiers.push(m);
                         }
@@ -171,6 +174,7 @@ impl Caller<'_> {
                 },
                 ("key", "keyUp") => {
                     if let Key::Modifier(m) = the_key(step.action)? {
+                        self.flush(input).await?;
                         input.modifiers.retain(|held| *held != m);
                     }
                 }
