@@ -7,12 +7,15 @@
 //! ```
 //!
 //! Effects are checked from the apps' side too: each test app prints every change it sees
-//! (`tests/desktop/apps/`). Tests take turns on the desktop (input is global).
+//! (`tests/desktop/apps/`). Tests take turns on the desktop (input is global). A real
+//! WebDriver client (Selenium) drives a GTK app in `desktop/webdriver.rs`.
 #![cfg(target_os = "linux")]
 
 #[path = "desktop/harness.rs"]
 mod harness;
 mod support;
+#[path = "desktop/webdriver.rs"]
+mod webdriver;
 
 use std::time::{Duration, Instant};
 

@@ -4,12 +4,14 @@
 //! word on the agent-check port and its metrics. `haproxy` runs the real components: three
 //! `axgate serve` processes (demo backend, auth on) behind Debian's `haproxy` with the
 //! configuration in `deploy/haproxy/`, and Prometheus scraping them through file_sd with
-//! per-Mac labels. HAProxy, Prometheus and promtool are required: these tests fail, never
+//! per-Mac labels; `webdriver` runs WebDriver sessions through the same HAProxy configuration,
+//! each command reaching the Mac that made its session. HAProxy, Prometheus and promtool are required: these tests fail, never
 //! skip, without them.
 
 mod exclusive;
 mod haproxy;
 mod hold;
+mod webdriver;
 
 use std::time::Duration;
 

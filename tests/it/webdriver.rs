@@ -1,11 +1,14 @@
 //! The WebDriver facade (docs/WEBDRIVER.md) over real HTTP on a port-0 listener, against the
 //! demo apps: sessions (`webdriver/sessions.rs`), the locator strategies
 //! (`webdriver/locators.rs`), element commands and page source (`webdriver/elements.rs`),
-//! authentication, scopes and audit (`webdriver/access.rs`). The client here speaks the
-//! W3C wire as Selenium and WebdriverIO do: JSON bodies, `{"value": …}` answers.
+//! authentication, scopes and audit (`webdriver/access.rs`). The client here speaks the W3C
+//! wire as Selenium and WebdriverIO do: JSON bodies, `{"value": …}` answers; real clients
+//! (WebdriverIO, the Appium Python client, Selenium) run a Mac2-style suite in
+//! `webdriver/clients.rs`.
 
 mod access;
 mod actions;
+mod clients;
 mod elements;
 mod execute;
 mod locators;

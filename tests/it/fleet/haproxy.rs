@@ -17,15 +17,15 @@ use super::exclusive::{agent_in_log, signal};
 use crate::spawned::Axgate;
 use crate::support::{Client, PROTOCOL};
 
-const HAPROXY: &str = "/usr/sbin/haproxy";
+pub(super) const HAPROXY: &str = "/usr/sbin/haproxy";
 const PROMETHEUS: &str = "/usr/bin/prometheus";
 const NAMES: [&str; 3] = ["mac1", "mac2", "mac3"];
 
-fn repo() -> &'static Path {
+pub(super) fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn require(binary: &str, package: &str) {
+pub(super) fn require(binary: &str, package: &str) {
     assert!(
         Path::new(binary).exists(),
         "{binary} is missing: install Debian's {package} package (apt-get install {package}; \
@@ -34,19 +34,19 @@ fn require(binary: &str, package: &str) {
 }
 
 /// A loopback port free a moment ago (HAProxy and Prometheus cannot report a port 0 bind).
-fn free_port() -> u16 {
+pub(super) fn free_port() -> u16 {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.local_addr().unwrap().port()
 }
 
 /// A child process killed on drop, its output in a file for failure messages.
-struct Proc {
+pub(super) struct Proc {
     child: std::process::Child,
     log: std::path::PathBuf,
 }
 
 impl Proc {
-    fn start(command: &mut Command, log: std::path::PathBuf) -> Proc {
+    pub(super) fn start(command: &mut Command, log: std::path::PathBuf) -> Proc {
         let file = std::fs::File::create(&log).unwrap();
         let child = command
             .stdin(Stdio::null())
@@ -57,7 +57,7 @@ impl Proc {
         Proc { child, log }
     }
 
-    fn output(&self) -> String {
+    pub(super) fn output(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 }
@@ -70,14 +70,14 @@ impl Drop for Proc {
 }
 
 /// One Mac of the rack: its axgate and what HAProxy is told about it.
-struct Mac {
-    name: &'static str,
-    axgate: Axgate,
-    addr: SocketAddr,
-    agent: SocketAddr,
+pub(super) struct Mac {
+    pub(super) name: &'static str,
+    pub(super) axgate: Axgate,
+    pub(super) addr: SocketAddr,
+    pub(super) agent: SocketAddr,
 }
 
-fn start_mac(name: &'static str, config: &Path) -> Mac {
+pub(super) fn start_mac(name: &'static str, config: &Path) -> Mac {
     let axgate = Axgate::serve(&["--backend", "demo", "--config", config.to_str().unwrap()]);
     let addr = axgate
         .url
@@ -95,7 +95,7 @@ fn start_mac(name: &'static str, config: &Path) -> Mac {
 }
 
 /// A sample of one Mac's `/metrics` (0 when the series is absent).
-async fn sample(mac: &Mac, token: &str, series: &str) -> f64 {
+pub(super) async fn sample(mac: &Mac, token: &str, series: &str) -> f64 {
     let text = crate::support::scrape(mac.addr, Some(token)).await;
     crate::support::sample_of(&text, series).unwrap_or(0.0)
 }
@@ -139,7 +139,7 @@ async fn statuses(stats: &str) -> BTreeMap<String, String> {
 }
 
 /// Waits (at most 10 s) until HAProxy shows each named server in the wanted state.
-async fn haproxy_sees(stats: &str, want: &[(&str, &str)], haproxy: &Proc) {
+pub(super) async fn haproxy_sees(stats: &str, want: &[(&str, &str)], haproxy: &Proc) {
     let mut seen = BTreeMap::new();
     for _ in 0..200 {
         seen = statuses(stats).await;

@@ -161,9 +161,27 @@ async fn dispatch(State(wd): State<Arc<Wd>>, request: Request) -> Response {
         .with_label_values(&[command, outcome])
         .inc();
     match result {
+        Ok(value) if command == "POST /session" => issued(value),
         Ok(value) => ok(value),
         Err(error) => fail(&error),
     }
+}
+
+/// The header naming a new session's id on the `POST /session` answer: a load balancer learns
+/// the id from it (the body is out of its reach) to route the session's commands, whose paths
+/// carry the id, to the Mac that made it (deploy/haproxy/haproxy.cfg, docs/FLEET.md).
+pub const SESSION_HEADER: &str = "x-axgate-webdriver-session";
+
+/// The answer to `POST /session`, with [`SESSION_HEADER`].
+fn issued(value: Value) -> Response {
+    let id = value["sessionId"]
+        .as_str()
+        .and_then(|id| http::HeaderValue::from_str(id).ok());
+    let mut response = ok(value);
+    if let Some(id) = id {
+        response.headers_mut().insert(SESSION_HEADER, id);
+    }
+    response
 }
 
 /// Routes one command; its template (a bounded metric label) and its answer.
