@@ -545,6 +545,8 @@ pub fn serve_router(
                 rlimit::Resource::NOFILE.get_soft().ok(),
             ),
             max_header_bytes: state.config.server.max_header_bytes,
+            max_unauthenticated_per_address: state.config.server.max_unauthenticated_per_address,
+            trusted_proxies: state.config.server.trusted_proxies.clone(),
         };
         if limits.max_connections < state.config.server.max_connections {
             tracing::warn!(
@@ -556,6 +558,7 @@ pub fn serve_router(
         let conn_metrics = ConnMetrics {
             closed: state.metrics.connections_closed.clone(),
             open: state.metrics.connections_open.clone(),
+            sources: state.metrics.connection_sources.clone(),
         };
         // Plain or TLS, every connection goes through the same accept loop and bounds.
         let tls = state.tls.as_ref().map(|tls| tls.rustls());
