@@ -537,17 +537,8 @@ pub fn serve_router(
             signalled_for_serve.cancel();
             token.cancel();
         };
-        let limits = ConnLimits {
-            header_timeout: state.config.server.header_timeout,
-            idle_timeout: state.config.server.idle_timeout,
-            max_connections: conn::effective_cap(
-                state.config.server.max_connections,
-                rlimit::Resource::NOFILE.get_soft().ok(),
-            ),
-            max_header_bytes: state.config.server.max_header_bytes,
-            max_unauthenticated_per_address: state.config.server.max_unauthenticated_per_address,
-            trusted_proxies: state.config.server.trusted_proxies.clone(),
-        };
+        let soft_fd_limit = rlimit::Resource::NOFILE.get_soft().ok();
+        let limits = ConnLimits::of(&state.config.server, soft_fd_limit);
         if limits.max_connections < state.config.server.max_connections {
             tracing::warn!(
                 configured = state.config.server.max_connections,

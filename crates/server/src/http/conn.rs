@@ -129,6 +129,21 @@ pub struct ConnLimits {
     pub trusted_proxies: Vec<AddrPrefix>,
 }
 
+impl ConnLimits {
+    /// The bounds `[server]` sets, the cap lowered to fit the open-file limit
+    /// ([`effective_cap`]).
+    pub fn of(server: &crate::config::ServerConfig, soft_fd_limit: Option<u64>) -> ConnLimits {
+        ConnLimits {
+            header_timeout: server.header_timeout,
+            idle_timeout: server.idle_timeout,
+            max_connections: effective_cap(server.max_connections, soft_fd_limit),
+            max_header_bytes: server.max_header_bytes,
+            max_unauthenticated_per_address: server.max_unauthenticated_per_address,
+            trusted_proxies: server.trusted_proxies.clone(),
+        }
+    }
+}
+
 /// What the accept loop reports: connections refused at the cap, and cut by a timeout.
 #[derive(Clone)]
 pub struct ConnMetrics {
