@@ -22,6 +22,10 @@ use axgate::server::{self, AppState};
 /// CPU under load, and `list_apps` at 32 connections runs 1.3–1.45× as many calls per second
 /// with mimalloc (docs/PERFORMANCE.md, "Core under load"). On Linux `.cargo/config.toml`
 /// turns off its eager commit of arenas, which kept freed memory resident (macOS never has it).
+/// `--features system-alloc` keeps the system allocator instead, only for heap profilers
+/// (valgrind's massif sees nothing of mimalloc's heap, which maps its own memory;
+/// docs/PERFORMANCE.md, "Memory after load (issue 33)"). Never shipped.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

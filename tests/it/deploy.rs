@@ -42,6 +42,7 @@ const METRICS: &[&str] = &[
     "axgate_get_streams",
     "axgate_connections_open",
     "axgate_connections_closed_total",
+    "axgate_connection_sources",
     "axgate_events_evicted_total",
     "axgate_events_too_large_total",
     "axgate_secret_masks_forgotten_total",

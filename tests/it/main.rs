@@ -10,6 +10,7 @@ mod spawned;
 mod support;
 
 mod acting;
+mod address_share;
 mod agent_costs;
 mod app_list;
 mod apps_windows;

@@ -15,9 +15,12 @@
 //! second each. `--hold SECS`: only the one-session c=32 `list_apps` cell (bearer), for a
 //! profiler (it prints axgate's pid); `--hold SECS --per-connection`: the same cell with a
 //! session per connection. `--soak SECS`: only the soak (`soak.rs`). `--versus BIN`: only
-//! the release build beside the axgate binary BIN (`versus.rs`, bench/dist.sh). Run it
+//! the release build beside the axgate binary BIN (`versus.rs`, bench/dist.sh). `--after
+//! CALLS [--url URL]`: only RSS after CALLS `list_apps` calls, rmcp beside axgate
+//! (`after.rs`, issue 33). Run it
 //! through `bench/load.sh`, which builds everything once.
 
+mod after;
 mod cells;
 mod client;
 mod servers;
@@ -251,6 +254,11 @@ async fn main() -> anyhow::Result<()> {
         println!("\n## Soak: {secs} s of mixed load on axgate (bearer, audit on)\n");
         soak::run(&server, &target, Duration::from_secs(secs)).await?;
         drop(server);
+        let _ = std::fs::remove_dir_all(&dir);
+        return Ok(());
+    }
+    if let Some(calls) = flag_value("--after").and_then(|n| n.parse().ok()) {
+        after::run(calls, flag_value("--url"), &creds, &dir).await?;
         let _ = std::fs::remove_dir_all(&dir);
         return Ok(());
     }

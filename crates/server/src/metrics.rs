@@ -50,6 +50,8 @@ pub struct Families {
     pub sse_streams_open: IntGauge,
     pub connections_open: IntGauge,
     pub connections_closed: IntCounterVec,
+    /// Source addresses with an unauthenticated connection open (`http::conn`'s table).
+    pub connection_sources: IntGauge,
     /// MCP POSTs being served (until their response body ends).
     pub requests_in_flight: IntGauge,
     /// POSTs refused with 503 because `server.max_in_flight` were being served.
@@ -315,9 +317,15 @@ impl Metrics {
             connections_closed: counter(
                 r,
                 "axgate_connections_closed_total",
-                "Connections closed by the server: refused at the cap, or cut by the header, \
+                "Connections closed by the server: refused at the cap or at an address's share \
+                 of unauthenticated connections, evicted for a newcomer, or cut by the header, \
                  idle or TLS-handshake timeout.",
                 &["reason"],
+            )?,
+            connection_sources: gauge(
+                "axgate_connection_sources",
+                "Source addresses (IPv6: /64s) with an unauthenticated connection open: the \
+                 entries of the per-address table, at most server.max_connections.",
             )?,
             http_requests: counter(
                 r,

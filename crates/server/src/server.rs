@@ -537,15 +537,8 @@ pub fn serve_router(
             signalled_for_serve.cancel();
             token.cancel();
         };
-        let limits = ConnLimits {
-            header_timeout: state.config.server.header_timeout,
-            idle_timeout: state.config.server.idle_timeout,
-            max_connections: conn::effective_cap(
-                state.config.server.max_connections,
-                rlimit::Resource::NOFILE.get_soft().ok(),
-            ),
-            max_header_bytes: state.config.server.max_header_bytes,
-        };
+        let soft_fd_limit = rlimit::Resource::NOFILE.get_soft().ok();
+        let limits = ConnLimits::of(&state.config.server, soft_fd_limit);
         if limits.max_connections < state.config.server.max_connections {
             tracing::warn!(
                 configured = state.config.server.max_connections,
@@ -556,6 +549,7 @@ pub fn serve_router(
         let conn_metrics = ConnMetrics {
             closed: state.metrics.connections_closed.clone(),
             open: state.metrics.connections_open.clone(),
+            sources: state.metrics.connection_sources.clone(),
         };
         // Plain or TLS, every connection goes through the same accept loop and bounds.
         let tls = state.tls.as_ref().map(|tls| tls.rustls());

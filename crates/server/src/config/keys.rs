@@ -70,6 +70,16 @@ pub const KEYS: &[Key] = &[
         default: "1024",
     },
     Key {
+        name: "server.max_unauthenticated_per_address",
+        doc: "Most connections one source address (an IPv6 /64) holds before a request on them is authenticated; at it a newcomer takes the place of the address's own oldest silent or idle one, never another address's, else gets 503 with Retry-After (TLS: closed). A connection that carried an authenticated request no longer counts. Without auth every connection counts.",
+        default: "64",
+    },
+    Key {
+        name: "server.trusted_proxies",
+        doc: "Addresses or CIDR prefixes (a load balancer's) whose connections are exempt from server.max_unauthenticated_per_address; still under server.max_connections.",
+        default: "[]",
+    },
+    Key {
         name: "server.max_in_flight",
         doc: "Most MCP POST requests served at once (each until its response ends); past it a POST gets 503 with Retry-After.",
         default: "256",

@@ -17,6 +17,7 @@ use std::time::Duration;
 use crate::policy::PolicyConfig;
 use crate::policy::claims::ClaimRule;
 
+mod addrs;
 mod issuers;
 mod keys;
 mod secrets;
@@ -25,6 +26,7 @@ mod tests;
 mod tokens;
 mod validate;
 
+pub use addrs::AddrPrefix;
 pub use keys::KEYS;
 use validate::Validator;
 
@@ -61,6 +63,11 @@ pub struct ServerConfig {
     /// A request body must arrive within this (`http::intake`).
     pub body_timeout: Duration,
     pub max_connections: usize,
+    /// Connections one source address holds before any request on them is authenticated
+    /// (`http::conn`); at it a newcomer takes the place of one of the address's own.
+    pub max_unauthenticated_per_address: usize,
+    /// Addresses exempt from that share (a balancer's): `server.trusted_proxies`.
+    pub trusted_proxies: Vec<AddrPrefix>,
     /// MCP POSTs served at once (`http::inflight`); past it 503 with Retry-After.
     pub max_in_flight: usize,
     /// Most of them one caller holds (`server.max_in_flight_per_caller`).
@@ -384,6 +391,12 @@ impl Layers {
                 idle_timeout: v.secs("server.idle_timeout_secs", 1, 86_400),
                 body_timeout: v.millis("server.body_timeout_ms", 100, 3_600_000),
                 max_connections: v.count("server.max_connections", 1, 1_000_000),
+                max_unauthenticated_per_address: v.count(
+                    "server.max_unauthenticated_per_address",
+                    1,
+                    1_000_000,
+                ),
+                trusted_proxies: v.prefixes("server.trusted_proxies"),
                 max_in_flight: v.count("server.max_in_flight", 1, 1_000_000),
                 max_in_flight_per_caller: v.count("server.max_in_flight_per_caller", 1, 1_000_000),
                 max_streams: v.count("server.max_streams", 1, 1_000_000),

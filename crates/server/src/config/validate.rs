@@ -126,6 +126,19 @@ impl Validator<'_> {
         }
     }
 
+    /// A list of addresses and CIDR prefixes.
+    pub(super) fn prefixes(&mut self, name: &'static str) -> Vec<super::AddrPrefix> {
+        let src = self.raw(name).1;
+        let mut out = Vec::new();
+        for item in self.list(name) {
+            match super::AddrPrefix::parse(&item) {
+                Ok(prefix) => out.push(prefix),
+                Err(why) => self.fail::<()>(name, &src, why),
+            }
+        }
+        out
+    }
+
     pub(super) fn list(&mut self, name: &'static str) -> Vec<String> {
         match self.raw(name) {
             (Raw::Text(s), _) => s

@@ -23,6 +23,16 @@
 //!   streams). Only when every connection is busy or young does a plain connection get a
 //!   `503` with `Retry-After` (a TLS one is closed); the accept loop never stops accepting,
 //!   so the kernel backlog never fills.
+//! - **Per-address share** (`server.max_unauthenticated_per_address`): before any request on
+//!   it is authenticated, a connection counts against its source address (an IPv6 /64). At
+//!   the share a newcomer takes the place of that address's own oldest silent connection, else
+//!   of its own longest-idle one, and never another address's; failing both it is refused
+//!   like one over the cap. So one address flooding silent connections crowds out only
+//!   itself, whatever the cap. A connection that carried an authenticated request (the auth
+//!   layer tells its [`Connection`]) no longer counts: its principal's shares bound it
+//!   (`http::inflight`). `server.trusted_proxies` (a balancer, whose every connection comes
+//!   from one address) are exempt, and still under the cap. The per-address table holds only
+//!   addresses with such a connection open: at most `server.max_connections` entries.
 //! - **Header size** (`server.max_header_bytes`): hyper's read buffer; a larger head gets 431.
 //!
 //! TCP_NODELAY is set on every accepted socket: without it an SSE response waits ~44 ms for
@@ -32,8 +42,7 @@ use std::future::Future;
 use std::io;
 use std::net::IpAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -44,132 +53,14 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use prometheus::IntCounterVec;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
-use tokio::time::{Instant, Sleep};
-use tokio_util::sync::CancellationToken;
 
-/// How long a new connection may take to send its first request before a newcomer at the
-/// cap may take its place.
-pub const GRACE: Duration = Duration::from_millis(50);
-
-/// What the cap knows of one connection's use.
-#[derive(Default)]
-struct Use {
-    /// Set when its first request arrived.
-    served: AtomicBool,
-    /// Requests in progress on it, each until its response body ends.
-    busy: AtomicUsize,
-    /// When its last response ended.
-    idle_since: Mutex<Option<Instant>>,
-}
-
-impl Use {
-    /// Since when the connection has been idle after serving, if it is.
-    fn idle(&self) -> Option<Instant> {
-        if self.busy.load(Ordering::Acquire) > 0 {
-            return None;
-        }
-        *self
-            .idle_since
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-/// One request in progress on a connection; its end makes the connection idle.
-struct Busy(Arc<Use>);
-
-impl Busy {
-    fn start(of: &Arc<Use>) -> Busy {
-        of.served.store(true, Ordering::Relaxed);
-        of.busy.fetch_add(1, Ordering::AcqRel);
-        Busy(of.clone())
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        *self
-            .0
-            .idle_since
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Instant::now());
-        self.0.busy.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// One open connection as the cap sees it.
-struct Open {
-    id: u64,
-    since: Instant,
-    peer: IpAddr,
-    used: Arc<Use>,
-    cut: CancellationToken,
-}
-
-/// The open connections, for finding one a newcomer may evict.
-#[derive(Default)]
-struct Opens {
-    next: AtomicU64,
-    list: Mutex<Vec<Open>>,
-}
-
-impl Opens {
-    fn add(&self, peer: IpAddr) -> (u64, Arc<Use>, CancellationToken) {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (used, cut) = (Arc::new(Use::default()), CancellationToken::new());
-        self.lock().push(Open {
-            id,
-            since: Instant::now(),
-            peer,
-            used: used.clone(),
-            cut: cut.clone(),
-        });
-        (id, used, cut)
-    }
-
-    fn remove(&self, id: u64) {
-        self.lock().retain(|o| o.id != id);
-    }
-
-    /// Cuts the oldest connection that sent no request within [`GRACE`], else the one idle
-    /// longest (no request in progress for [`GRACE`]), one of `peer`'s first in each class;
-    /// whether one was cut.
-    fn evict_for(&self, peer: IpAddr) -> bool {
-        let mut list = self.lock();
-        let silent =
-            |o: &&Open| !o.used.served.load(Ordering::Relaxed) && o.since.elapsed() >= GRACE;
-        let idle = |o: &Open| o.used.idle().filter(|since| since.elapsed() >= GRACE);
-        let victim = list
-            .iter()
-            .filter(silent)
-            .filter(|o| o.peer == peer)
-            .min_by_key(|o| o.since)
-            .or_else(|| list.iter().filter(silent).min_by_key(|o| o.since))
-            .map(|o| o.id)
-            .or_else(|| {
-                let idle_of = |mine: bool| {
-                    list.iter()
-                        .filter(|o| !mine || o.peer == peer)
-                        .filter_map(|o| idle(o).map(|since| (since, o.id)))
-                        .min()
-                        .map(|(_, id)| id)
-                };
-                idle_of(true).or_else(|| idle_of(false))
-            });
-        let Some(id) = victim else { return false };
-        if let Some(at) = list.iter().position(|o| o.id == id) {
-            list.swap_remove(at).cut.cancel();
-        }
-        true
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Open>> {
-        self.list.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
+use super::idle::Idle;
+use super::places::{Busy, Opens};
+pub use super::places::{Connection, GRACE};
+use crate::config::AddrPrefix;
 
 /// The source address of a request's connection (in its extensions): who a request counts
 /// against before authentication.
@@ -177,11 +68,11 @@ impl Opens {
 pub struct Peer(pub IpAddr);
 
 /// The router, noting while each request of its connection is in progress (until its
-/// response body ends), and giving each request its [`Peer`].
+/// response body ends), and giving each request its [`Peer`] and [`Connection`].
 #[derive(Clone)]
 struct Marked {
     router: Router,
-    used: Arc<Use>,
+    conn: Connection,
     peer: IpAddr,
 }
 
@@ -205,8 +96,9 @@ where
     }
 
     fn call(&mut self, mut request: http::Request<B>) -> Self::Future {
-        let busy = Busy::start(&self.used);
+        let busy = Busy::start(&self.conn.used);
         request.extensions_mut().insert(Peer(self.peer));
+        request.extensions_mut().insert(self.conn.clone());
         let routed = <Router as tower::Service<http::Request<B>>>::call(&mut self.router, request);
         Box::pin(async move {
             let (parts, body) = routed.await?.into_parts();
@@ -230,21 +122,76 @@ pub struct ConnLimits {
     pub idle_timeout: Duration,
     pub max_connections: usize,
     pub max_header_bytes: usize,
+    /// Most connections one source address holds before any request on them is
+    /// authenticated (`server.max_unauthenticated_per_address`).
+    pub max_unauthenticated_per_address: usize,
+    /// Addresses exempt from that share (`server.trusted_proxies`): a balancer's.
+    pub trusted_proxies: Vec<AddrPrefix>,
+}
+
+impl ConnLimits {
+    /// The bounds `[server]` sets, the cap lowered to fit the open-file limit
+    /// ([`effective_cap`]).
+    pub fn of(server: &crate::config::ServerConfig, soft_fd_limit: Option<u64>) -> ConnLimits {
+        ConnLimits {
+            header_timeout: server.header_timeout,
+            idle_timeout: server.idle_timeout,
+            max_connections: effective_cap(server.max_connections, soft_fd_limit),
+            max_header_bytes: server.max_header_bytes,
+            max_unauthenticated_per_address: server.max_unauthenticated_per_address,
+            trusted_proxies: server.trusted_proxies.clone(),
+        }
+    }
 }
 
 /// What the accept loop reports: connections refused at the cap, and cut by a timeout.
 #[derive(Clone)]
 pub struct ConnMetrics {
-    /// `reason`: `cap`, `evicted`, `header_timeout`, `idle_timeout`, `tls_handshake`.
+    /// `reason`: `cap`, `address_share`, `evicted`, `header_timeout`, `idle_timeout`,
+    /// `tls_handshake`.
     pub closed: IntCounterVec,
     pub open: prometheus::IntGauge,
+    /// Source addresses with an unauthenticated connection open (the per-address table).
+    pub sources: prometheus::IntGauge,
 }
 
-/// The answer to a connection over the cap: read by people and by MCP clients alike.
-const FULL: &str = "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\
-Content-Type: application/json\r\nContent-Length: 129\r\n\r\n\
-{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32000,\"message\":\"too many open connections \
-(server.max_connections); retry shortly\"}}";
+/// Why a connection is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refusal {
+    /// `server.max_connections`, every connection busy or young.
+    Cap,
+    /// The source's share of unauthenticated connections, each busy or young.
+    AddressShare,
+}
+
+impl Refusal {
+    fn label(self) -> &'static str {
+        match self {
+            Refusal::Cap => "cap",
+            Refusal::AddressShare => "address_share",
+        }
+    }
+
+    /// The answer to a refused connection: read by people and by MCP clients alike.
+    fn answer(self) -> String {
+        let message = match self {
+            Refusal::Cap => "too many open connections (server.max_connections); retry shortly",
+            Refusal::AddressShare => {
+                "too many unauthenticated connections from this address \
+                 (server.max_unauthenticated_per_address); send credentials on the ones open, \
+                 or retry shortly"
+            }
+        };
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{{\"code\":-32000,\"message\":\"{message}\"}}}}"
+        );
+        format!(
+            "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    }
+}
 
 /// How many descriptors stay free for everything else the process opens (audit, workers,
 /// the metrics listener, outgoing JWKS fetches).
@@ -274,7 +221,8 @@ pub async fn serve(
     stop: impl Future<Output = ()> + Send,
 ) -> io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
-    let opens = Arc::new(Opens::default());
+    let opens = Arc::new(Opens::new(metrics.sources.clone()));
+    let share = limits.max_unauthenticated_per_address;
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -299,30 +247,50 @@ pub async fn serve(
         if let Err(error) = tcp.set_nodelay(true) {
             tracing::warn!(%error, "cannot set TCP_NODELAY");
         }
+        let refused = |why: Refusal, tcp: TcpStream| {
+            metrics.closed.with_label_values(&[why.label()]).inc();
+            tokio::spawn(refuse(tcp, tls.is_none(), why));
+        };
+        let trusted = limits.trusted_proxies.iter().any(|p| p.contains(peer.ip()));
+        // At its address's share a newcomer takes the place of one of that address's own
+        // unauthenticated connections, never another address's; else it is refused.
+        let mut freed = false;
+        if !trusted && opens.at_share(peer.ip(), share) {
+            if !opens.evict_own(peer.ip()) {
+                refused(Refusal::AddressShare, tcp);
+                continue;
+            }
+            metrics.closed.with_label_values(&["evicted"]).inc();
+            freed = true;
+        }
         let slot = match slots.clone().try_acquire_owned() {
             Ok(slot) => slot,
-            Err(_) if opens.evict_for(peer.ip()) => {
+            Err(_) if freed || opens.evict_for(peer.ip()) => {
+                if !freed {
+                    metrics.closed.with_label_values(&["evicted"]).inc();
+                }
                 // The evicted connection gives its place back as soon as its task sees the cut.
-                metrics.closed.with_label_values(&["evicted"]).inc();
                 match tokio::time::timeout(GRACE, slots.clone().acquire_owned()).await {
                     Ok(Ok(slot)) => slot,
                     _ => {
-                        metrics.closed.with_label_values(&["cap"]).inc();
-                        tokio::spawn(refuse(tcp, tls.is_none()));
+                        refused(Refusal::Cap, tcp);
                         continue;
                     }
                 }
             }
             Err(_) => {
-                metrics.closed.with_label_values(&["cap"]).inc();
-                tokio::spawn(refuse(tcp, tls.is_none()));
+                refused(Refusal::Cap, tcp);
                 continue;
             }
         };
-        let (id, used, cut) = opens.add(peer.ip());
+        let (id, used, cut) = opens.add(peer.ip(), trusted);
         let service = TowerToHyperService::new(Marked {
             router: router.clone(),
-            used,
+            conn: Connection {
+                id,
+                opens: opens.clone(),
+                used,
+            },
             peer: peer.ip(),
         });
         let opens = opens.clone();
@@ -391,7 +359,7 @@ fn is_idle(error: &hyper::Error) -> bool {
 /// Answers a connection over the cap and closes it (plain HTTP: a 503; TLS: just closed).
 /// The request head is read first (at most 8 KiB, for at most a second), so an HTTP client
 /// gets the answer to the request it sent rather than a message it did not ask for.
-async fn refuse(mut tcp: TcpStream, plain: bool) {
+async fn refuse(mut tcp: TcpStream, plain: bool, why: Refusal) {
     if plain {
         let mut head = Vec::with_capacity(1024);
         let mut buf = [0u8; 1024];
@@ -404,91 +372,12 @@ async fn refuse(mut tcp: TcpStream, plain: bool) {
             }
         };
         let _ = tokio::time::timeout(Duration::from_secs(1), read_head).await;
-        let _ = tokio::time::timeout(Duration::from_secs(1), tcp.write_all(FULL.as_bytes())).await;
+        let _ = tokio::time::timeout(
+            Duration::from_secs(1),
+            tcp.write_all(why.answer().as_bytes()),
+        )
+        .await;
         let _ = tcp.shutdown().await;
-    }
-}
-
-/// A socket that fails with `TimedOut` once no byte has moved either way for `limit` while
-/// it is being polled.
-struct Idle<T> {
-    inner: T,
-    limit: Duration,
-    deadline: Pin<Box<Sleep>>,
-}
-
-impl<T> Idle<T> {
-    fn new(inner: T, limit: Duration) -> Idle<T> {
-        Idle {
-            inner,
-            limit,
-            deadline: Box::pin(tokio::time::sleep(limit)),
-        }
-    }
-
-    fn moved(&mut self) {
-        self.deadline.as_mut().reset(Instant::now() + self.limit);
-    }
-
-    fn expired(&mut self, cx: &mut Context<'_>) -> bool {
-        self.deadline.as_mut().poll(cx).is_ready()
-    }
-}
-
-fn idle_error() -> io::Error {
-    io::Error::new(
-        io::ErrorKind::TimedOut,
-        "connection idle past server.idle_timeout_secs",
-    )
-}
-
-impl<T: AsyncRead + Unpin> AsyncRead for Idle<T> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        match Pin::new(&mut self.inner).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    self.moved();
-                }
-                Poll::Ready(Ok(()))
-            }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
-            other => other,
-        }
-    }
-}
-
-impl<T: AsyncWrite + Unpin> AsyncWrite for Idle<T> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match Pin::new(&mut self.inner).poll_write(cx, data) {
-            Poll::Ready(Ok(n)) => {
-                if n > 0 {
-                    self.moved();
-                }
-                Poll::Ready(Ok(n))
-            }
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
-            other => other,
-        }
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match Pin::new(&mut self.inner).poll_flush(cx) {
-            Poll::Pending if self.expired(cx) => Poll::Ready(Err(idle_error())),
-            other => other,
-        }
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
 
@@ -505,15 +394,18 @@ mod tests {
     }
 
     #[test]
-    fn the_full_answer_is_well_formed_http() {
-        let (head, body) = FULL.split_once("\r\n\r\n").expect("head and body");
-        let length: usize = head
-            .lines()
-            .find_map(|l| l.strip_prefix("Content-Length: "))
-            .and_then(|n| n.parse().ok())
-            .expect("a content length");
-        assert_eq!(length, body.len(), "Content-Length matches the body");
-        let json: serde_json::Value = serde_json::from_str(body).expect("a JSON-RPC body");
-        assert_eq!(json["error"]["code"], -32000);
+    fn the_refusals_are_well_formed_http() {
+        for why in [Refusal::Cap, Refusal::AddressShare] {
+            let answer = why.answer();
+            let (head, body) = answer.split_once("\r\n\r\n").expect("head and body");
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("Content-Length: "))
+                .and_then(|n| n.parse().ok())
+                .expect("a content length");
+            assert_eq!(length, body.len(), "Content-Length matches the body");
+            let json: serde_json::Value = serde_json::from_str(body).expect("a JSON-RPC body");
+            assert_eq!(json["error"]["code"], -32000);
+        }
     }
 }

@@ -5,7 +5,9 @@
 //!    ([`route_scope`]: `axgate:metrics` for `/metrics`, `axgate:read` for `/mcp` and
 //!    unknown paths) → else 401 / 403 with a `WWW-Authenticate` challenge;
 //! 4. the `Principal` goes into the request extensions and the `Authorization` header is
-//!    removed, so what runs behind (rmcp, tools) knows who called but never holds the token.
+//!    removed, so what runs behind (rmcp, tools) knows who called but never holds the token;
+//!    the connection is told (`http::conn::Connection`): it no longer counts against its
+//!    source address's share of unauthenticated connections.
 
 use std::sync::Arc;
 
@@ -18,6 +20,7 @@ use http::header::AUTHORIZATION;
 use super::Auth;
 use super::failure::{CHALLENGE_SCOPES, Failure, FailureResponse, Reason};
 use super::metadata::{MCP_PATH, ROOT_PATH};
+use crate::http::conn::Connection;
 use crate::identity::Scope;
 
 pub use axgate_parse::credentials::query_has_token;
@@ -63,6 +66,9 @@ pub async fn layer(State(auth): State<Arc<Auth>>, mut request: Request, next: Ne
         Ok(principal) if principal.allows(needed) => {
             tracing::debug!(principal = %principal.key(), "authenticated");
             request.headers_mut().remove(AUTHORIZATION);
+            if let Some(connection) = request.extensions().get::<Connection>() {
+                connection.authenticated();
+            }
             request.extensions_mut().insert(principal);
             next.run(request).await
         }
