@@ -538,7 +538,12 @@ pub fn serve_router(
             token.cancel();
         };
         let soft_fd_limit = rlimit::Resource::NOFILE.get_soft().ok();
-        let limits = ConnLimits::of(&state.config.server, soft_fd_limit);
+        let mut limits = ConnLimits::of(&state.config.server, soft_fd_limit);
+        if state.auth.is_none() {
+            // No authentication to wait for (a loopback-only server): every connection is the
+            // one local caller's, bounded by the per-caller shares and the cap instead.
+            limits.max_unauthenticated_per_address = usize::MAX;
+        }
         if limits.max_connections < state.config.server.max_connections {
             tracing::warn!(
                 configured = state.config.server.max_connections,

@@ -109,7 +109,7 @@ async fn type_text_refusals() {
             ),
             (
                 json!({"app": "Form", "target": "window[0]/text_field[0]"}),
-                &["missing field `text`"],
+                &["missing `text`", "or `secret`"],
             ),
         ],
     )

@@ -132,11 +132,11 @@ async fn set_value_refusals_name_the_problem() {
         ),
         (
             json!({"app": "Form", "target": "window[0]/text_field[0]", "value": null}),
-            &["invalid argument `value`"],
+            &["missing `value`", "or `secret`"],
         ),
         (
             json!({"app": "Form", "target": "window[0]/text_field[0]"}),
-            &["missing field `value`"],
+            &["missing `value`", "or `secret`"],
         ),
     ];
     refusals(&mut c, "set_value", cases).await;
