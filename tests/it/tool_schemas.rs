@@ -123,10 +123,7 @@ async fn annotations_mark_destructive_and_read_only_tools() {
             .find(|t| t["name"] == name)
             .unwrap_or_else(|| panic!("{name} is listed"));
         // An absent hint is the spec's default (the server leaves defaults out).
-        let default = match key {
-            "destructiveHint" | "openWorldHint" => true,
-            _ => false,
-        };
+        let default = matches!(key, "destructiveHint" | "openWorldHint");
         Some(tool["annotations"][key].as_bool().unwrap_or(default))
     };
     for name in ["quit_app", "window_action", "end_session"] {
