@@ -14,6 +14,7 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use super::{
+    give_back,
     Budget, EVENT_OVERHEAD, EventLog, EventRef, From, Group, GroupState, Index, STREAM_OVERHEAD,
     Stored, StreamLog, Whose, finish, wire,
 };
@@ -198,10 +199,16 @@ impl EventLog {
         if let Some(request) = &log.request {
             state.requests.remove(request);
         }
+        give_back(&mut state.streams);
+        give_back(&mut state.requests);
         while let Some(&f) = state.finished.front()
             && !state.streams.contains_key(&f)
         {
             state.finished.pop_front();
+        }
+        if state.finished.capacity() > 64 && state.finished.len() * 4 < state.finished.capacity() {
+            let keep = (state.finished.len() * 2).max(64);
+            state.finished.shrink_to(keep);
         }
         state.bytes -= log.bytes.min(state.bytes);
         state.events -= log.events.len().min(state.events);
