@@ -48,3 +48,41 @@ pub fn decode_rgba(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), PngError> {
     };
     Ok((info.width, info.height, rgba))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png_of(color: png::ColorType, width: u32, data: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut encoder = png::Encoder::new(&mut out, width, 1);
+        encoder.set_color(color);
+        encoder.set_depth(png::BitDepth::Eight);
+        let mut writer = encoder.write_header().expect("a header");
+        writer.write_image_data(data).expect("the pixels");
+        drop(writer);
+        out
+    }
+
+    #[test]
+    fn every_colour_type_comes_out_as_rgba() {
+        let grey = png_of(png::ColorType::Grayscale, 2, &[0, 200]);
+        assert_eq!(
+            decode_rgba(&grey).unwrap(),
+            (2, 1, vec![0, 0, 0, 255, 200, 200, 200, 255])
+        );
+        let grey_alpha = png_of(png::ColorType::GrayscaleAlpha, 1, &[9, 128]);
+        assert_eq!(
+            decode_rgba(&grey_alpha).unwrap(),
+            (1, 1, vec![9, 9, 9, 128])
+        );
+        let rgb = png_of(png::ColorType::Rgb, 1, &[1, 2, 3]);
+        assert_eq!(decode_rgba(&rgb).unwrap(), (1, 1, vec![1, 2, 3, 255]));
+    }
+
+    #[test]
+    fn bytes_that_are_no_png_are_refused() {
+        let e = decode_rgba(b"GIF89a").unwrap_err();
+        assert!(matches!(e, PngError::Decode(_)), "{e}");
+    }
+}
