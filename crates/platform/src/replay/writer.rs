@@ -17,10 +17,11 @@ use crate::mac_logic::budget::MAX_VALUE_CHARS;
 use crate::mac_logic::decode::{NODE_ATTRS, WINDOW_ATTRS, cap_text};
 
 /// Attributes recorded beyond what a snapshot reads: the app's windows and front state, a
-/// window's buttons, and the role description.
-const EXTRA_ATTRS: &[&str] = &[
-    "AXWindows",
-    "AXFrontmost",
+/// window's buttons ([`BUTTON_ATTRS`]), and the role description.
+const EXTRA_ATTRS: &[&str] = &["AXWindows", "AXFrontmost"];
+
+/// A window's buttons, in the order the title bar shows them (recorded as references).
+pub const BUTTON_ATTRS: &[&str] = &[
     "AXCloseButton",
     "AXMinimizeButton",
     "AXZoomButton",
@@ -35,7 +36,7 @@ pub const SECRET_ATTRS: &[&str] = &["AXValue", "AXSelectedText", "AXNumberOfChar
 /// Every attribute `axgate record` reads per element, in one batch.
 pub fn record_attrs() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = NODE_ATTRS.to_vec();
-    for name in WINDOW_ATTRS.iter().chain(EXTRA_ATTRS) {
+    for name in WINDOW_ATTRS.iter().chain(EXTRA_ATTRS).chain(BUTTON_ATTRS) {
         if !names.contains(name) {
             names.push(name);
         }
