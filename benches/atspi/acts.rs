@@ -58,12 +58,7 @@ fn node(backend: &AtspiBackend, pid: u32, role: Role, title: Option<&str>) -> No
 
 /// Characters in a text field's value now.
 fn text_chars(backend: &AtspiBackend, pid: u32, id: NodeId) -> usize {
-    let request = SnapshotRequest {
-        root: Some(id),
-        max_depth: 0,
-        max_nodes: 1,
-        skip_children: 0,
-    };
+    let request = SnapshotRequest::below(id, 0, 1);
     let snap = backend
         .snapshot(pid, &request, &mut ctx())
         .expect("read the field");

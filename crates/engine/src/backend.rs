@@ -66,6 +66,19 @@ pub struct SnapshotRequest {
     pub skip_children: usize,
 }
 
+impl SnapshotRequest {
+    /// An element and at most `max_depth` levels and `max_nodes` nodes below it (0 and 1:
+    /// the element alone, as re-reading one element does).
+    pub fn below(node: NodeId, max_depth: u32, max_nodes: usize) -> SnapshotRequest {
+        SnapshotRequest {
+            root: Some(node),
+            max_depth,
+            max_nodes,
+            skip_children: 0,
+        }
+    }
+}
+
 /// A bounded subtree in pre-order (every parent before its children, siblings in order).
 #[derive(Clone, Debug, Default)]
 pub struct Snapshot {

@@ -190,12 +190,7 @@ pub async fn read_node(
     node: NodeId,
     stats: &CallStats,
 ) -> Result<RawNode, AxError> {
-    let request = SnapshotRequest {
-        root: Some(node),
-        max_depth: 0,
-        max_nodes: 1,
-        skip_children: 0,
-    };
+    let request = SnapshotRequest::below(node, 0, 1);
     let snapshot = engine
         .snapshot(app, request, engine.deadline(), stats)
         .await?;

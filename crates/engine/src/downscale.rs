@@ -56,31 +56,8 @@ pub fn fit(capture: Capture, max_bytes: usize) -> Result<Fitted, AxError> {
 
 /// RGBA pixels of a PNG of any colour type and depth.
 fn decode(png_bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), AxError> {
-    let bad = |e: png::DecodingError| AxError::Backend(format!("unreadable screenshot PNG: {e}"));
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).map_err(bad)?;
-    buf.truncate(info.buffer_size());
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        png::ColorType::GrayscaleAlpha => buf
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0], p[1]])
-            .collect(),
-        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => {
-            return Err(AxError::Backend(
-                "unreadable screenshot PNG: a palette was left unexpanded".into(),
-            ));
-        }
-    };
-    Ok((info.width, info.height, rgba))
+    axgate_parse::picture::decode_rgba(png_bytes)
+        .map_err(|e| AxError::Backend(format!("unreadable screenshot PNG: {e}")))
 }
 
 fn resample(rgba: &[u8], (w, h): (u32, u32), (tw, th): (u32, u32)) -> Result<Vec<u8>, AxError> {

@@ -189,12 +189,7 @@ async fn ensure_on_top(
     if hit == target {
         return Ok(());
     }
-    let request = SnapshotRequest {
-        root: Some(target),
-        max_depth: 8,
-        max_nodes: 500,
-        skip_children: 0,
-    };
+    let request = SnapshotRequest::below(target, 8, 500);
     let inside = engine
         .snapshot(app, request, engine.deadline(), stats)
         .await?;

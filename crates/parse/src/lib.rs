@@ -9,6 +9,8 @@
 //! - [`credentials`]: the `Authorization` header, the static-token table, JWT verification
 //!   in synchronous steps (the product's JWKS cache finds the keys between them), JWK sets,
 //!   and the refusals with their challenges;
+//! - `picture` (feature `picture`): the pixels of a PNG (a screenshot from a server or a
+//!   backend);
 //! - `fuzzing` (hidden): the functions the cargo-fuzz targets and the corpus replay call.
 
 pub mod credentials;
@@ -17,4 +19,6 @@ pub mod element_path;
 pub mod fuzzing;
 pub mod identity;
 pub mod jsonrpc;
+#[cfg(feature = "picture")]
+pub mod picture;
 pub mod role;

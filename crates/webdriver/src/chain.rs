@@ -180,20 +180,14 @@ impl Chain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::tests::sample;
+    use crate::doc::tests::{names, sample};
 
     fn ids(text: &str) -> Vec<String> {
         let doc = sample();
-        parse(text)
+        let found = parse(text)
             .unwrap_or_else(|e| panic!("{text}: {e}"))
-            .find(&doc, 0)
-            .into_iter()
-            .map(|i| {
-                doc.els[i]
-                    .attr("identifier")
-                    .unwrap_or_else(|| doc.els[i].type_name())
-            })
-            .collect()
+            .find(&doc, 0);
+        names(&doc, found)
     }
 
     #[test]

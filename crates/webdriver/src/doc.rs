@@ -239,6 +239,18 @@ pub(crate) mod tests {
         n
     }
 
+    /// How a test names the elements a locator found: by identifier, else by type.
+    pub(crate) fn names(doc: &Doc, found: Vec<usize>) -> Vec<String> {
+        found
+            .into_iter()
+            .map(|i| {
+                doc.els[i]
+                    .attr("identifier")
+                    .unwrap_or_else(|| doc.els[i].type_name())
+            })
+            .collect()
+    }
+
     /// A small app: a window with two text fields, a check box, a secure field, a group with
     /// a button and a static text, and a menu bar.
     pub(crate) fn sample() -> Doc {

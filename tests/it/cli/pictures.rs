@@ -31,21 +31,7 @@ async fn server() -> (TestServer, String) {
 
 /// An RGBA image: width, height, pixels.
 fn decode(png: &[u8]) -> (u32, u32, Vec<u8>) {
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(png));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("a frame");
-    buf.truncate(info.buffer_size());
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        other => panic!("a {other:?} PNG"),
-    };
-    (info.width, info.height, rgba)
+    axgate_parse::picture::decode_rgba(png).expect("a PNG")
 }
 
 fn pixel((width, _, rgba): &(u32, u32, Vec<u8>), x: f64, y: f64) -> [u8; 4] {

@@ -95,15 +95,9 @@ fn screen2ax_node(node: &Value) -> Value {
 
 // ---- AeroSpace window dumps (one window per dump, its buttons one level deep) ----
 
-/// The buttons a window dump expands, in the order the title bar shows them.
-pub(super) const BUTTON_ATTRS: &[&str] = &[
-    "AXCloseButton",
-    "AXMinimizeButton",
-    "AXZoomButton",
-    "AXFullScreenButton",
-    "AXDefaultButton",
-    "AXCancelButton",
-];
+/// The buttons a window dump expands, in the order the title bar shows them: the ones a
+/// recording keeps.
+pub(super) use axgate::platform::replay::writer::BUTTON_ATTRS;
 
 /// The first pid of the AeroSpace apps; dump `i` (in file order) is pid `AEROSPACE_PID + i`.
 pub(super) const AEROSPACE_PID: u32 = 1000;

@@ -253,21 +253,19 @@ fn evidence_section(out: &mut String, evidence: &Evidence, budget: &mut Budget<'
             budget.text(&caption, 1_000)
         );
     }
-    for (app, text) in &evidence.diffs {
-        let _ = writeln!(
-            out,
-            "<h3>changes in {}</h3><pre>{}</pre>",
-            budget.text(app, 200),
-            budget.text(text, TEXT_CAP)
-        );
-    }
-    for (app, text) in &evidence.trees {
-        let _ = writeln!(
-            out,
-            "<h3>tree of {}</h3><pre>{}</pre>",
-            budget.text(app, 200),
-            budget.text(text, TEXT_CAP)
-        );
+    // The changes first, then the trees: one heading and one block per app.
+    for (heading, texts) in [
+        ("changes in", &evidence.diffs),
+        ("tree of", &evidence.trees),
+    ] {
+        for (app, text) in texts {
+            let _ = writeln!(
+                out,
+                "<h3>{heading} {}</h3><pre>{}</pre>",
+                budget.text(app, 200),
+                budget.text(text, TEXT_CAP)
+            );
+        }
     }
     if !evidence.missing.is_empty() {
         let _ = writeln!(

@@ -90,31 +90,11 @@ impl fmt::Display for PictureError {
 
 /// Decodes a PNG of any colour type and depth into RGBA 8-bit.
 pub fn decode(bytes: &[u8]) -> Result<Image, PictureError> {
-    let bad = |e: png::DecodingError| PictureError(format!("not a readable PNG ({e})"));
-    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder.read_info().map_err(bad)?;
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).map_err(bad)?;
-    buf.truncate(info.buffer_size());
-    let rgba = match info.color_type {
-        png::ColorType::Rgba => buf,
-        png::ColorType::Rgb => buf
-            .chunks_exact(3)
-            .flat_map(|p| [p[0], p[1], p[2], 255])
-            .collect(),
-        png::ColorType::GrayscaleAlpha => buf
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0], p[1]])
-            .collect(),
-        png::ColorType::Grayscale => buf.iter().flat_map(|&g| [g, g, g, 255]).collect(),
-        png::ColorType::Indexed => {
-            return Err(PictureError("an indexed PNG that did not expand".into()));
-        }
-    };
+    let (width, height, rgba) = axgate_parse::picture::decode_rgba(bytes)
+        .map_err(|e| PictureError(format!("not a readable PNG ({e})")))?;
     Ok(Image {
-        width: info.width,
-        height: info.height,
+        width,
+        height,
         rgba,
     })
 }

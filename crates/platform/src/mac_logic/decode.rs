@@ -7,32 +7,7 @@ use axgate_engine::{AxValue, NodeId, RawNode, Rect, Role};
 
 use super::{budget, naming, roles};
 
-/// One attribute slot after conversion from its Core Foundation type.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum AttrValue {
-    /// No value: `CFNull`, "no value", or an attribute the element does not have.
-    Missing,
-    /// The slot holds an AX error code (other than "no value" and "unsupported").
-    Failed(i32),
-    Text(String),
-    Number(f64),
-    Bool(bool),
-    Point {
-        x: f64,
-        y: f64,
-    },
-    Size {
-        w: f64,
-        h: f64,
-    },
-    Rect(Rect),
-    /// An element reference (only read through dedicated calls, never decoded here).
-    Element,
-    /// An array, by length.
-    List(usize),
-    /// Any other type (dates, dictionaries, ranges, …).
-    Other,
-}
+pub(crate) use super::attr_value::AttrValue;
 
 impl AttrValue {
     fn text(&self) -> Option<&str> {
@@ -236,7 +211,7 @@ impl WindowFields {
     /// Whether the window's title must come from its linked label: `AXTitle` is empty and
     /// `AXTitleUIElement` holds an element (System Settings, About This Mac).
     pub(crate) fn wants_linked_label(&self, values: &[AttrValue]) -> bool {
-        self.title.is_none() && *slot(WINDOW_ATTRS, values, LINK_ATTR) == AttrValue::Element
+        self.title.is_none() && *slot(WINDOW_ATTRS, values, LINK_ATTR) == AttrValue::Element(())
     }
 
     /// Takes the title from a read of `naming::LABEL_ATTRS` of the linked label.
@@ -522,13 +497,13 @@ mod tests {
         let field = decode_node(&read(&[
             ("AXRole", text("AXTextField")),
             ("AXPlaceholderValue", text("Name")),
-            ("AXTitleUIElement", AttrValue::Element),
+            ("AXTitleUIElement", AttrValue::Element(())),
         ]));
         assert_eq!(field.name.as_deref(), Some("Name"));
         assert_eq!(field.placeholder.as_deref(), Some("Name"));
         let values = read(&[
             ("AXRole", text("AXTextField")),
-            ("AXTitleUIElement", AttrValue::Element),
+            ("AXTitleUIElement", AttrValue::Element(())),
         ]);
         assert!(wants_linked_label(&field, &values));
         assert!(!wants_linked_label(&swiftui, &values));
@@ -557,7 +532,7 @@ mod tests {
     fn untitled_windows_take_the_linked_title() {
         let mut values = vec![AttrValue::Text(String::new()); 1];
         values.resize(WINDOW_ATTRS.len(), AttrValue::Missing);
-        values[WINDOW_ATTRS.len() - 1] = AttrValue::Element;
+        values[WINDOW_ATTRS.len() - 1] = AttrValue::Element(());
         let mut w = decode_window(&values);
         assert!(w.wants_linked_label(&values));
         w.apply_linked_label(&[AttrValue::Missing, text("System Settings")]);

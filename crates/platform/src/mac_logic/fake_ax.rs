@@ -125,7 +125,7 @@ impl AxSource for FakeAx {
         let values = NODE_ATTRS
             .iter()
             .map(|n| match *n {
-                "AXTitleUIElement" if linked.is_some() => AttrValue::Element,
+                "AXTitleUIElement" if linked.is_some() => AttrValue::Element(()),
                 _ => self.attr(node, n),
             })
             .collect();
@@ -162,7 +162,7 @@ impl AxSource for FakeAx {
         let values = names
             .iter()
             .map(|n| match *n {
-                "AXTitleUIElement" if linked.is_some() => AttrValue::Element,
+                "AXTitleUIElement" if linked.is_some() => AttrValue::Element(()),
                 _ => self.attr(node, n),
             })
             .collect();

@@ -23,39 +23,35 @@ struct Recorded {
     command: &'static str,
 }
 
-const US: Recorded = Recorded {
-    base: QWERTY,
-    command: QWERTY,
-};
+/// A layout whose Command level is itself.
+const fn own(base: &'static str) -> Recorded {
+    Recorded {
+        base,
+        command: base,
+    }
+}
+
+/// A layout with QWERTY Latin letters on the Command level.
+const fn qwerty_command(base: &'static str) -> Recorded {
+    Recorded {
+        base,
+        command: QWERTY,
+    }
+}
+
+const US: Recorded = own(QWERTY);
 /// French AZERTY: its Command level is AZERTY too (cmd+a is the key under A there).
-const AZERTY: Recorded = Recorded {
-    base: "azertyuiopqsdfghjklmwxcvbn,;:!",
-    command: "azertyuiopqsdfghjklmwxcvbn,;:!",
-};
+const AZERTY: Recorded = own("azertyuiopqsdfghjklmwxcvbn,;:!");
 /// Russian: Cyrillic letters, QWERTY Latin letters on the Command level.
-const RUSSIAN: Recorded = Recorded {
-    base: "йцукенгшщзфывапролджячсмитьбю.",
-    command: QWERTY,
-};
+const RUSSIAN: Recorded = qwerty_command("йцукенгшщзфывапролджячсмитьбю.");
 /// Greek: no Latin Command level; shortcuts fall back to the ASCII-capable layout.
-const GREEK: Recorded = Recorded {
-    base: ";ςερτυθιοπασδφγηξκλ΄ζχψωβνμ,./",
-    command: ";ςερτυθιοπασδφγηξκλ΄ζχψωβνμ,./",
-};
+const GREEK: Recorded = own(";ςερτυθιοπασδφγηξκλ΄ζχψωβνμ,./");
 /// Hebrew: Hebrew letters, QWERTY on the Command level.
-const HEBREW: Recorded = Recorded {
-    base: "/'קראטוןםפשדגכעיחלךףזסבהנמצתץ.",
-    command: QWERTY,
-};
-const DVORAK: Recorded = Recorded {
-    base: "',.pyfgcrlaoeuidhtns;qjkxbmwvz",
-    command: "',.pyfgcrlaoeuidhtns;qjkxbmwvz",
-};
+const HEBREW: Recorded = qwerty_command("/'קראטוןםפשדגכעיחלךףזסבהנמצתץ.");
+const DVORAK_KEYS: &str = "',.pyfgcrlaoeuidhtns;qjkxbmwvz";
+const DVORAK: Recorded = own(DVORAK_KEYS);
 /// "Dvorak – QWERTY ⌘": types Dvorak, shortcuts where QWERTY has them.
-const DVORAK_QWERTY_CMD: Recorded = Recorded {
-    base: "',.pyfgcrlaoeuidhtns;qjkxbmwvz",
-    command: QWERTY,
-};
+const DVORAK_QWERTY_CMD: Recorded = qwerty_command(DVORAK_KEYS);
 
 fn layout(recorded: &Recorded) -> KeyLayout {
     let base: Vec<char> = recorded.base.chars().collect();

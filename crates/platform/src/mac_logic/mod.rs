@@ -27,6 +27,7 @@
 #![cfg_attr(not(target_os = "macos"), allow(dead_code))]
 
 pub(crate) mod action_names;
+pub(crate) mod attr_value;
 pub(crate) mod budget;
 pub(crate) mod capture;
 pub(crate) mod child;

@@ -43,7 +43,7 @@ pub(crate) fn own_name(node: &RawNode) -> Option<String> {
 /// Whether the linked label is worth its round trip: the element links one
 /// (`AXTitleUIElement` holds an element) and nothing it carries ranks above it.
 pub(crate) fn wants_linked_label(node: &RawNode, link: &AttrValue) -> bool {
-    *link == AttrValue::Element
+    *link == AttrValue::Element(())
         && node.role != Role::StaticText
         && node.title.is_none()
         && node.description.is_none()
@@ -130,18 +130,18 @@ mod tests {
     #[test]
     fn the_linked_label_is_read_only_when_nothing_ranks_above_it() {
         let mut n = node(Role::Window);
-        assert!(wants_linked_label(&n, &AttrValue::Element));
+        assert!(wants_linked_label(&n, &AttrValue::Element(())));
         assert!(!wants_linked_label(&n, &AttrValue::Missing));
         n.placeholder = t("hint");
         assert!(
-            wants_linked_label(&n, &AttrValue::Element),
+            wants_linked_label(&n, &AttrValue::Element(())),
             "the placeholder ranks below the link"
         );
         n.description = t("Sidebar");
-        assert!(!wants_linked_label(&n, &AttrValue::Element));
+        assert!(!wants_linked_label(&n, &AttrValue::Element(())));
         assert!(!wants_linked_label(
             &node(Role::StaticText),
-            &AttrValue::Element
+            &AttrValue::Element(())
         ));
     }
 

@@ -119,7 +119,7 @@ pub(crate) trait AxSource {
             .iter()
             .position(|n| *n == decode::LINK_ATTR)
             .and_then(|i| values.get(i))
-            == Some(&AttrValue::Element);
+            == Some(&AttrValue::Element(()));
         let linked = if links {
             self.read(element, ctx)?.linked
         } else {

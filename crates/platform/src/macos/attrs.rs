@@ -528,7 +528,7 @@ pub(super) fn convert(value: &CFType) -> AttrValue {
     if type_id == null_id {
         AttrValue::Missing
     } else if type_id == element_id {
-        AttrValue::Element
+        AttrValue::Element(())
     } else if type_id == ax_value_id {
         ax_value(value.as_CFTypeRef() as AXValueRef)
     } else {

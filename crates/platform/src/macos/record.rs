@@ -63,26 +63,17 @@ impl RecordSource for LiveSource {
             if let Some(array) = value.downcast::<CFArray>() {
                 let elements = attrs::elements_of(&array);
                 if !elements.is_empty() {
-                    attributes.push(((*name).to_owned(), RecValue::Elements(elements)));
+                    attributes.push(((*name).to_owned(), RecValue::List(elements)));
                 }
                 continue;
             }
-            let recorded = match attrs::convert(value) {
-                AttrValue::Text(t) => RecValue::Text(t),
-                AttrValue::Number(n) => RecValue::Number(n),
-                AttrValue::Bool(b) => RecValue::Bool(b),
-                AttrValue::Point { x, y } => RecValue::Point { x, y },
-                AttrValue::Size { w, h } => RecValue::Size { w, h },
-                AttrValue::Rect(r) => RecValue::Rect {
-                    x: r.x,
-                    y: r.y,
-                    w: r.w,
-                    h: r.h,
-                },
-                AttrValue::Failed(code) => RecValue::Error(code),
-                AttrValue::Missing => RecValue::Null,
-                AttrValue::Element | AttrValue::List(_) | AttrValue::Other => continue,
+            // References and arrays were taken above; other types the format does not keep.
+            let Some(recorded) = attrs::convert(value).map_refs(|()| None, |_| None) else {
+                continue;
             };
+            if matches!(recorded, RecValue::Other) {
+                continue;
+            }
             attributes.push(((*name).to_owned(), recorded));
         }
         let actions = attrs::action_names(element, ctx).unwrap_or_default();

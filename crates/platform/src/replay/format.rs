@@ -5,8 +5,11 @@
 
 use std::collections::HashMap;
 
+use axgate_engine::Rect;
 use serde::Deserialize;
 use serde_json::{Map, Value};
+
+use crate::mac_logic::attr_value::AttrValue;
 
 /// The format tag a recording must carry.
 pub const FORMAT: &str = "axgate-recording/1";
@@ -50,37 +53,10 @@ struct NodeJson {
     children: Vec<NodeJson>,
 }
 
-/// One recorded attribute value.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Recorded {
-    /// `null`: recorded as empty.
-    Null,
-    Text(String),
-    Number(f64),
-    Bool(bool),
-    Point {
-        x: f64,
-        y: f64,
-    },
-    Size {
-        w: f64,
-        h: f64,
-    },
-    Rect {
-        x: f64,
-        y: f64,
-        w: f64,
-        h: f64,
-    },
-    /// `{"ref": "n3"}`, resolved to the node's index.
-    Ref(usize),
-    /// `{"error": -25204}`: the read failed with this AX error code.
-    Error(i32),
-    /// An array, by length (references in it are kept in `Node::lists`).
-    List(usize),
-    /// Anything else.
-    Other,
-}
+/// One recorded attribute value: `null` is `Missing`, `{"ref": "n3"}` an `Element` resolved
+/// to the node's index, `{"error": -25204}` a `Failed` read with that AX error code, an
+/// array a `List` by its length (references in it are kept in `Node::lists`).
+pub(crate) type Recorded = AttrValue<usize, usize>;
 
 /// One recorded node.
 #[derive(Debug)]
@@ -207,7 +183,7 @@ impl Builder {
                     }
                 }
                 let recorded = match ref_of(&value) {
-                    Some(id) => Recorded::Ref(lookup(id, &name)?),
+                    Some(id) => Recorded::Element(lookup(id, &name)?),
                     None => convert(&value),
                 };
                 attributes.insert(name, recorded);
@@ -232,7 +208,7 @@ fn ref_of(value: &Value) -> Option<&str> {
 fn convert(value: &Value) -> Recorded {
     let num = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_f64);
     match value {
-        Value::Null => Recorded::Null,
+        Value::Null => Recorded::Missing,
         Value::String(s) => Recorded::Text(s.clone()),
         Value::Bool(b) => Recorded::Bool(*b),
         Value::Number(n) => n.as_f64().map_or(Recorded::Other, Recorded::Number),
@@ -251,7 +227,7 @@ fn convert(value: &Value) -> Recorded {
                 num(o, "h"),
             ) {
                 (["h", "w", "x", "y"], Some(x), Some(y), Some(w), Some(h)) => {
-                    Recorded::Rect { x, y, w, h }
+                    Recorded::Rect(Rect { x, y, w, h })
                 }
                 (["x", "y"], Some(x), Some(y), _, _) => Recorded::Point { x, y },
                 (["h", "w"], _, _, Some(w), Some(h)) => Recorded::Size { w, h },
@@ -259,7 +235,7 @@ fn convert(value: &Value) -> Recorded {
                     .get("error")
                     .and_then(Value::as_i64)
                     .and_then(|c| i32::try_from(c).ok())
-                    .map_or(Recorded::Other, Recorded::Error),
+                    .map_or(Recorded::Other, Recorded::Failed),
                 _ => Recorded::Other,
             }
         }
@@ -290,20 +266,20 @@ mod tests {
         assert_eq!(r.nodes[0].children, [1]);
         assert_eq!(r.nodes[0].lists["AXWindows"], [1]);
         let w = &r.nodes[1].attributes;
-        assert_eq!(w["AXTitleUIElement"], Recorded::Ref(2));
+        assert_eq!(w["AXTitleUIElement"], Recorded::Element(2));
         assert_eq!(w["AXPosition"], Recorded::Point { x: 10.0, y: 20.0 });
         assert_eq!(w["AXSize"], Recorded::Size { w: 80.0, h: 24.0 });
         assert_eq!(
             w["AXFrame"],
-            Recorded::Rect {
+            Recorded::Rect(Rect {
                 x: 1.0,
                 y: 2.0,
                 w: 3.0,
                 h: 4.0
-            }
+            })
         );
-        assert_eq!(w["AXValue"], Recorded::Null);
-        assert_eq!(w["AXSubrole"], Recorded::Error(-25204));
+        assert_eq!(w["AXValue"], Recorded::Missing);
+        assert_eq!(w["AXSubrole"], Recorded::Failed(-25204));
         assert!(r.app(4242).is_some() && r.app(1).is_none());
     }
 

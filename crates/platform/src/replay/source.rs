@@ -3,7 +3,7 @@
 //! the decoding, naming, role mapping and walk of the macOS backend run unchanged. One read
 //! is one round trip, as on a Mac.
 
-use axgate_engine::{CallCtx, Rect};
+use axgate_engine::CallCtx;
 
 use super::format::{Recorded, Recording};
 use crate::mac_logic::decode::{AttrValue, LINK_ATTR};
@@ -35,30 +35,15 @@ impl ReplaySource<'_> {
         else {
             return AttrValue::Missing;
         };
-        match recorded {
-            Recorded::Null => AttrValue::Missing,
-            Recorded::Text(s) => AttrValue::Text(s.clone()),
-            Recorded::Number(n) => AttrValue::Number(*n),
-            Recorded::Bool(b) => AttrValue::Bool(*b),
-            Recorded::Point { x, y } => AttrValue::Point { x: *x, y: *y },
-            Recorded::Size { w, h } => AttrValue::Size { w: *w, h: *h },
-            Recorded::Rect { x, y, w, h } => AttrValue::Rect(Rect {
-                x: *x,
-                y: *y,
-                w: *w,
-                h: *h,
-            }),
-            Recorded::Ref(_) => AttrValue::Element,
-            Recorded::Error(code) => AttrValue::Failed(*code),
-            Recorded::List(n) => AttrValue::List(*n),
-            Recorded::Other => AttrValue::Other,
-        }
+        // A slot tells only that a reference is there; `reference` gives its target.
+        let slot = recorded.clone().map_refs(|_| Some(()), Some);
+        slot.unwrap_or(AttrValue::Missing)
     }
 
     /// The element an attribute refers to (`AXTitleUIElement`, …).
     pub(crate) fn reference(&self, node: usize, name: &str) -> Option<usize> {
         match self.recording.nodes.get(node)?.attributes.get(name)? {
-            Recorded::Ref(target) => Some(*target),
+            Recorded::Element(target) => Some(*target),
             _ => None,
         }
     }

@@ -17,10 +17,11 @@ use crate::mac_logic::budget::MAX_VALUE_CHARS;
 use crate::mac_logic::decode::{NODE_ATTRS, WINDOW_ATTRS, cap_text};
 
 /// Attributes recorded beyond what a snapshot reads: the app's windows and front state, a
-/// window's buttons, and the role description.
-const EXTRA_ATTRS: &[&str] = &[
-    "AXWindows",
-    "AXFrontmost",
+/// window's buttons ([`BUTTON_ATTRS`]), and the role description.
+const EXTRA_ATTRS: &[&str] = &["AXWindows", "AXFrontmost"];
+
+/// A window's buttons, in the order the title bar shows them (recorded as references).
+pub const BUTTON_ATTRS: &[&str] = &[
     "AXCloseButton",
     "AXMinimizeButton",
     "AXZoomButton",
@@ -35,7 +36,7 @@ pub const SECRET_ATTRS: &[&str] = &["AXValue", "AXSelectedText", "AXNumberOfChar
 /// Every attribute `axgate record` reads per element, in one batch.
 pub fn record_attrs() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = NODE_ATTRS.to_vec();
-    for name in WINDOW_ATTRS.iter().chain(EXTRA_ATTRS) {
+    for name in WINDOW_ATTRS.iter().chain(EXTRA_ATTRS).chain(BUTTON_ATTRS) {
         if !names.contains(name) {
             names.push(name);
         }
@@ -43,33 +44,11 @@ pub fn record_attrs() -> Vec<&'static str> {
     names
 }
 
-/// One attribute value as the source read it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RecValue<E> {
-    /// Recorded as empty (`null`).
-    Null,
-    Text(String),
-    Number(f64),
-    Bool(bool),
-    Point {
-        x: f64,
-        y: f64,
-    },
-    Size {
-        w: f64,
-        h: f64,
-    },
-    Rect {
-        x: f64,
-        y: f64,
-        w: f64,
-        h: f64,
-    },
-    Element(E),
-    Elements(Vec<E>),
-    /// The read failed with this AX error code.
-    Error(i32),
-}
+pub use crate::mac_logic::attr_value::AttrValue;
+
+/// One attribute value as the source read it: `Missing` is recorded as `null`, a `Failed`
+/// read as `{"error": code}`, a `List` holds the elements of an array; `Other` is left out.
+pub type RecValue<E> = AttrValue<E, Vec<E>>;
 
 /// What one read of one element returns. Attributes the element lacks are left out.
 pub struct RecordRead<E> {
@@ -192,9 +171,7 @@ pub fn record<S: RecordSource>(
         for (_, value) in &node.attributes {
             match value {
                 RecValue::Element(e) => referenced.extend(index.get(e)),
-                RecValue::Elements(list) => {
-                    referenced.extend(list.iter().filter_map(|e| index.get(e)))
-                }
+                RecValue::List(list) => referenced.extend(list.iter().filter_map(|e| index.get(e))),
                 _ => {}
             }
         }
@@ -228,19 +205,20 @@ fn node_json<E: Eq + Hash>(
     let mut attributes = Map::new();
     for (name, value) in &node.attributes {
         let json = match value {
-            RecValue::Null => Value::Null,
+            RecValue::Missing => Value::Null,
             RecValue::Text(t) => json!(t),
             RecValue::Number(n) => json!(n),
             RecValue::Bool(b) => json!(b),
             RecValue::Point { x, y } => json!({"x": x, "y": y}),
             RecValue::Size { w, h } => json!({"w": w, "h": h}),
-            RecValue::Rect { x, y, w, h } => json!({"x": x, "y": y, "w": w, "h": h}),
-            RecValue::Error(code) => json!({ "error": code }),
+            RecValue::Rect(r) => json!({"x": r.x, "y": r.y, "w": r.w, "h": r.h}),
+            RecValue::Failed(code) => json!({ "error": code }),
             RecValue::Element(e) => match reference(e) {
                 Some(r) => r,
                 None => continue,
             },
-            RecValue::Elements(list) => Value::Array(list.iter().filter_map(reference).collect()),
+            RecValue::List(list) => Value::Array(list.iter().filter_map(reference).collect()),
+            RecValue::Other => continue,
         };
         attributes.insert(name.clone(), json);
     }
@@ -302,7 +280,7 @@ mod tests {
             (
                 vec![
                     text("AXRole", "AXApplication"),
-                    ("AXWindows".into(), RecValue::Elements(vec![1])),
+                    ("AXWindows".into(), RecValue::List(vec![1])),
                 ],
                 vec![1],
             ),
@@ -383,7 +361,7 @@ mod tests {
         assert_eq!(r.nodes[0].lists["AXWindows"], [1]);
         assert_eq!(
             r.nodes[1].attributes["AXTitleUIElement"],
-            super::super::format::Recorded::Ref(2)
+            super::super::format::Recorded::Element(2)
         );
     }
 

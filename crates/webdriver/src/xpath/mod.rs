@@ -40,21 +40,15 @@ impl Compiled {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::tests::sample;
+    use crate::doc::tests::{names, sample};
 
     fn ids_from(text: &str, from: Option<usize>) -> Vec<String> {
         let doc = sample();
-        parse(text)
+        let found = parse(text)
             .unwrap_or_else(|e| panic!("{text}: {e}"))
             .select(&doc, from)
-            .unwrap_or_else(|e| panic!("{text}: {e}"))
-            .into_iter()
-            .map(|i| {
-                doc.els[i]
-                    .attr("identifier")
-                    .unwrap_or_else(|| doc.els[i].type_name())
-            })
-            .collect()
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        names(&doc, found)
     }
 
     fn ids(text: &str) -> Vec<String> {
