@@ -45,7 +45,7 @@ impl Default for Debounce {
 
 /// What a subscribed URI watches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scope {
+enum Watched {
     Apps,
     App(Pid),
 }
@@ -53,7 +53,7 @@ enum Scope {
 /// The subscribed URIs, shared between the session and its pump.
 #[derive(Default)]
 struct Registry {
-    uris: HashMap<String, Scope>,
+    uris: HashMap<String, Watched>,
     /// Pids known to be running, for `axgate://apps`: seeded when it is subscribed.
     known: HashSet<Pid>,
 }
@@ -70,8 +70,8 @@ impl Registry {
         self.uris
             .iter()
             .filter(|(_, scope)| match scope {
-                Scope::Apps => apps_changed,
-                Scope::App(pid) => *pid == event.pid,
+                Watched::Apps => apps_changed,
+                Watched::App(pid) => *pid == event.pid,
             })
             .map(|(uri, _)| uri.clone())
             .collect()
@@ -124,7 +124,7 @@ impl Subscriptions {
                     .await
                     .map_err(|e| app_error(uri, e))?;
                 lock(&self.registry).known = apps.iter().map(|a| a.pid).collect();
-                Scope::Apps
+                Watched::Apps
             }
             ResourceUri::SessionAudit => {
                 return Err(McpError::invalid_params(
@@ -137,7 +137,7 @@ impl Subscriptions {
                     .resolve_app(&app, &stats)
                     .await
                     .map_err(|e| app_error(uri, e))?;
-                Scope::App(app.pid)
+                Watched::App(app.pid)
             }
         };
         lock(&self.registry).uris.insert(uri.to_owned(), scope);
@@ -271,7 +271,7 @@ mod tests {
         task: tokio::task::JoinHandle<()>,
     }
 
-    fn rig(capacity: usize, uris: &[(&str, Scope)], known: &[Pid]) -> Rig {
+    fn rig(capacity: usize, uris: &[(&str, Watched)], known: &[Pid]) -> Rig {
         let (events, rx) = broadcast::channel(capacity);
         let registry = Arc::new(Mutex::new(Registry {
             uris: uris.iter().map(|(u, s)| ((*u).to_owned(), *s)).collect(),
@@ -315,7 +315,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_burst_of_events_is_one_notification_for_that_app_only() {
-        let mut rig = rig(64, &[("a", Scope::App(1)), ("b", Scope::App(2))], &[1, 2]);
+        let mut rig = rig(
+            64,
+            &[("a", Watched::App(1)), ("b", Watched::App(2))],
+            &[1, 2],
+        );
         for _ in 0..10 {
             rig.events.send(event(1, ChangeKind::ValueChanged)).unwrap();
         }
@@ -328,7 +332,7 @@ mod tests {
 
     #[tokio::test]
     async fn apps_change_on_exit_and_on_new_pids_and_lag_marks_everything() {
-        let uris = [("apps", Scope::Apps), ("a", Scope::App(1))];
+        let uris = [("apps", Watched::Apps), ("a", Watched::App(1))];
         let mut rig = rig(4, &uris, &[1]);
         rig.events.send(event(1, ChangeKind::FocusChanged)).unwrap();
         assert_eq!(drain(&mut rig, Duration::from_millis(200)).await, ["a"]);
@@ -353,7 +357,7 @@ mod tests {
 
     #[tokio::test]
     async fn unsubscribed_uris_stay_silent_and_cancelling_ends_the_pump() {
-        let mut rig = rig(64, &[("a", Scope::App(1))], &[1]);
+        let mut rig = rig(64, &[("a", Watched::App(1))], &[1]);
         rig.events.send(event(1, ChangeKind::ValueChanged)).unwrap();
         rig.registry.lock().unwrap().uris.remove("a");
         assert_eq!(
