@@ -14,9 +14,8 @@ use rmcp::transport::streamable_http_server::session::{
 };
 
 use super::{
-    give_back,
     Budget, EVENT_OVERHEAD, EventLog, EventRef, From, Group, GroupState, Index, STREAM_OVERHEAD,
-    Stored, StreamLog, Whose, finish, wire,
+    Stored, StreamLog, Whose, finish, give_back, wire,
 };
 
 impl EventLog {
