@@ -21,7 +21,7 @@ mod terminal;
 mod tokens;
 
 use std::io::Read as _;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use crate::support::TestServer;
@@ -56,16 +56,7 @@ impl Ran {
 /// removed (a job may set `AXGATE_*` for its own server) and `env` added; output piped.
 pub(crate) fn start(args: &[&str], env: &[(&str, &str)]) -> Child {
     let mut command = Command::new(env!("CARGO_BIN_EXE_axgate"));
-    command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (name, _) in std::env::vars() {
-        if name.starts_with("AXGATE_") || name.starts_with("ACTIONS_ID_TOKEN") {
-            command.env_remove(name);
-        }
-    }
+    crate::spawned::piped_without_job_env(command.args(args));
     command.envs(env.iter().copied());
     command.spawn().expect("start the axgate binary")
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axgate::http::auth::tokens;
 use serde_json::{Value, json};
 
-use crate::support::{SseReader, TestServer, client_with, config};
+use crate::support::{Client, SseReader, TestServer, client_with, config};
 
 const MODERN: &str = "2026-07-28";
 
@@ -197,8 +197,14 @@ async fn resource_reads_prompts_and_completions_count_against_the_rate_limit() {
                    "argument": {"name": "app", "value": "F"}}),
         ),
     ];
+    one_per_second_each(&mut c, requests).await;
+}
+
+/// For each request: at one call a second, the first passes and the next at once is refused
+/// with the limit named and a retry time.
+async fn one_per_second_each(c: &mut Client, requests: impl IntoIterator<Item = (&str, Value)>) {
     for (method, params) in requests {
-        // One per second: the first passes, the next at once is refused with the limit named.
+        // The limit's bucket refills (one call a second) before each pair.
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let first = c.request(method, params.clone()).await;
         assert!(first.get("result").is_some(), "{method}: {first}");
@@ -227,21 +233,12 @@ async fn lists_and_ping_count_against_the_rate_limit() {
     .await;
     let mut c = client_with(&server, &alice);
     c.initialize().await;
-    for method in [
+    let methods = [
         "tools/list",
         "resources/list",
         "resources/templates/list",
         "prompts/list",
         "ping",
-    ] {
-        tokio::time::sleep(Duration::from_millis(1100)).await;
-        let first = c.request(method, json!({})).await;
-        assert!(first.get("result").is_some(), "{method}: {first}");
-        let second = c.rate_limited(method, json!({})).await;
-        let message = second["error"]["message"].as_str().unwrap_or_default();
-        assert!(
-            message.contains("limits.calls_per_second"),
-            "{method}: {second}"
-        );
-    }
+    ];
+    one_per_second_each(&mut c, methods.map(|m| (m, json!({})))).await;
 }

@@ -2,7 +2,7 @@
 //! pseudo-terminal (util-linux `script`) shows the server's progress of a long `wait_for` on
 //! stderr; `--quiet` silences it, and so does a stderr that is a pipe, not a terminal.
 
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use super::{Ran, finish, run};
 use crate::support::TestServer;
@@ -21,16 +21,7 @@ async fn at_terminal(args: &[&str]) -> Ran {
         line.push_str(&quoted(arg));
     }
     let mut command = Command::new("script");
-    command
-        .args(["-q", "-e", "-c", &line, "/dev/null"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (name, _) in std::env::vars() {
-        if name.starts_with("AXGATE_") {
-            command.env_remove(name);
-        }
-    }
+    crate::spawned::piped_without_job_env(command.args(["-q", "-e", "-c", &line, "/dev/null"]));
     finish(command.spawn().expect("util-linux script runs")).await
 }
 

@@ -15,6 +15,22 @@ use std::time::{Duration, Instant};
 /// How long axgate may take to print the address it listens on.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// A child's standard streams piped (stdin closed), and the test job's own `AXGATE_*` and
+/// `ACTIONS_ID_TOKEN*` variables removed: a job may set them for its own server or client,
+/// and a child must see only what its test gives it.
+pub fn piped_without_job_env(command: &mut Command) -> &mut Command {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AXGATE_") || name.starts_with("ACTIONS_ID_TOKEN") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
 pub fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -74,16 +90,7 @@ impl Axgate {
         if !args.contains(&"--log-format") {
             command.args(["--log-format", "json"]);
         }
-        command
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (name, _) in std::env::vars() {
-            if name.starts_with("AXGATE_") {
-                command.env_remove(name);
-            }
-        }
+        piped_without_job_env(command.args(args));
         command.envs(env.iter().copied());
         let mut child = command.spawn().expect("start the axgate binary");
         let stderr = child.stderr.take().expect("piped stderr");
