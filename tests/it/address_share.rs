@@ -13,6 +13,7 @@ use axgate::http::auth::tokens;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
+use crate::connections::{closed_by, read_to_close};
 use crate::support::{TestServer, config};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -83,27 +84,8 @@ async fn get(tcp: &mut TcpStream, path: &str, token: Option<&str>, limit: Durati
 /// What became of a silent connection: what the server sent before closing it, or `None`
 /// while it is still open after `limit`.
 async fn fate(mut tcp: TcpStream, limit: Duration) -> Option<String> {
-    let mut out = Vec::new();
-    let read = async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match tcp.read(&mut buf).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => out.extend_from_slice(&buf[..n]),
-            }
-        }
-    };
-    let closed = tokio::time::timeout(limit, read).await.is_ok();
-    closed.then(|| String::from_utf8_lossy(&out).into_owned())
-}
-
-fn closed_by(server: &TestServer, reason: &str) -> u64 {
-    server
-        .state
-        .metrics
-        .connections_closed
-        .with_label_values(&[reason])
-        .get()
+    let out = read_to_close(&mut tcp, limit).await?;
+    Some(String::from_utf8_lossy(&out).into_owned())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

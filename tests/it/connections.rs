@@ -21,7 +21,10 @@ const CLOSED_WITHIN: Duration = Duration::from_secs(10);
 
 /// Reads until the server closes the connection; the bytes read, or `None` when it is still
 /// open after `limit`.
-async fn read_to_close(stream: &mut (impl AsyncRead + Unpin), limit: Duration) -> Option<Vec<u8>> {
+pub(crate) async fn read_to_close(
+    stream: &mut (impl AsyncRead + Unpin),
+    limit: Duration,
+) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let read = async {
         let mut buf = [0u8; 4096];
@@ -60,7 +63,8 @@ async fn healthy_within(client: &reqwest::Client, health: &str, limit: Duration)
     false
 }
 
-fn closed_by(server: &TestServer, reason: &str) -> u64 {
+/// Connections the server closed for `reason` (`axgate_connections_closed_total`).
+pub(crate) fn closed_by(server: &TestServer, reason: &str) -> u64 {
     server
         .state
         .metrics
