@@ -138,6 +138,44 @@ async fn statuses(stats: &str) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// HAProxy with the configuration under test, the file in deploy/, given the front's and the
+/// stats page's addresses (free loopback ports) and each member's address and agent-check port
+/// (`MAC1_…` for the first): checked with `haproxy -c`, then started. The process, the front's
+/// and the stats page's addresses.
+pub(super) fn shipped_haproxy(dir: &Path, members: &[(String, u16)]) -> (Proc, String, String) {
+    let cfg = repo().join("deploy/haproxy/haproxy.cfg");
+    let front = format!("127.0.0.1:{}", free_port());
+    let stats = format!("127.0.0.1:{}", free_port());
+    let mut env = vec![
+        ("FLEET_BIND".to_owned(), front.clone()),
+        ("FLEET_STATS_BIND".to_owned(), stats.clone()),
+    ];
+    for (i, (addr, agent)) in members.iter().enumerate() {
+        env.push((format!("MAC{}_ADDR", i + 1), addr.clone()));
+        env.push((format!("MAC{}_AGENT_PORT", i + 1), agent.to_string()));
+    }
+    let checked = Command::new(HAPROXY)
+        .args(["-c", "-f"])
+        .arg(&cfg)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap();
+    assert!(
+        checked.status.success(),
+        "haproxy -c: {}{}",
+        String::from_utf8_lossy(&checked.stdout),
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    let haproxy = Proc::start(
+        Command::new(HAPROXY)
+            .args(["-db", "-f"])
+            .arg(&cfg)
+            .envs(env.iter().map(|(k, v)| (k, v))),
+        dir.join("haproxy.log"),
+    );
+    (haproxy, front, stats)
+}
+
 /// Waits (at most 10 s) until HAProxy shows each named server in the wanted state.
 pub(super) async fn haproxy_sees(stats: &str, want: &[(&str, &str)], haproxy: &Proc) {
     let mut seen = BTreeMap::new();
@@ -282,40 +320,11 @@ async fn three_exclusive_macs_behind_haproxy() {
     let mut macs: Vec<Mac> = NAMES.iter().map(|n| start_mac(n, &config)).collect();
     let (prometheus, prom) = start_prometheus(dir.path(), &macs, &tokens.admin);
 
-    // The configuration under test is the file in deploy/, given addresses and ports.
-    let cfg = repo().join("deploy/haproxy/haproxy.cfg");
-    let front = format!("127.0.0.1:{}", free_port());
-    let stats = format!("127.0.0.1:{}", free_port());
-    let mut env = vec![
-        ("FLEET_BIND".to_owned(), front.clone()),
-        ("FLEET_STATS_BIND".to_owned(), stats.clone()),
-    ];
-    for (i, mac) in macs.iter().enumerate() {
-        env.push((format!("MAC{}_ADDR", i + 1), mac.addr.to_string()));
-        env.push((
-            format!("MAC{}_AGENT_PORT", i + 1),
-            mac.agent.port().to_string(),
-        ));
-    }
-    let checked = Command::new(HAPROXY)
-        .args(["-c", "-f"])
-        .arg(&cfg)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .unwrap();
-    assert!(
-        checked.status.success(),
-        "haproxy -c: {}{}",
-        String::from_utf8_lossy(&checked.stdout),
-        String::from_utf8_lossy(&checked.stderr)
-    );
-    let haproxy = Proc::start(
-        Command::new(HAPROXY)
-            .args(["-db", "-f"])
-            .arg(&cfg)
-            .envs(env.iter().map(|(k, v)| (k, v))),
-        dir.path().join("haproxy.log"),
-    );
+    let members: Vec<(String, u16)> = macs
+        .iter()
+        .map(|m| (m.addr.to_string(), m.agent.port()))
+        .collect();
+    let (haproxy, front, stats) = shipped_haproxy(dir.path(), &members);
     let url = format!("http://{front}/mcp");
     let everyone: Vec<(&str, &str)> = NAMES.iter().map(|n| (*n, "UP")).collect();
     haproxy_sees(&stats, &everyone, &haproxy).await;

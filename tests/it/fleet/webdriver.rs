@@ -5,13 +5,11 @@
 //! id in its path, `/session/{id}/…` or `/wd/hub/session/{id}/…`, reaches the member that made
 //! the session: each member's own `/metrics` counts exactly its session's commands.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 use super::Tokens;
 use super::haproxy::{
-    HAPROXY, Mac, Proc, free_port, haproxy_sees, repo, require, sample, start_mac,
+    HAPROXY, Mac, free_port, haproxy_sees, require, sample, shipped_haproxy, start_mac,
 };
 
 const FIND_OK: &str =
@@ -64,41 +62,12 @@ async fn haproxy_routes_each_webdriver_session_to_the_mac_that_made_it() {
         .collect();
     // The third Mac of the shipped configuration is down: nothing listens there.
     let (dead, dead_agent) = (free_port(), free_port());
-    let cfg = repo().join("deploy/haproxy/haproxy.cfg");
-    let front = format!("127.0.0.1:{}", free_port());
-    let stats = format!("127.0.0.1:{}", free_port());
-    let mut env = vec![
-        ("FLEET_BIND".to_owned(), front.clone()),
-        ("FLEET_STATS_BIND".to_owned(), stats.clone()),
-        ("MAC3_ADDR".to_owned(), format!("127.0.0.1:{dead}")),
-        ("MAC3_AGENT_PORT".to_owned(), dead_agent.to_string()),
-    ];
-    for (i, mac) in macs.iter().enumerate() {
-        env.push((format!("MAC{}_ADDR", i + 1), mac.addr.to_string()));
-        env.push((
-            format!("MAC{}_AGENT_PORT", i + 1),
-            mac.agent.port().to_string(),
-        ));
-    }
-    let checked = Command::new(HAPROXY)
-        .args(["-c", "-f"])
-        .arg(&cfg)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
-        .unwrap();
-    assert!(
-        checked.status.success(),
-        "haproxy -c: {}{}",
-        String::from_utf8_lossy(&checked.stdout),
-        String::from_utf8_lossy(&checked.stderr)
-    );
-    let haproxy = Proc::start(
-        Command::new(HAPROXY)
-            .args(["-db", "-f"])
-            .arg(&cfg)
-            .envs(env.iter().map(|(k, v)| (k, v))),
-        dir.path().join("haproxy.log"),
-    );
+    let mut members: Vec<(String, u16)> = macs
+        .iter()
+        .map(|m| (m.addr.to_string(), m.agent.port()))
+        .collect();
+    members.push((format!("127.0.0.1:{dead}"), dead_agent));
+    let (haproxy, front, stats) = shipped_haproxy(dir.path(), &members);
     let want = [("mac1", "UP"), ("mac2", "UP"), ("mac3", "DOWN")];
     haproxy_sees(&stats, &want, &haproxy).await;
 
