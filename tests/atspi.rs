@@ -19,20 +19,16 @@ mod webdriver;
 
 use std::time::{Duration, Instant};
 
-use harness::{App, AtspiServer, DESKTOP, decode_png, handle, ok, pyatspi_walk, require_desktop};
+use harness::{App, AtspiServer, DESKTOP, Gtk, decode_png, ok, pyatspi_walk, require_desktop};
 use serde_json::json;
 use support::text_of;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tree_of_gtk3_widget_factory_matches_pyatspi() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let _app = App::program("gtk3-widget-factory", "gtk3-widget-factory");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let args =
-        json!({"app": "gtk3-widget-factory", "depth": 64, "max_nodes": 20000, "nodes": true});
-    let ours = ok(&mut c, "get_tree", args).await;
+    let factory = || App::program("gtk3-widget-factory", "gtk3-widget-factory");
+    let mut g = Gtk::open("", factory).await;
+    let args = json!({"depth": 64, "max_nodes": 20000, "nodes": true});
+    let ours = g.ok("get_tree", args).await;
     let reference = pyatspi_walk("gtk3-widget-factory");
     let walked = harness::assert_same_tree(&ours, &reference);
     let trips = ours["round_trips"].as_u64().unwrap() as f64 / walked as f64;
@@ -41,95 +37,50 @@ async fn the_tree_of_gtk3_widget_factory_matches_pyatspi() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn form_actions_values_typing_keys_and_waits_reach_the_app() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("form.py", &[], "axgate-form");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let name = "axgate-form";
-
-    let greet = handle(&mut c, name, "button", "Greet").await;
-    let clicked = ok(&mut c, "click", json!({"app": name, "target": greet})).await;
+    let mut g = Gtk::open("", || App::start("form.py", &[], "axgate-form")).await;
+    let greet = g.handle("button", "Greet").await;
+    let clicked = g.ok("click", json!({"target": greet})).await;
     assert_eq!(clicked["verified"], true, "{clicked}");
-    app.expect("clicked=Greet");
+    g.app.expect("clicked=Greet");
 
-    let field = handle(&mut c, name, "text_field", "Name").await;
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": field, "value": "Ada"}),
-    )
-    .await;
-    app.expect("name=Ada");
-    let slider = handle(&mut c, name, "slider", "Volume").await;
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": slider, "value": 42}),
-    )
-    .await;
-    app.expect("volume=42");
-    let spin = handle(&mut c, name, "spin_button", "Count").await;
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": spin, "value": 7}),
-    )
-    .await;
-    app.expect("count=7");
-    let check = handle(&mut c, name, "check_box", "Subscribe").await;
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": check, "value": true}),
-    )
-    .await;
-    app.expect("subscribe=True");
+    let field = g.handle("text_field", "Name").await;
+    for (role, title, value, logged) in [
+        ("text_field", "Name", json!("Ada"), "name=Ada"),
+        ("slider", "Volume", json!(42), "volume=42"),
+        ("spin_button", "Count", json!(7), "count=7"),
+        ("check_box", "Subscribe", json!(true), "subscribe=True"),
+    ] {
+        let target = g.handle(role, title).await;
+        g.ok("set_value", json!({"target": target, "value": value}))
+            .await;
+        g.app.expect(logged);
+    }
 
-    ok(
-        &mut c,
-        "type_text",
-        json!({"app": name, "target": field, "text": " Lovelace"}),
-    )
-    .await;
-    app.expect("name=Ada Lovelace");
-    ok(
-        &mut c,
-        "press_key",
-        json!({"app": name, "key": "backspace"}),
-    )
-    .await;
-    app.expect("name=Ada Lovelac");
-    ok(&mut c, "press_key", json!({"app": name, "key": "ctrl+a"})).await;
-    ok(
-        &mut c,
-        "press_key",
-        json!({"app": name, "key": "backspace"}),
-    )
-    .await;
-    app.expect("name=");
+    g.ok("type_text", json!({"target": field, "text": " Lovelace"}))
+        .await;
+    g.app.expect("name=Ada Lovelace");
+    g.ok("press_key", json!({"key": "backspace"})).await;
+    g.app.expect("name=Ada Lovelac");
+    g.ok("press_key", json!({"key": "ctrl+a"})).await;
+    g.ok("press_key", json!({"key": "backspace"})).await;
+    g.app.expect("name=");
 
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": field, "value": "Grace"}),
-    )
-    .await;
-    ok(
-        &mut c,
+    g.ok("set_value", json!({"target": field, "value": "Grace"}))
+        .await;
+    g.ok(
         "perform_action",
-        json!({"app": name, "target": greet, "action": "press"}),
+        json!({"target": greet, "action": "press"}),
     )
     .await;
-    let waited = ok(
-        &mut c,
-        "wait_for",
-        json!({"app": name, "query": {"role": "static_text", "title": "Hello, Grace"},
-               "condition": "exists", "timeout_ms": 5000}),
-    )
-    .await;
+    let query = json!({"role": "static_text", "title": "Hello, Grace"});
+    let waited = g
+        .ok(
+            "wait_for",
+            json!({"query": query, "condition": "exists", "timeout_ms": 5000}),
+        )
+        .await;
     assert_eq!(waited["satisfied"], true, "{waited}");
-    app.expect("status=Hello, Grace");
+    g.app.expect("status=Hello, Grace");
 }
 
 /// Text in scripts the US keyboard map lacks (Greek, Cyrillic, Hebrew, CJK, an emoji with its
@@ -137,132 +88,91 @@ async fn form_actions_values_typing_keys_and_waits_reach_the_app() {
 /// none is typed as another; a second text reuses the spares and adds new ones.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_off_the_keyboard_map_arrives_whole() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("form.py", &[], "axgate-form");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let name = "axgate-form";
-    let field = handle(&mut c, name, "text_field", "Name").await;
+    let mut g = Gtk::open("", || App::start("form.py", &[], "axgate-form")).await;
+    let field = g.handle("text_field", "Name").await;
     let first = "Ελληνικά кириллица עברית 日本語 👍🏽";
-    ok(
-        &mut c,
-        "type_text",
-        json!({"app": name, "target": field, "text": first}),
-    )
-    .await;
-    app.expect(&format!("name={first}"));
+    g.ok("type_text", json!({"target": field, "text": first}))
+        .await;
+    g.app.expect(&format!("name={first}"));
     let second = " Ωμέγα щука 東京";
-    ok(&mut c, "type_text", json!({"app": name, "text": second})).await;
-    app.expect(&format!("name={first}{second}"));
+    g.ok("type_text", json!({"text": second})).await;
+    g.app.expect(&format!("name={first}{second}"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn menus_and_window_operations_work() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("editor.py", &[], "axgate-editor");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let name = "axgate-editor";
-    let menus = c.call("list_menus", json!({"app": name})).await;
+    let mut g = Gtk::open("", || App::start("editor.py", &[], "axgate-editor")).await;
+    let menus =
+        g.c.call("list_menus", json!({"app": "axgate-editor"}))
+            .await;
     assert!(
         text_of(&menus).contains("Edit > Insert Greeting"),
         "{}",
         text_of(&menus)
     );
-    ok(
-        &mut c,
-        "select_menu",
-        json!({"app": name, "menu": "Edit > Insert Greeting"}),
-    )
-    .await;
-    app.expect("menu=Edit>Insert Greeting");
-    app.expect("text=Hello from the menu");
-    ok(
-        &mut c,
-        "select_menu",
-        json!({"app": name, "menu": "File > Save"}),
-    )
-    .await;
-    app.expect("menu=File>Save");
+    g.ok("select_menu", json!({"menu": "Edit > Insert Greeting"}))
+        .await;
+    g.app.expect("menu=Edit>Insert Greeting");
+    g.app.expect("text=Hello from the menu");
+    g.ok("select_menu", json!({"menu": "File > Save"})).await;
+    g.app.expect("menu=File>Save");
 
-    ok(
-        &mut c,
+    let window = "window[0]";
+    g.ok(
         "window_action",
-        json!({"app": name, "target": "window[0]", "action": "move", "x": 120, "y": 60}),
+        json!({"target": window, "action": "move", "x": 120, "y": 60}),
     )
     .await;
-    let windows = ok(&mut c, "list_windows", json!({"app": name})).await;
+    let windows = g.ok("list_windows", json!({})).await;
     let frame = &windows["windows"][0]["frame"];
     assert_eq!(
         (frame["x"].as_f64(), frame["y"].as_f64()),
         (Some(120.0), Some(60.0)),
         "{windows}"
     );
-    ok(
-        &mut c,
+    g.ok(
         "window_action",
-        json!({"app": name, "target": "window[0]", "action": "focus"}),
+        json!({"target": window, "action": "focus"}),
     )
     .await;
     // The editor quits when its window closes, so verifying the act may find the app gone.
-    let closed = c
-        .call(
-            "window_action",
-            json!({"app": name, "target": "window[0]", "action": "close"}),
-        )
-        .await;
+    let close = json!({"app": "axgate-editor", "target": window, "action": "close"});
+    let closed = g.c.call("window_action", close).await;
     assert!(
         closed["isError"] != true || text_of(&closed).contains("exited"),
         "{}",
         text_of(&closed)
     );
-    app.expect("close-requested");
+    g.app.expect("close-requested");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_click_ladder_climbs_to_the_pointer_when_the_action_does_nothing_and_fallback_is_asked()
 {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("pointer.py", &[], "axgate-pointer");
+    let mut g = Gtk::open("", || App::start("pointer.py", &[], "axgate-pointer")).await;
     // Another app's window on top: the click must raise the target's window first.
     let _cover = App::start("slow.py", &[], "axgate-slow");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let target = handle(&mut c, "axgate-pointer", "button", "Stubborn").await;
-    let clicked = ok(
-        &mut c,
-        "click",
-        json!({"app": "axgate-pointer", "target": target, "fallback": true}),
-    )
-    .await;
+    let target = g.handle("button", "Stubborn").await;
+    let clicked = g
+        .ok("click", json!({"target": target, "fallback": true}))
+        .await;
     assert_eq!(clicked["verified"], true, "{clicked}");
     assert_eq!(clicked["rung"], "pointer", "{clicked}");
-    app.expect("clicked-signal-ignored");
-    app.expect("pointer-click=1");
+    g.app.expect("clicked-signal-ignored");
+    g.app.expect("pointer-click=1");
 }
 
 /// A Submit whose effect comes 800 ms after the click (after the act's wait): the accepted
 /// press is the act; no pointer click follows, so the app counts one submission.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_click_whose_effect_comes_late_is_actuated_exactly_once() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("late.py", &[], "axgate-late");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let submit = handle(&mut c, "axgate-late", "button", "Submit").await;
-    let clicked = ok(
-        &mut c,
-        "click",
-        json!({"app": "axgate-late", "target": submit}),
-    )
-    .await;
+    let mut g = Gtk::open("", || App::start("late.py", &[], "axgate-late")).await;
+    let submit = g.handle("button", "Submit").await;
+    let clicked = g.ok("click", json!({"target": submit})).await;
     assert_eq!(clicked["rung"], "press", "{clicked}");
+    let app = &g.app;
     app.expect("submitted=1");
-    // Long enough for a second actuation's late effect to land too.
+    // Long enough for a second actuation's late effect to land too: the wait is the test.
     std::thread::sleep(Duration::from_millis(1500));
     let clicks = app
         .lines()
@@ -279,11 +189,8 @@ async fn a_click_whose_effect_comes_late_is_actuated_exactly_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_subscription_delivers_an_update_when_the_app_changes_by_itself() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let mut app = App::start("slow.py", &[], "axgate-slow");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
+    let mut g = Gtk::open("", || App::start("slow.py", &[], "axgate-slow")).await;
+    let c = &mut g.c;
     let uri = "axgate://app/axgate-slow/state";
     let resp = c.request("resources/subscribe", json!({"uri": uri})).await;
     assert!(resp["result"].is_object(), "{resp}");
@@ -297,7 +204,7 @@ async fn a_subscription_delivers_an_update_when_the_app_changes_by_itself() {
         .await
         .expect("GET stream");
     tokio::time::sleep(Duration::from_millis(300)).await;
-    app.send("label changed by the app");
+    g.app.send("label changed by the app");
     let until = tokio::time::Instant::now() + Duration::from_secs(10);
     let mut body = String::new();
     while !body.contains("notifications/resources/updated") {
@@ -353,14 +260,11 @@ async fn a_frozen_app_times_out_while_another_session_keeps_working() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screenshots_are_pngs_of_the_window_and_regions_are_cut_from_it() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let _app = App::start("form.py", &[], "axgate-form");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
+    let mut g = Gtk::open("", || App::start("form.py", &[], "axgate-form")).await;
+    let c = &mut g.c;
     let shot = c.call("screenshot", json!({"app": "axgate-form"})).await;
     assert_ne!(shot["isError"], true, "{}", text_of(&shot));
-    let windows = ok(&mut c, "list_windows", json!({"app": "axgate-form"})).await;
+    let windows = ok(c, "list_windows", json!({"app": "axgate-form"})).await;
     let frame = &windows["windows"][0]["frame"];
     let (w, h, colours) = decode_png(&shot);
     assert_eq!(
@@ -469,78 +373,55 @@ fn backend_auto_picks_atspi_inside_the_desktop_and_demo_outside() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_of_a_list_box_that_manages_its_descendants_are_read_too() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let _app = App::start("rows.py", &["400"], "axgate-listbox");
-    let server = AtspiServer::start("[backend]\ncall_timeout_ms = 60000\n").await;
-    let mut c = server.session().await;
-    let args = json!({"app": "axgate-listbox", "depth": 64, "max_nodes": 20000, "nodes": true});
-    let ours = ok(&mut c, "get_tree", args).await;
+    let config = "[backend]\ncall_timeout_ms = 60000\n";
+    let mut g = Gtk::open(config, || App::start("rows.py", &["400"], "axgate-listbox")).await;
+    let args = json!({"depth": 64, "max_nodes": 20000, "nodes": true});
+    let ours = g.ok("get_tree", args).await;
     let walked = harness::assert_same_tree(&ours, &pyatspi_walk("axgate-listbox"));
     assert!(walked > 2_000, "{walked} nodes");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn controls_are_named_by_their_labels_and_descriptions() {
-    require_desktop();
-    let _turn = DESKTOP.lock().await;
-    let app = App::start("labels.py", &[], "axgate-labels");
-    let server = AtspiServer::start("").await;
-    let mut c = server.session().await;
-    let name = "axgate-labels";
+    let mut g = Gtk::open("", || App::start("labels.py", &[], "axgate-labels")).await;
 
     // The Email entry is named by the label whose mnemonic widget it is, the Phone entry by
     // an explicit labelled-by relation, the icon button by its description: found by `find`,
     // acted on through the handle, addressed by a path.
-    let email = handle(&mut c, name, "text_field", "Email").await;
-    ok(
-        &mut c,
+    let email = g.handle("text_field", "Email").await;
+    g.ok(
         "set_value",
-        json!({"app": name, "target": email, "value": "ada@example.org"}),
+        json!({"target": email, "value": "ada@example.org"}),
     )
     .await;
-    app.expect("email=ada@example.org");
-    let phone = handle(&mut c, name, "text_field", "Phone").await;
-    ok(
-        &mut c,
-        "set_value",
-        json!({"app": name, "target": phone, "value": "555"}),
-    )
-    .await;
-    app.expect("phone=555");
-    let search = handle(&mut c, name, "button", "Search").await;
-    ok(&mut c, "click", json!({"app": name, "target": search})).await;
-    app.expect("clicked=Search");
+    g.app.expect("email=ada@example.org");
+    let phone = g.handle("text_field", "Phone").await;
+    g.ok("set_value", json!({"target": phone, "value": "555"}))
+        .await;
+    g.app.expect("phone=555");
+    let search = g.handle("button", "Search").await;
+    g.ok("click", json!({"target": search})).await;
+    g.app.expect("clicked=Search");
 
-    let element = ok(&mut c, "get_element", json!({"app": name, "target": phone})).await;
+    let element = g.ok("get_element", json!({"target": phone})).await;
     let phone_node = &element["element"];
     assert_eq!(phone_node["name"], "Phone", "{element}");
     assert!(
         phone_node.get("title").is_none(),
         "the entry has no name of its own: {element}"
     );
-    let element = ok(
-        &mut c,
-        "get_element",
-        json!({"app": name, "target": search}),
-    )
-    .await;
+    let element = g.ok("get_element", json!({"target": search})).await;
     assert_eq!(element["element"]["name"], "Search", "{element}");
     assert_eq!(element["element"]["description"], "Search", "{element}");
 
     // The relation is read only for unnamed controls: reading the Phone entry costs the
     // relation and its label's name (one call each) more than reading the Name entry, which
     // has a name of its own.
-    let named = handle(&mut c, name, "text_field", "Name").await;
+    let named = g.handle("text_field", "Name").await;
     let trips = |tree: &serde_json::Value| tree["round_trips"].as_u64().unwrap();
     let mut costs = Vec::new();
     for target in [&named, &phone] {
-        let tree = ok(
-            &mut c,
-            "get_tree",
-            json!({"app": name, "root": target, "depth": 0}),
-        )
-        .await;
+        let tree = g.ok("get_tree", json!({"root": target, "depth": 0})).await;
         costs.push(trips(&tree));
     }
     eprintln!(

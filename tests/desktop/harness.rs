@@ -82,6 +82,45 @@ impl Drop for AtspiServer {
     }
 }
 
+/// One test's turn on the desktop: its app, an axgate server over AT-SPI and a session on
+/// it. Fields drop in order: the session and server first, the app, then the turn.
+pub struct Gtk {
+    pub c: Client,
+    pub server: AtspiServer,
+    pub app: App,
+    _turn: tokio::sync::MutexGuard<'static, ()>,
+}
+
+impl Gtk {
+    /// Waits for the desktop, starts the app (`start`), then a server with `toml` over the
+    /// defaults and a session.
+    pub async fn open(toml: &str, start: impl FnOnce() -> App) -> Gtk {
+        require_desktop();
+        let turn = DESKTOP.lock().await;
+        let app = start();
+        let server = AtspiServer::start(toml).await;
+        let c = server.session().await;
+        Gtk {
+            c,
+            server,
+            app,
+            _turn: turn,
+        }
+    }
+
+    /// Calls a tool on this test's app (its `app` argument is added), failing on a tool error.
+    pub async fn ok(&mut self, tool: &str, mut args: Value) -> Value {
+        args["app"] = json!(self.app.name);
+        ok(&mut self.c, tool, args).await
+    }
+
+    /// The handle of the app's first element with this role and accessible name.
+    pub async fn handle(&mut self, role: &str, title: &str) -> String {
+        let app = self.app.name.clone();
+        handle(&mut self.c, &app, role, title).await
+    }
+}
+
 /// A test app running as a child, with its change log.
 pub struct App {
     pub name: String,

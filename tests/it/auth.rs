@@ -291,6 +291,7 @@ fn with_payload(token: &str, edit: impl FnOnce(&mut Value)) -> String {
 }
 
 mod bearer;
+pub(crate) mod github;
 mod issuer;
 mod issuers;
 mod jwt;

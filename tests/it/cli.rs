@@ -13,6 +13,7 @@
 //! a pipe.
 
 mod call;
+mod credentials;
 mod hostile;
 mod pictures;
 mod pty;
@@ -43,6 +44,14 @@ impl Ran {
     pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.stdout)
             .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {self:?}"))
+    }
+
+    /// Asserts that no output contains `secret`.
+    pub(crate) fn never_shown(&self, secret: &str) {
+        assert!(
+            !self.stdout.contains(secret) && !self.stderr.contains(secret),
+            "a secret in the output: {self:?}"
+        );
     }
 
     /// Asserts the exit code, showing the run when it differs.

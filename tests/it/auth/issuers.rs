@@ -11,153 +11,20 @@
 //! refused for another owner) run end
 //! to end.
 
-use std::sync::{Arc, Mutex};
-
+use super::github::{GitHub, REQUEST_TOKEN, borrowed, job, oidc_argv};
 use super::issuer::LocalIssuer;
 use super::*;
 use crate::support::{audit_lines, config};
 
-/// The runner's request token (what `ACTIONS_ID_TOKEN_REQUEST_TOKEN` holds in a job).
-const REQUEST_TOKEN: &str = "runner-request-token-7f3a";
-
-/// The claims of a GitHub Actions job's ID token (without iss, aud and times).
-fn job(repository: &str, git_ref: &str, event: &str) -> Value {
-    json!({
-        "sub": format!("repo:{repository}:ref:{git_ref}"),
-        "repository": repository,
-        "repository_owner": repository.split('/').next().unwrap_or(""),
-        "repository_id": "4242",
-        "ref": git_ref,
-        "ref_type": "branch",
-        "event_name": event,
-        "workflow": "ui-tests",
-        "job_workflow_ref": format!("{repository}/.github/workflows/ui.yml@{git_ref}"),
-        "runner_environment": "github-hosted",
-        "actor": "octocat",
-    })
-}
-
-/// A GitHub-shaped issuer on loopback: `/jwks` (one ES256 key with the given kid) and
-/// `/idtoken` (the runner's endpoint: wants [`REQUEST_TOKEN`], signs [`GitHub::job`]'s
-/// claims for the asked audience).
-pub(super) struct GitHub {
-    pub(super) issuer: String,
-    kid: String,
-    key: jsonwebtoken::EncodingKey,
-    /// What `/idtoken` hands out next.
-    job: Arc<Mutex<Value>>,
-}
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("clock")
-        .as_secs()
-}
-
-fn sign(key: &jsonwebtoken::EncodingKey, kid: &str, claims: &Value) -> String {
-    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
-    header.kid = Some(kid.to_owned());
-    header.typ = Some("JWT".into());
-    jsonwebtoken::encode(&header, claims, key).expect("sign")
-}
-
-impl GitHub {
-    pub(super) async fn start(kid: &str) -> GitHub {
-        let pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).expect("P-256");
-        let point = pair.public_key_raw();
-        let jwks = json!({"keys": [{
-            "kty": "EC", "crv": "P-256", "kid": kid, "use": "sig", "alg": "ES256",
-            "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..]),
-        }]})
-        .to_string();
-        let key = jsonwebtoken::EncodingKey::from_ec_der(&pair.serialize_der());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
-        let issuer = format!("http://{}", listener.local_addr().expect("addr"));
-        let job = Arc::new(Mutex::new(job("acme/app", "refs/heads/main", "push")));
-        let (iss, signing, claims, kid_owned) =
-            (issuer.clone(), key.clone(), job.clone(), kid.to_owned());
-        let idtoken = move |headers: axum::http::HeaderMap,
-                            axum::extract::Query(query): axum::extract::Query<
-            std::collections::HashMap<String, String>,
-        >| {
-            let (iss, signing, claims, kid) = (
-                iss.clone(),
-                signing.clone(),
-                claims.clone(),
-                kid_owned.clone(),
-            );
-            async move {
-                let bearer = headers.get("authorization").and_then(|v| v.to_str().ok());
-                if bearer != Some(&format!("Bearer {REQUEST_TOKEN}")) {
-                    return (axum::http::StatusCode::UNAUTHORIZED, String::new());
-                }
-                let mut claims = claims.lock().expect("job").clone();
-                claims["iss"] = json!(iss);
-                claims["aud"] = json!(query.get("audience"));
-                claims["iat"] = json!(now());
-                claims["nbf"] = json!(now());
-                claims["exp"] = json!(now() + 300);
-                let jwt = sign(&signing, &kid, &claims);
-                (
-                    axum::http::StatusCode::OK,
-                    json!({"count": 1, "value": jwt}).to_string(),
-                )
-            }
-        };
-        let app = axum::Router::new()
-            .route(
-                "/jwks",
-                axum::routing::get(move || {
-                    let jwks = jwks.clone();
-                    async move { ([("content-type", "application/json")], jwks) }
-                }),
-            )
-            .route("/idtoken", axum::routing::get(idtoken));
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        GitHub {
-            issuer,
-            kid: kid.to_owned(),
-            key,
-            job,
-        }
-    }
-
-    /// A job token of this issuer for [`AUD`] with `claims` (from [`job`]).
-    pub(super) fn token(&self, claims: Value) -> String {
-        self.token_signed_by(self, claims)
-    }
-
-    /// A token that names this issuer (`iss`) but is signed by `signer`'s key, under
-    /// `signer`'s kid.
-    fn token_signed_by(&self, signer: &GitHub, mut claims: Value) -> String {
-        claims["iss"] = json!(self.issuer);
-        claims["aud"] = json!(AUD);
-        claims["iat"] = json!(now());
-        claims["exp"] = json!(now() + 600);
-        sign(&signer.key, &signer.kid, &claims)
-    }
-
-    /// The `[[auth.issuers]]` entry of this issuer with `rules` (TOML) after it.
-    pub(super) fn entry(&self, rules: &str) -> String {
-        format!(
-            "[[auth.issuers]]\nissuer = \"{0}\"\njwks_uri = \"{0}/jwks\"\naccepted_typ = [\"JWT\"]\n{rules}",
-            self.issuer
-        )
-    }
-
-    /// Its principal key for `sub`.
-    fn principal(&self, claims: &Value) -> String {
-        format!(
-            "jwt:{}#{}",
-            self.issuer,
-            claims["sub"].as_str().expect("sub")
-        )
-    }
+/// The issuers the protected-resource metadata names.
+async fn authorization_servers(server: &TestServer) -> Value {
+    let doc: Value = reqwest::get(format!("http://{}{}", server.addr, metadata::MCP_PATH))
+        .await
+        .expect("metadata")
+        .json()
+        .await
+        .expect("json");
+    doc["authorization_servers"].clone()
 }
 
 /// The example's rules: acme/app on main acts; acme/tools-* on push or dispatch acts (glob);
@@ -324,14 +191,8 @@ async fn a_token_signed_with_another_issuers_key_of_the_same_kid_is_refused() {
     let foreign = stranger.token(job("acme/app", "refs/heads/main", "push"));
     refused(&server, &foreign, "wrong_issuer").await;
     // The metadata names every issuer.
-    let doc: Value = reqwest::get(format!("http://{}{}", server.addr, metadata::MCP_PATH))
-        .await
-        .expect("metadata")
-        .json()
-        .await
-        .expect("json");
     assert_eq!(
-        doc["authorization_servers"],
+        authorization_servers(&server).await,
         json!([gh.issuer, other.issuer])
     );
 }
@@ -356,14 +217,8 @@ async fn the_legacy_issuer_keeps_working_beside_github() {
     // The legacy issuer still wants at+jwt; GitHub's entry accepts its JWT.
     let id_token = legacy.token("alice", "axgate:act", Some("JWT"), None);
     refused(&server, &id_token, "malformed").await;
-    let doc: Value = reqwest::get(format!("http://{}{}", server.addr, metadata::MCP_PATH))
-        .await
-        .expect("metadata")
-        .json()
-        .await
-        .expect("json");
     assert_eq!(
-        doc["authorization_servers"],
+        authorization_servers(&server).await,
         json!([legacy.issuer, gh.issuer])
     );
 }
@@ -413,22 +268,10 @@ async fn axgate_call_with_github_oidc_is_admitted_by_the_claim_rules() {
         gh.entry(RULES)
     )))
     .await;
-    let url = format!("{}/idtoken?api-version=2.0", gh.issuer);
-    let env = [
-        ("ACTIONS_ID_TOKEN_REQUEST_URL", url.as_str()),
-        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", REQUEST_TOKEN),
-    ];
-    let argv = [
-        "call",
-        "--url",
-        &server.url,
-        "--github-oidc",
-        "--audience",
-        AUD,
-        "click",
-        "app=Form",
-        "target=window[0]/button[0]",
-    ];
+    let runner = gh.env();
+    let env = borrowed(&runner);
+    let click = ["click", "app=Form", "target=window[0]/button[0]"];
+    let argv = oidc_argv("call", &server.url, AUD, &click);
     let ran = crate::cli::run(&argv, &env).await;
     ran.expect_code(0);
     assert_eq!(ran.json()["element"]["title"], "Submit", "{ran:?}");
@@ -455,24 +298,11 @@ async fn axgate_test_with_github_oidc_passes_stops_on_scope_or_is_refused_by_the
     let junit_arg = junit.display().to_string();
     let form = crate::spawned::repo().join("examples/scenarios/form.yaml");
     let form = form.display().to_string();
-    let url = format!("{}/idtoken?api-version=2.0", gh.issuer);
     let secret = "pw-gh-Zr8!staple-0937";
-    let env = [
-        ("ACTIONS_ID_TOKEN_REQUEST_URL", url.as_str()),
-        ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", REQUEST_TOKEN),
-        ("LOGIN_PASSWORD", secret),
-    ];
-    let argv = [
-        "test",
-        "--url",
-        &server.url,
-        "--github-oidc",
-        "--audience",
-        AUD,
-        "--junit",
-        &junit_arg,
-        &form,
-    ];
+    let runner = gh.env();
+    let mut env = borrowed(&runner);
+    env.push(("LOGIN_PASSWORD", secret));
+    let argv = oidc_argv("test", &server.url, AUD, &["--junit", &junit_arg, &form]);
     let clean = |ran: &crate::cli::Ran| {
         for text in [&ran.stdout, &ran.stderr] {
             assert!(

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use axgate::http::auth::tokens;
 use serde_json::{Value, json};
 
-use super::{Ran, run};
-use crate::auth::{AUD, Provider, generate_keys, jwt_server};
+use super::credentials::{Credentials, SECRET as CI_SECRET, run_owned};
+use super::run;
+use crate::auth::AUD;
 use crate::spawned::{Axgate, repo};
 use crate::support::{TestServer, config};
 
@@ -85,13 +86,6 @@ fn junitparser(report: &Path) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("junit_check.py prints JSON")
-}
-
-fn never_shown(ran: &Ran, secret: &str) {
-    assert!(
-        !ran.stdout.contains(secret) && !ran.stderr.contains(secret),
-        "a secret in the output: {ran:?}"
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -279,7 +273,7 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
     );
 
     // The secret is in no output: stdout, stderr, JUnit, artifacts, the server's log, the trail.
-    never_shown(&ran, SECRET);
+    ran.never_shown(SECRET);
     let mut searched = files_under(&artifacts);
     searched.push(junit.clone());
     searched.push(trail.clone());
@@ -427,7 +421,7 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
     )
     .await;
     ran.expect_code(4);
-    never_shown(&ran, SECRET);
+    ran.never_shown(SECRET);
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let url = format!("http://{}/mcp", closed.local_addr().expect("addr"));
     drop(closed);
@@ -442,37 +436,12 @@ async fn dry_run_points_at_file_and_line_and_each_outcome_has_its_exit_code() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn scenarios_run_with_oauth_client_credentials() {
-    let keys = generate_keys(&["k1"]).await;
-    let provider = Provider::start(keys, "k1").await;
-    let server = jwt_server(&provider.issuer, &provider.jwks_uri(), "").await;
-    let dir = tempfile::tempdir().expect("dir");
-    let secret_file = dir.path().join("secret");
-    std::fs::write(&secret_file, "axgate-ci-secret\n").expect("write the secret");
-    let token_url = format!("{}/token", provider.issuer);
-    let ran = run(
-        &[
-            "test",
-            "--url",
-            &server.url,
-            "--client-id",
-            "axgate-ci",
-            "--client-secret-file",
-            secret_file.to_str().expect("utf-8"),
-            "--token-url",
-            &token_url,
-            "--scope",
-            "axgate:read axgate:act",
-            "--resource",
-            AUD,
-            &example("editor.yaml"),
-        ],
-        &[],
-    )
-    .await;
+    let ci = Credentials::start().await;
+    let ran = run_owned(ci.argv("test", AUD, &[&example("editor.yaml")])).await;
     ran.expect_code(0);
     assert!(ran.stdout.contains("  ✓ save as notes.txt"), "{ran:?}");
-    never_shown(&ran, "axgate-ci-secret");
-    assert_eq!(super::sessions(&server), 0);
+    ran.never_shown(CI_SECRET);
+    assert_eq!(super::sessions(&ci.server), 0);
 }
 
 #[tokio::test]

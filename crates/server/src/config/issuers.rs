@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::validate::{Defaults, Validator, check_url};
-use super::{IssuerConfig, JwtConfig, Raw};
+use super::{IssuerConfig, JwtConfig};
 use crate::identity::Scope;
 use crate::policy::claims::{ClaimRule, pattern};
 use crate::policy::confirm::Unconfirmed;
@@ -56,21 +56,9 @@ impl Validator<'_> {
         defaults: &Defaults,
         before: &[IssuerConfig],
     ) -> (Vec<IssuerConfig>, Vec<Override>) {
-        let (value, src) = match self.raw(name) {
-            (Raw::Toml(value), src) => (value, src),
-            (Raw::Text(text), src) => match inline_list(&text) {
-                Ok(value) => (value, src),
-                Err(why) => return self.fail(name, &src, why),
-            },
-        };
-        let items = match value {
-            toml::Value::Array(items) => items,
-            other => {
-                let why = format!(
-                    "expected [[auth.issuers]] tables (a list of {{ issuer, jwks_uri, … }}), found {other}"
-                );
-                return self.fail(name, &src, why);
-            }
+        let Some((items, src)) = self.tables(name, "[[auth.issuers]] ({ issuer, jwks_uri, … })")
+        else {
+            return Default::default();
         };
         let mut out: Vec<IssuerConfig> = Vec::new();
         let mut overrides = Vec::new();
@@ -104,19 +92,6 @@ impl Validator<'_> {
         }
         (out, overrides)
     }
-}
-
-/// An environment value of `auth.issuers`: an inline TOML or JSON list of tables.
-fn inline_list(text: &str) -> Result<toml::Value, String> {
-    if let Some(value) = toml::from_str::<toml::Table>(&format!("v = {text}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-    {
-        return Ok(value);
-    }
-    serde_json::from_str::<toml::Value>(text).map_err(|e| {
-        format!("expected an inline TOML or JSON list of {{ issuer, jwks_uri, … }} tables ({e})")
-    })
 }
 
 /// One entry, and its own policy and its rules' (rules first); `None` when it is unusable.

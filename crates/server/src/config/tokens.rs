@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 
+use super::StaticTokenConfig;
 use super::validate::Validator;
-use super::{Raw, StaticTokenConfig};
 use crate::identity::Scope;
 use crate::policy::confirm::Unconfirmed;
 use crate::policy::principal::{Override, Who};
@@ -17,20 +17,8 @@ const OWN: [&str; 3] = ["unconfirmed", "calls_per_second", "writes_per_second"];
 impl Validator<'_> {
     /// `auth.tokens`: a TOML array of tables in the file; inline TOML or JSON in the environment.
     pub(super) fn tokens(&mut self, name: &'static str) -> (Vec<StaticTokenConfig>, Vec<Override>) {
-        let (value, src) = match self.raw(name) {
-            (Raw::Toml(value), src) => (value, src),
-            (Raw::Text(text), src) => match inline_list(&text) {
-                Ok(value) => (value, src),
-                Err(why) => return self.fail(name, &src, why),
-            },
-        };
-        let items = match value {
-            toml::Value::Array(items) => items,
-            other => {
-                let why =
-                    format!("expected a list of {{ name, sha256, scopes }} tables, found {other}");
-                return self.fail(name, &src, why);
-            }
+        let Some((items, src)) = self.tables(name, "{ name, sha256, scopes }") else {
+            return Default::default();
         };
         let mut out: Vec<StaticTokenConfig> = Vec::new();
         let mut overrides = Vec::new();
@@ -80,19 +68,6 @@ impl Validator<'_> {
             secrets_into_plain_fields: None,
         }
     }
-}
-
-/// An environment value of `auth.tokens`: `[{ name = "ci", … }]` or `[{"name": "ci", …}]`.
-fn inline_list(text: &str) -> Result<toml::Value, String> {
-    if let Some(value) = toml::from_str::<toml::Table>(&format!("v = {text}"))
-        .ok()
-        .and_then(|mut t| t.remove("v"))
-    {
-        return Ok(value);
-    }
-    serde_json::from_str::<toml::Value>(text).map_err(|e| {
-        format!("expected an inline TOML or JSON list of {{ name, sha256, scopes }} tables ({e})")
-    })
 }
 
 /// One `{ name, sha256, scopes }` table (with the token's own policy, if any); every

@@ -38,6 +38,35 @@ impl Validator<'_> {
         (Raw::Toml(value), Source::Default)
     }
 
+    /// A list of tables: an array of tables in a file, an inline TOML or JSON list in the
+    /// environment. `None` (the problem recorded, naming `shape`, e.g. `{ name, sha256,
+    /// scopes }`) when it is something else.
+    pub(super) fn tables(
+        &mut self,
+        name: &'static str,
+        shape: &str,
+    ) -> Option<(Vec<toml::Value>, Source)> {
+        let (value, src) = match self.raw(name) {
+            (Raw::Toml(value), src) => (value, src),
+            (Raw::Text(text), src) => match inline_list(&text) {
+                Ok(value) => (value, src),
+                Err(e) => {
+                    let why =
+                        format!("expected an inline TOML or JSON list of {shape} tables ({e})");
+                    return self.fail(name, &src, why);
+                }
+            },
+        };
+        match value {
+            toml::Value::Array(items) => Some((items, src)),
+            other => self.fail(
+                name,
+                &src,
+                format!("expected a list of {shape} tables, found {other}"),
+            ),
+        }
+    }
+
     pub(super) fn fail<T: Default>(
         &mut self,
         name: &str,
@@ -341,5 +370,16 @@ pub(super) fn check_url(text: &str, loopback_http_only: bool) -> Result<(), Stri
         Some("http") if !loopback_http_only || loopback => Ok(()),
         Some("http") => Err("must be https (plain http only for a loopback host)".into()),
         _ => Err("expected an https URL".into()),
+    }
+}
+
+/// An environment value of a list of tables: `[{ name = "ci", … }]` or `[{"name": "ci", …}]`.
+fn inline_list(text: &str) -> Result<toml::Value, serde_json::Error> {
+    match toml::from_str::<toml::Table>(&format!("v = {text}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+    {
+        Some(value) => Ok(value),
+        None => serde_json::from_str::<toml::Value>(text),
     }
 }
