@@ -19,7 +19,9 @@ mod webdriver;
 
 use std::time::{Duration, Instant};
 
-use harness::{App, AtspiServer, DESKTOP, Gtk, decode_png, ok, pyatspi_walk, require_desktop};
+use harness::{
+    App, AtspiServer, DESKTOP, Gtk, decode_png, handle, ok, pyatspi_walk, require_desktop,
+};
 use serde_json::json;
 use support::text_of;
 
