@@ -1,4 +1,4 @@
-"""Shared helpers of the GTK3 test apps: one line per observed change on stdout, and a tiny
+"""Shared helpers of the GTK3 test apps, imported first (it names the program and starts GTK): one line per observed change on stdout, and a tiny
 command channel on stdin (one command per line) so tests can make an app change by itself
 or stop answering:
 
@@ -7,10 +7,21 @@ or stop answering:
     quit             leave the main loop
 """
 
+import os
 import sys
 import time
 
-from gi.repository import GLib, Gtk
+import gi
+
+gi.require_version("Gtk", "3.0")
+from gi.repository import GLib  # noqa: E402
+
+# AT-SPI names an app by its program name, which GTK takes when it starts: name it first
+# (TEST_APP_NAME, else axgate-<script>, e.g. axgate-form for form.py).
+if not GLib.get_prgname():
+    script = os.path.splitext(os.path.basename(sys.argv[0]))[0]
+    GLib.set_prgname(os.environ.get("TEST_APP_NAME") or "axgate-" + script)
+from gi.repository import Gtk  # noqa: E402
 
 
 def say(line):
@@ -57,3 +68,10 @@ def run(window):
     window.show_all()
     GLib.idle_add(lambda: say("ready") and False)
     Gtk.main()
+
+
+def window(title, width, height):
+    """The app's window, of this default size."""
+    win = Gtk.Window(title=title)
+    win.set_default_size(width, height)
+    return win

@@ -6,25 +6,10 @@ status "Cleared") and a disabled Disabled button, a status label ("Ready") and a
 (Alpha, Beta, Gamma; selecting one sets the status to "Selected: ROW"). Prints every change:
 name=, password=, subscribe=, volume=, clicked=, status=, selected=, menu=."""
 
-import os
-import sys
+import common
+from common import Gtk, name, say
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib  # noqa: E402
-
-GLib.set_prgname("axgate-contract")
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
-
-win = Gtk.Window(title="Contract")
-win.set_default_size(460, 440)
+win = common.window("Contract", 460, 440)
 outer = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
 win.add(outer)
 

@@ -3,25 +3,10 @@
 Select All) menus over a text view. Prints menu=MENU>ITEM for every menu item activated and
 text=CONTENT for every change of the text."""
 
-import os
-import sys
+import common
+from common import Gtk, name, say
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib  # noqa: E402
-
-GLib.set_prgname("axgate-editor")
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
-
-win = Gtk.Window(title="Editor")
-win.set_default_size(480, 360)
+win = common.window("Editor", 480, 360)
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL)
 win.add(box)
 

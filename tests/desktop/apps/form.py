@@ -3,25 +3,10 @@
 Greet button (writes "Hello, NAME" into the status label) and a Clear button (empties the
 entry). Prints every change: name=, subscribe=, volume=, count=, clicked=, status=."""
 
-import os
-import sys
+import common
+from common import Gtk, name, say
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib  # noqa: E402
-
-GLib.set_prgname("axgate-form")
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
-
-win = Gtk.Window(title="Form")
-win.set_default_size(420, 320)
+win = common.window("Form", 420, 320)
 grid = Gtk.Grid(row_spacing=6, column_spacing=6, margin=12)
 win.add(grid)
 

@@ -4,26 +4,15 @@ a Phone entry named only by an ATK labelled-by relation to a label, an icon butt
 by its accessible description ("Search"), and a Name entry with an accessible name of its own.
 Prints every change: email=, phone=, clicked=."""
 
-import os
-import sys
+import common
+from common import Gtk, name, say
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gi  # noqa: E402
 
-import gi
-
-gi.require_version("Gtk", "3.0")
 gi.require_version("Atk", "1.0")
-from gi.repository import GLib  # noqa: E402
+from gi.repository import Atk  # noqa: E402
 
-GLib.set_prgname("axgate-labels")
-from gi.repository import Atk, Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
-
-win = Gtk.Window(title="Labels")
-win.set_default_size(420, 200)
+win = common.window("Labels", 420, 200)
 grid = Gtk.Grid(row_spacing=6, column_spacing=6, margin=12)
 win.add(grid)
 

@@ -3,25 +3,11 @@
 "Submitted N" label counts every actuation (pressed by its accessible action or by a real
 pointer click alike). Prints submit-clicked and submitted=N."""
 
-import os
-import sys
-
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
+import common
+from common import Gtk, say
 from gi.repository import GLib  # noqa: E402
 
-GLib.set_prgname("axgate-late")
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import say  # noqa: E402
-
-win = Gtk.Window(title="Late")
-win.set_default_size(300, 160)
+win = common.window("Late", 300, 160)
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12, margin=20)
 win.add(box)
 status = Gtk.Label(label="Submitted 0")

@@ -3,25 +3,10 @@
 "clicked" signal, which does nothing here, while a real button release — which only the
 pointer produces — counts. Prints pointer-click=N and status=."""
 
-import os
-import sys
+import common
+from common import Gtk, name, say
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib  # noqa: E402
-
-GLib.set_prgname("axgate-pointer")
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
-
-win = Gtk.Window(title="Pointer")
-win.set_default_size(300, 160)
+win = common.window("Pointer", 300, 160)
 box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=12, margin=20)
 win.add(box)
 status = Gtk.Label(label="not pressed")

@@ -5,28 +5,15 @@ button and a check button; every tenth row an entry too. The rows sit in a GtkLi
 vertical GtkBox. With 400 rows the app has about 2,000 accessible widgets (the benchmark's
 generated app). Prints selected=ROW, pressed=ROW and checked=ROW:STATE."""
 
-import os
 import sys
 
-sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-import gi
-
-gi.require_version("Gtk", "3.0")
-from gi.repository import GLib  # noqa: E402
-
-GLib.set_prgname(os.environ.get("TEST_APP_NAME", "axgate-rows"))
-from gi.repository import Gtk  # noqa: E402
-
-import common  # noqa: E402
-from common import name, say  # noqa: E402
+import common
+from common import Gtk, name, say
 
 args = [a for a in sys.argv[1:] if not a.startswith("--")]
 rows = int(args[0]) if args else 50
 plain = "--box" in sys.argv
-win = Gtk.Window(title="Rows")
-win.set_default_size(520, 700)
+win = common.window("Rows", 520, 700)
 scroller = Gtk.ScrolledWindow()
 if plain:
     listbox = name(Gtk.Box(orientation=Gtk.Orientation.VERTICAL), "Items")
