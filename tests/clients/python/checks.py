@@ -356,7 +356,32 @@ def guarded(work: Awaitable[None]) -> int:
 
 
 def main(connect: Connect, probe: Probe) -> int:
+    return run(lambda url: scenario(url, connect, probe))
+
+
+def bearer_http(token: str | None = None) -> Any:
+    """An httpx2 client (mcp 2.x) that sends `token` (else [TOKEN_ENV]'s) on every request."""
+    import httpx2
+
+    token = token or os.environ[TOKEN_ENV]
+    headers = {"authorization": f"Bearer {token}"}
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0))
+
+
+async def announce(client: Any) -> None:
+    """Reports what an mcp 2.x client connected to, and the tools it lists."""
+    from importlib.metadata import version
+
+    info = client.server_info
+    check(info is not None, "discover: no serverInfo")
+    report("connect", protocol=client.protocol_version, server=info.name, sdk=f"mcp {version('mcp')}")
+    tools = await client.list_tools()
+    report("tools/list", tools=sorted(t.name for t in tools.tools))
+
+
+def run(work: Callable[[str], Awaitable[None]]) -> int:
+    """Runs `work(url)` for the one argument, a server's MCP URL, guarded; the exit code."""
     if len(sys.argv) != 2:
         print(f"usage: {sys.argv[0]} http://127.0.0.1:PORT/mcp", file=sys.stderr)
         return 2
-    return guarded(scenario(sys.argv[1], connect, probe))
+    return guarded(work(sys.argv[1]))

@@ -16,13 +16,10 @@ checks.py); tests/it/clients.rs asserts on them and on the app's state.
 
 from __future__ import annotations
 
-import os
 import sys
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import ElicitResult
@@ -32,8 +29,6 @@ import checks  # noqa: E402 - the shared steps live beside this script
 
 
 async def scenario(url: str) -> None:
-    token = os.environ[checks.TOKEN_ENV]
-    headers = {"authorization": f"Bearer {token}"}
     asked: list[dict[str, Any]] = []
 
     async def accept(context: Any, params: Any) -> ElicitResult:
@@ -47,31 +42,15 @@ async def scenario(url: str) -> None:
         )
         return ElicitResult(action="accept", content={"confirm": True})
 
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http:
+    async with checks.bearer_http() as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(
             transport, mode="auto", read_timeout_seconds=60, elicitation_callback=accept
         ) as client:
-            info = client.server_info
-            checks.check(info is not None, "discover: no serverInfo")
-            checks.report(
-                "connect",
-                protocol=client.protocol_version,
-                server=info.name,
-                sdk=f"mcp {version('mcp')}",
-            )
-            tools = await client.list_tools()
-            checks.report("tools/list", tools=sorted(t.name for t in tools.tools))
+            await checks.announce(client)
             element = await checks.press(client)
             checks.report("confirmed", asked=asked, pressed=element.get("value"))
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(f"usage: {sys.argv[0]} http://127.0.0.1:PORT/mcp", file=sys.stderr)
-        return 2
-    return checks.guarded(scenario(sys.argv[1]))
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checks.run(scenario))

@@ -16,13 +16,11 @@ tests/it/clients.rs asserts on them.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -63,9 +61,7 @@ async def path_of(client: Any, role: str, title: str) -> str:
 
 
 async def scenario(url: str) -> None:
-    token = os.environ[checks.TOKEN_ENV]
-    headers = {"authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http:
+    async with checks.bearer_http() as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode="auto", read_timeout_seconds=60) as client:
             checks.report("connect", protocol=client.protocol_version)
@@ -100,12 +96,5 @@ async def scenario(url: str) -> None:
             checks.report("confirmation", status=shown["out"]["element"].get("value"))
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(f"usage: {sys.argv[0]} http://127.0.0.1:PORT/mcp", file=sys.stderr)
-        return 2
-    return checks.guarded(scenario(sys.argv[1]))
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checks.run(scenario))

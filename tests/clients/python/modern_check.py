@@ -14,13 +14,10 @@ prints one JSON line (see checks.py); tests/it/clients.rs asserts on them.
 
 from __future__ import annotations
 
-import os
 import sys
-from importlib.metadata import version
 from pathlib import Path
 
 import anyio
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.subscriptions import ResourceUpdated
@@ -30,21 +27,10 @@ import checks  # noqa: E402 - the shared steps live beside this script
 
 
 async def scenario(url: str) -> None:
-    token = os.environ[checks.TOKEN_ENV]
-    headers = {"authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=120.0)) as http:
+    async with checks.bearer_http() as http:
         transport = streamable_http_client(url, http_client=http)
         async with Client(transport, mode="auto", read_timeout_seconds=60) as client:
-            info = client.server_info
-            checks.check(info is not None, "discover: no serverInfo")
-            checks.report(
-                "connect",
-                protocol=client.protocol_version,
-                server=info.name,
-                sdk=f"mcp {version('mcp')}",
-            )
-            tools = await client.list_tools()
-            checks.report("tools/list", tools=sorted(t.name for t in tools.tools))
+            await checks.announce(client)
 
             async with client.listen(resource_subscriptions=[checks.STATE_URI]) as sub:
                 honored = list(sub.honored.resource_subscriptions or [])
@@ -68,12 +54,5 @@ async def scenario(url: str) -> None:
             )
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(f"usage: {sys.argv[0]} http://127.0.0.1:PORT/mcp", file=sys.stderr)
-        return 2
-    return checks.guarded(scenario(sys.argv[1]))
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(checks.run(scenario))

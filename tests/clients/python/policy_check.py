@@ -13,18 +13,17 @@ Form. Exits 1 with a "FAIL" line if the SDK itself fails.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import checks  # noqa: E402 - the shared steps live beside this script
 
-def emit(step: str, **fields: Any) -> None:
-    print(json.dumps({"step": step, **fields}), flush=True)
 
 
 def outcome(result: Any) -> dict[str, Any]:
@@ -33,23 +32,19 @@ def outcome(result: Any) -> dict[str, Any]:
 
 
 async def main(url: str, token: str) -> None:
-    http = httpx2.AsyncClient(
-        timeout=httpx2.Timeout(30.0, read=120.0),
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    async with http:
+    async with checks.bearer_http(token) as http:
         transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
         async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
             tools = await client.list_tools()
-            emit("tools/list", names=sorted(t.name for t in tools.tools))
+            checks.report("tools/list", names=sorted(t.name for t in tools.tools))
             click = await client.call_tool(
                 "click", {"app": "Form", "target": 'window[0]/button["Submit"]'}
             )
-            emit("click", **outcome(click))
+            checks.report("click", **outcome(click))
             editor = await client.call_tool("get_tree", {"app": "Editor"})
-            emit("get_tree Editor", **outcome(editor))
+            checks.report("get_tree Editor", **outcome(editor))
             form = await client.call_tool("get_tree", {"app": "Form"})
-            emit("get_tree Form", **outcome(form))
+            checks.report("get_tree Form", **outcome(form))
 
 
 if __name__ == "__main__":

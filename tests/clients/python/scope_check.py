@@ -14,25 +14,20 @@ the SDK fails in any other way.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import traceback
+from pathlib import Path
 
-import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import checks  # noqa: E402 - the shared steps live beside this script
 
-def emit(step: str, **fields: object) -> None:
-    print(json.dumps({"step": step, **fields}), flush=True)
 
 
 async def main(url: str, token: str) -> None:
-    http = httpx2.AsyncClient(
-        timeout=httpx2.Timeout(30.0, read=60.0),
-        headers={"Authorization": f"Bearer {token}"},
-    )
-    async with http:
+    async with checks.bearer_http(token) as http:
         transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
         async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
             try:
@@ -41,9 +36,9 @@ async def main(url: str, token: str) -> None:
                     {"app": "Form", "target": "window[0]/text_field[0]", "value": "x"},
                 )
                 text = " ".join(getattr(b, "text", "") for b in result.content)
-                emit("set_value", raised=None, is_error=bool(result.is_error), message=text)
+                checks.report("set_value", raised=None, is_error=bool(result.is_error), message=text)
             except Exception as error:  # noqa: BLE001 - what the SDK raises is the finding
-                emit("set_value", raised=type(error).__name__, message=str(error))
+                checks.report("set_value", raised=type(error).__name__, message=str(error))
 
 
 if __name__ == "__main__":

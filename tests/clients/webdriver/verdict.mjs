@@ -1,41 +1,23 @@
-// The JSON-lines report and verdict of the WebDriver client scripts, as tests/clients/ts/verdict.mjs
-// does it for the MCP SDK: one line per step ({"step": ..., ...}), then {"step": "pass"} (exit 0)
-// or {"step": "fail", "error": ...} (exit 1), the lines tests/it/webdriver/clients.rs asserts on.
+// The JSON-lines report and verdict of the WebDriver client scripts: those of
+// tests/clients/ts/verdict.mjs (the MCP SDK's scripts) with the WebDriver token. One line per
+// step ({"step": ..., ...}), then {"step": "pass"} (exit 0) or {"step": "fail", "error": ...}
+// (exit 1), the lines tests/it/webdriver/clients.rs asserts on.
 
 import { inflateSync } from 'node:zlib';
 
-export class CheckFailed extends Error {}
+import { verdict as verdictOf } from '../ts/verdict.mjs';
 
-export function report(step, fields = {}) {
-  console.log(JSON.stringify({ step, ...fields }));
-}
-
-export function check(cond, message) {
-  if (!cond) throw new CheckFailed(message);
-}
+export { CheckFailed, check, report } from '../ts/verdict.mjs';
 
 // Runs `scenario(baseUrl, token)` with the base URL from the command line and the token from
 // WD_TOKEN, under `overallMs`; the exit code.
 export async function verdict(script, scenario, overallMs) {
-  if (process.argv.length !== 3 || !process.env.WD_TOKEN) {
+  const token = process.env.WD_TOKEN;
+  if (!token) {
     console.error(`usage: WD_TOKEN=... node ${script} http://127.0.0.1:PORT`);
     return 2;
   }
-  let timer;
-  const overall = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`gave up after ${overallMs / 1000} s`)), overallMs);
-  });
-  try {
-    await Promise.race([scenario(new URL(process.argv[2]), process.env.WD_TOKEN), overall]);
-  } catch (error) {
-    if (!(error instanceof CheckFailed)) console.error(error);
-    report('fail', { error: `${error?.name ?? 'Error'}: ${error?.message ?? error}` });
-    return 1;
-  } finally {
-    clearTimeout(timer);
-  }
-  report('pass');
-  return 0;
+  return verdictOf(script, (url) => scenario(new URL(url), token), overallMs);
 }
 
 // Decodes a PNG far enough to know it is one: the signature, IHDR, and the IDAT stream inflated

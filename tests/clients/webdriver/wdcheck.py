@@ -11,13 +11,13 @@ those fields. A failure prints `{"step": "fail", "error": ...}` and exits 1; suc
 from __future__ import annotations
 
 import base64
-import json
 import os
 import re
 import struct
 import sys
 import traceback
 import zlib
+from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
@@ -25,17 +25,9 @@ TOKEN_ENV = "WD_TOKEN"
 TEXT_VIEW = "First Text View"
 
 
-class CheckFailed(Exception):
-    """One step's expectation did not hold."""
-
-
-def report(step: str, **fields: Any) -> None:
-    print(json.dumps({"step": step, **fields}), flush=True)
-
-
-def check(cond: bool, message: str) -> None:
-    if not cond:
-        raise CheckFailed(message)
+# The JSON-lines report and its checks are the MCP client scripts' (stdlib only).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
+from checks import CheckFailed, check, report  # noqa: E402
 
 
 def png(data: bytes | str) -> dict[str, Any]:
