@@ -171,7 +171,7 @@ async fn a_trusted_proxys_connections_are_not_refused_at_the_share() {
     }
     assert_eq!(closed_by(&server, "address_share"), 0);
     assert_eq!(closed_by(&server, "evicted"), 0);
-    assert_eq!(server.state.metrics.connection_sources.get(), 0);
+    assert_eq!(server.state.metrics.http.connection_sources.get(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -190,7 +190,7 @@ async fn an_authenticated_keep_alive_connection_no_longer_counts_against_its_add
         );
         callers.push(tcp);
     }
-    assert_eq!(server.state.metrics.connection_sources.get(), 0);
+    assert_eq!(server.state.metrics.http.connection_sources.get(), 0);
     tokio::time::sleep(Duration::from_millis(150)).await;
     // Two more from the same address, unauthenticated: within the share, as the idle
     // authenticated ones count against their principal, not the address.
@@ -199,7 +199,7 @@ async fn an_authenticated_keep_alive_connection_no_longer_counts_against_its_add
         probes.push(connect_from(ONE, server.addr).await);
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(server.state.metrics.connection_sources.get(), 1);
+    assert_eq!(server.state.metrics.http.connection_sources.get(), 1);
     for (i, tcp) in probes.iter_mut().enumerate() {
         assert_eq!(
             get(tcp, "/healthz", None, SECOND).await,

@@ -275,6 +275,7 @@ fn failures(server: &TestServer, reason: &str) -> u64 {
     server
         .state
         .metrics
+        .http
         .auth_failures
         .with_label_values(&[reason])
         .get()

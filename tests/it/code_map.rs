@@ -400,7 +400,7 @@ fn no_two_modules_of_a_crate_import_each_other() {
     assert!(
         loops.is_empty(),
         "modules that import each other (ARCHITECTURE.md: no loop at any level; move the shared \
-         part down, or let `hooks` wire them): {loops:#?}"
+         part down, or let `wiring` wire them): {loops:#?}"
     );
 }
 

@@ -68,6 +68,7 @@ pub(crate) fn closed_by(server: &TestServer, reason: &str) -> u64 {
     server
         .state
         .metrics
+        .http
         .connections_closed
         .with_label_values(&[reason])
         .get()

@@ -144,6 +144,7 @@ async fn a_request_is_counted_when_it_arrives_not_when_its_body_ends() {
     let refused = server
         .state
         .metrics
+        .http
         .rate_limited
         .with_label_values(&["calls"])
         .get();
@@ -254,6 +255,7 @@ async fn a_flood_of_half_open_connections_leaves_health_answering_within_a_secon
     let evicted = server
         .state
         .metrics
+        .http
         .connections_closed
         .with_label_values(&["evicted"])
         .get();
@@ -302,7 +304,7 @@ async fn one_principals_get_streams_leave_another_and_health_answering() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     others_answer(&server, &mut bob).await;
     assert_eq!(
-        server.state.metrics.get_streams.get(),
+        server.state.metrics.http.get_streams.get(),
         4,
         "axgate_get_streams"
     );

@@ -12,8 +12,8 @@ pub type Shutdown = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Sen
 pub mod audit;
 pub mod config;
 pub mod fleet;
-mod hooks;
 pub mod http;
+mod wiring;
 /// Who is calling: `Principal` and `Scope` (in `axgate_parse`, beside the credential parsers).
 pub use axgate_parse::identity;
 pub mod logging;

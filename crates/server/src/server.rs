@@ -20,7 +20,6 @@ use tower_http::trace::TraceLayer;
 use crate::audit::Audit;
 use crate::config::Config;
 use crate::fleet::{self, Fleet};
-use crate::hooks::{LeasePins, ServerAdmin};
 use crate::http::arrival::{self, Arrival};
 use crate::http::auth::{self, Auth};
 use crate::http::conn::{self, ConnLimits, ConnMetrics};
@@ -39,6 +38,7 @@ use crate::metrics::{Metrics, git_sha};
 use crate::policy::{self, Policy, SharedPolicy};
 use crate::session::{AxSessionManager, EventLimits, EventLog, SessionLimits, SessionRegistry};
 use crate::wd;
+use crate::wiring::{LeasePins, ServerAdmin};
 use axgate_engine::Engine;
 
 /// Everything the server shares between requests.
@@ -140,12 +140,13 @@ impl AppState {
             );
         }
         metrics
+            .health
             .build_info
             .with_label_values(&[env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()])
             .set(1);
         let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
-            metrics.task_result_bytes.clone(),
-            metrics.tasks_held.clone(),
+            metrics.mcp.task_result_bytes.clone(),
+            metrics.mcp.tasks_held.clone(),
         ));
         Ok(AppState {
             metrics,
@@ -351,8 +352,8 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
             keep_alive: server.sse_keep_alive,
             retry: server.sse_retry,
             shutdown: state.shutdown.clone(),
-            counted: state.metrics.direct_calls.clone(),
-            whole: state.metrics.direct_whole.clone(),
+            counted: state.metrics.mcp.direct_calls.clone(),
+            whole: state.metrics.mcp.direct_whole.clone(),
         },
     });
     let in_flight = Arc::new(InFlight::new(
@@ -552,9 +553,9 @@ pub fn serve_router(
             );
         }
         let conn_metrics = ConnMetrics {
-            closed: state.metrics.connections_closed.clone(),
-            open: state.metrics.connections_open.clone(),
-            sources: state.metrics.connection_sources.clone(),
+            closed: state.metrics.http.connections_closed.clone(),
+            open: state.metrics.http.connections_open.clone(),
+            sources: state.metrics.http.connection_sources.clone(),
         };
         // Plain or TLS, every connection goes through the same accept loop and bounds.
         let tls = state.tls.as_ref().map(|tls| tls.rustls());

@@ -61,8 +61,8 @@ pub fn serve<'a>(
         let policy = crate::policy::shared(&config.policy);
         engine.set_app_rules(policy.load().apps.clone());
         let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
-            metrics.task_result_bytes.clone(),
-            metrics.tasks_held.clone(),
+            metrics.mcp.task_result_bytes.clone(),
+            metrics.mcp.tasks_held.clone(),
         ));
         let server = AxServer::new(Arc::new(Shared {
             engine: engine.clone(),

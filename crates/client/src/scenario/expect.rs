@@ -8,7 +8,7 @@ use std::fmt;
 use regex::Regex;
 use serde_json::Value;
 
-use super::template::Scope;
+use super::template::Bindings;
 
 /// A path into `structuredContent`: keys and indexes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -167,10 +167,10 @@ fn holds(
     check: &Check,
     what: &str,
     actual: Option<&Value>,
-    scope: &Scope<'_>,
+    bindings: &Bindings<'_>,
 ) -> Result<(), String> {
     // Secrets are hidden before the text is cut: a cut secret would not be found whole.
-    let hide = super::template::Redactor::new(scope.secrets);
+    let hide = super::template::Redactor::new(bindings.secrets);
     let shown = |v: Option<&Value>| match v {
         Some(Value::String(s)) => quote(&hide.text(s)),
         Some(other) => quote(&hide.text(&other.to_string())),
@@ -185,7 +185,7 @@ fn holds(
             (true, false) => Err(format!("expected no {what}, got {}", shown(actual))),
         },
         Check::Equals(expected) => {
-            let expected = scope.resolve(expected)?;
+            let expected = bindings.resolve(expected)?;
             match actual {
                 Some(a) if equal(a, &expected) => Ok(()),
                 _ => Err(format!(
@@ -196,7 +196,7 @@ fn holds(
             }
         }
         Check::Contains(expected) => {
-            let expected = scope.resolve(expected)?;
+            let expected = bindings.resolve(expected)?;
             let ok = match actual {
                 Some(Value::Array(items)) => items.iter().any(|i| equal(i, &expected)),
                 Some(a) => as_text(a).contains(&as_text(&expected)),
@@ -213,7 +213,7 @@ fn holds(
             }
         }
         Check::Matches(pattern) => {
-            let pattern = match scope.resolve_str(pattern)? {
+            let pattern = match bindings.resolve_str(pattern)? {
                 Value::String(s) => s,
                 other => other.to_string(),
             };
@@ -235,7 +235,7 @@ fn holds(
 }
 
 /// Checks a tool's result against `expect`; the first thing that does not hold.
-pub fn verify(result: &Value, expect: &Expect, scope: &Scope<'_>) -> Result<(), String> {
+pub fn verify(result: &Value, expect: &Expect, bindings: &Bindings<'_>) -> Result<(), String> {
     let failed = result.get("isError") == Some(&Value::Bool(true));
     let text = text_of(result);
     match (failed, expect.error) {
@@ -250,12 +250,12 @@ pub fn verify(result: &Value, expect: &Expect, scope: &Scope<'_>) -> Result<(), 
     }
     let text_value = Value::String(text);
     for check in &expect.text {
-        holds(check, "the text", Some(&text_value), scope)?;
+        holds(check, "the text", Some(&text_value), bindings)?;
     }
     let structured = result.get("structuredContent");
     for (path, check) in &expect.fields {
         let actual = structured.and_then(|s| path.lookup(s));
-        holds(check, &path.to_string(), actual, scope)?;
+        holds(check, &path.to_string(), actual, bindings)?;
     }
     Ok(())
 }
@@ -285,7 +285,7 @@ mod tests {
     fn checks_say_what_was_expected_and_found() {
         let vars = HashMap::new();
         let secrets = BTreeMap::new();
-        let scope = Scope {
+        let bindings = Bindings {
             vars: &vars,
             secrets: &secrets,
         };
@@ -301,16 +301,16 @@ mod tests {
             ],
             ..Expect::default()
         };
-        verify(&result, &expect, &scope).expect("holds");
+        verify(&result, &expect, &bindings).expect("holds");
         expect.fields = vec![(path("element.title"), Check::Equals(json!("Mute")))];
-        let why = verify(&result, &expect, &scope).expect_err("fails");
+        let why = verify(&result, &expect, &bindings).expect_err("fails");
         assert_eq!(
             why,
             "expected element.title to equal \"Mute\", got \"Volume\""
         );
         expect.error = true;
         assert!(
-            verify(&result, &expect, &scope)
+            verify(&result, &expect, &bindings)
                 .expect_err("fails")
                 .contains("expected the tool to fail")
         );

@@ -19,7 +19,7 @@ use super::check::order;
 use super::expect::{self, quote};
 pub use super::failure::Failure;
 use super::format::{Case, Scenario, Step};
-use super::template::{Redactor, Scope};
+use super::template::{Bindings, Redactor};
 use crate::{Client, ClientError, RetryPolicy, TokenSource};
 
 /// How one case went.
@@ -232,11 +232,11 @@ impl Runner {
             element: None,
             attachments: Vec::new(),
         };
-        let scope = Scope {
+        let bindings = Bindings {
             vars: &state.vars,
             secrets: &self.secrets,
         };
-        let mut args = match scope.resolve(&Value::Object(step.args.clone())) {
+        let mut args = match bindings.resolve(&Value::Object(step.args.clone())) {
             Ok(Value::Object(args)) => args,
             Ok(_) => Map::new(),
             Err(why) => return Ok(Err(failure("reference", why, None))),
@@ -274,11 +274,11 @@ impl Runner {
             Ok(Err(error)) => Err(failure("request", error.to_string(), None)),
             Ok(Ok(result)) => {
                 seen = self.redactor.text(&expect::text_of(&result));
-                let scope = Scope {
+                let bindings = Bindings {
                     vars: &state.vars,
                     secrets: &self.secrets,
                 };
-                let checked = expect::verify(&result, &step.expect, &scope).and_then(|()| {
+                let checked = expect::verify(&result, &step.expect, &bindings).and_then(|()| {
                     let structured = result.get("structuredContent");
                     step.save
                         .iter()

@@ -123,12 +123,12 @@ fn walk_strings(
 }
 
 /// What references resolve to while a case runs.
-pub struct Scope<'a> {
+pub struct Bindings<'a> {
     pub vars: &'a HashMap<String, Value>,
     pub secrets: &'a BTreeMap<String, String>,
 }
 
-impl Scope<'_> {
+impl Bindings<'_> {
     /// `text` with its references replaced. A string that is one `${name}` and nothing else
     /// becomes the saved value itself (a number stays a number); elsewhere a value is put in
     /// as text.
@@ -299,11 +299,11 @@ mod tests {
     fn resolving_keeps_types_for_a_lone_reference_and_hides_nothing_itself() {
         let vars = HashMap::from([("n".to_owned(), json!(3)), ("s".to_owned(), json!("hi"))]);
         let secrets = BTreeMap::from([("PW".to_owned(), "hunter2".to_owned())]);
-        let scope = Scope {
+        let bindings = Bindings {
             vars: &vars,
             secrets: &secrets,
         };
-        let got = scope
+        let got = bindings
             .resolve(&json!({"a": "${n}", "b": "${s}-${n}", "c": "${secret:PW}", "d": "$${n}"}))
             .expect("resolves");
         assert_eq!(
@@ -311,7 +311,7 @@ mod tests {
             json!({"a": 3, "b": "hi-3", "c": "hunter2", "d": "${n}"})
         );
         assert!(
-            scope
+            bindings
                 .resolve_str("${missing}")
                 .expect_err("undefined")
                 .contains("${missing} has no value")

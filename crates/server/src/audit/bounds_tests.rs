@@ -187,7 +187,7 @@ async fn the_exported_head_catches_a_cut_tail() {
         .expect("a line");
     assert_eq!(head, line_hash(last), "the anchor is the last line's hash");
     let top = i64::from_str_radix(&head[..12], 16).expect("hex");
-    assert_eq!(metrics.audit_head.get(), top);
+    assert_eq!(metrics.audit.head.get(), top);
 
     let with_anchor = VerifyOptions {
         anchor: Some(head),

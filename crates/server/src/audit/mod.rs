@@ -151,7 +151,7 @@ impl Audit {
         if result.is_err()
             && let Some(m) = &self.metrics
         {
-            m.audit_failures.inc();
+            m.audit.failures.inc();
         }
         result
     }

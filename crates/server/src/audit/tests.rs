@@ -246,8 +246,8 @@ async fn metrics_count_writes_and_failures() {
         .expect("opens")
         .expect("enabled");
     record_n(&audit, 0, 2).await;
-    assert_eq!(metrics.audit_write_duration.get_sample_count(), 2);
-    assert_eq!(metrics.audit_failures.get(), 0);
+    assert_eq!(metrics.audit.write_duration.get_sample_count(), 2);
+    assert_eq!(metrics.audit.failures.get(), 0);
 
     // Rotation needs the directory, which is gone: the line fails, and says so.
     std::fs::remove_dir_all(&sub).expect("rm");
@@ -261,7 +261,7 @@ async fn metrics_count_writes_and_failures() {
         }
     }
     assert!(failed > 0);
-    assert_eq!(metrics.audit_failures.get(), failed);
+    assert_eq!(metrics.audit.failures.get(), failed);
 }
 
 /// Five lines written through the API; returns the file and its lines.

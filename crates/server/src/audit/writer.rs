@@ -119,7 +119,8 @@ impl Writer {
         }
         self.write_line(event)?;
         if let Some(m) = &self.metrics {
-            m.audit_write_duration
+            m.audit
+                .write_duration
                 .observe(started.elapsed().as_secs_f64());
         }
         Ok(())
@@ -153,7 +154,7 @@ impl Writer {
     fn export_head(&self) {
         if let Some(m) = &self.metrics {
             let top = u64::from_str_radix(self.prev.get(..12).unwrap_or("0"), 16).unwrap_or(0);
-            m.audit_head.set(top as i64);
+            m.audit.head.set(top as i64);
         }
         let anchor = anchor_path(&self.path);
         let mut tmp = anchor.as_os_str().to_owned();

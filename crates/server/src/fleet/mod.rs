@@ -401,9 +401,9 @@ impl Fleet {
 
     fn refused(&self, refusal: Refusal) -> Refusal {
         match refusal {
-            Refusal::Draining => self.metrics.refused_draining.inc(),
+            Refusal::Draining => self.metrics.fleet.refused_draining.inc(),
             Refusal::Held(..) | Refusal::Initializing | Refusal::NeedsAct => {
-                self.metrics.refused_exclusive.inc()
+                self.metrics.fleet.refused_exclusive.inc()
             }
         }
         refusal
@@ -435,11 +435,12 @@ impl Fleet {
         let now = self.capacity();
         for state in Capacity::ALL {
             self.metrics
+                .fleet
                 .capacity_state
                 .with_label_values(&[state.label()])
                 .set(i64::from(state == now));
         }
-        self.metrics.draining.set(i64::from(self.draining()));
+        self.metrics.fleet.draining.set(i64::from(self.draining()));
         let holder = self.holder();
         let held = holder.as_ref().filter(|h| h.session.is_some());
         let since = held
@@ -448,11 +449,12 @@ impl Fleet {
         let left = held.map_or(0, |h| self.left(h) as i64);
         let tag = held.and_then(|h| h.session.as_deref().map(session_tag));
         drop(holder);
-        self.metrics.exclusive_held_since.set(since);
-        self.metrics.exclusive_hold_left.set(left);
-        self.metrics.exclusive_holder.reset();
+        self.metrics.fleet.exclusive_held_since.set(since);
+        self.metrics.fleet.exclusive_hold_left.set(left);
+        self.metrics.fleet.exclusive_holder.reset();
         if let Some(tag) = tag {
             self.metrics
+                .fleet
                 .exclusive_holder
                 .with_label_values(&[tag.as_str()])
                 .set(1);

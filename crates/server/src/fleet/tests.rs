@@ -59,11 +59,11 @@ fn one_holder_at_a_time_and_a_pending_hold_blocks_a_second_initialize() {
         .expect("held");
     assert_eq!(refused, Refusal::Held(tag.clone(), 900));
     assert!(refused.message().contains(&tag) && !refused.message().contains("s-1 "));
-    assert_eq!(metrics.refused_exclusive.get(), 2);
-    assert!(metrics.exclusive_held_since.get() > 0);
+    assert_eq!(metrics.fleet.refused_exclusive.get(), 2);
+    assert!(metrics.fleet.exclusive_held_since.get() > 0);
     fleet.ended("s-1");
     assert_eq!(fleet.capacity(), Capacity::Ready);
-    assert_eq!(metrics.exclusive_held_since.get(), 0);
+    assert_eq!(metrics.fleet.exclusive_held_since.get(), 0);
 }
 
 #[test]
@@ -130,13 +130,13 @@ fn draining_refuses_new_work_and_wins_over_busy() {
         Err(Refusal::Draining)
     );
     assert!(fleet.admit_sessionless(&None, "ping", false).is_ok());
-    assert_eq!(metrics.draining.get(), 1);
-    assert_eq!(metrics.refused_draining.get(), 2);
+    assert_eq!(metrics.fleet.draining.get(), 1);
+    assert_eq!(metrics.fleet.refused_draining.get(), 2);
     fleet.set_draining(false);
     registry.remove("s-1");
     assert_eq!(fleet.capacity(), Capacity::Ready);
     assert_eq!(fleet.capacity().agent_word(), "ready");
-    let gauge = |s: &str| metrics.capacity_state.with_label_values(&[s]).get();
+    let gauge = |s: &str| metrics.fleet.capacity_state.with_label_values(&[s]).get();
     fleet.record();
     assert_eq!((gauge("ready"), gauge("busy"), gauge("drain")), (1, 0, 0));
 }

@@ -48,6 +48,7 @@ pub async fn layer(
         Err(limited) => {
             arrival
                 .metrics
+                .http
                 .rate_limited
                 .with_label_values(&[limited.limit.as_str()])
                 .inc();

@@ -107,10 +107,13 @@ impl InFlight {
     fn pool(kind: Kind, max: usize, per_caller: usize, metrics: &Metrics) -> InFlight {
         let (busy, gauge) = match kind {
             Kind::Posts => (
-                metrics.requests_busy.clone(),
-                metrics.requests_in_flight.clone(),
+                metrics.http.requests_busy.clone(),
+                metrics.http.requests_in_flight.clone(),
             ),
-            Kind::Streams => (metrics.streams_busy.clone(), metrics.get_streams.clone()),
+            Kind::Streams => (
+                metrics.http.streams_busy.clone(),
+                metrics.http.get_streams.clone(),
+            ),
         };
         InFlight {
             kind,

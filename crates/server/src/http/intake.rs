@@ -592,7 +592,8 @@ async fn serve_sessionless(
 fn count_method(metrics: &Metrics, method: &str) {
     if !method.is_empty() {
         metrics
-            .mcp_requests
+            .mcp
+            .requests
             .with_label_values(&[mcp_method_label(method)])
             .inc();
     }

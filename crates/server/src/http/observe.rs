@@ -59,11 +59,13 @@ pub async fn layer(State(metrics): State<Metrics>, request: Request, next: Next)
     let started = Instant::now();
     let response = next.run(request).await;
     metrics
-        .http_duration
+        .http
+        .duration
         .with_label_values(&[route, method])
         .observe(started.elapsed().as_secs_f64());
     metrics
-        .http_requests
+        .http
+        .requests
         .with_label_values(&[route, method, response.status().as_str()])
         .inc();
     response
@@ -108,15 +110,17 @@ pub struct ReadyBody {
 async fn readiness(observed: &Observed) -> ReadyBody {
     let checks = observed.engine.readiness().await;
     // An advisory the backend no longer reports is not raised: drop every series first.
-    observed.metrics.readiness_advisory.reset();
+    observed.metrics.health.readiness_advisory.reset();
     for c in &checks {
         let m = &observed.metrics;
         match c.class {
             CheckClass::Gate => m
+                .health
                 .readiness
                 .with_label_values(&[c.name])
                 .set(i64::from(c.ok)),
             CheckClass::Advisory => m
+                .health
                 .readiness_advisory
                 .with_label_values(&[c.name])
                 .set(i64::from(!c.ok)),
@@ -166,9 +170,11 @@ pub async fn readyz(State(observed): State<Arc<Observed>>) -> Response {
 
 pub async fn metrics(State(observed): State<Arc<Observed>>) -> Response {
     let m = &observed.metrics;
-    m.sessions_active
+    m.sessions
+        .active
         .set(observed.sessions.registry().len() as i64);
-    m.sse_streams_open
+    m.http
+        .sse_streams_open
         .set(observed.sessions.event_log().open_tails() as i64);
     readiness(&observed).await;
     observed.fleet.record();

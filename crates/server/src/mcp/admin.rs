@@ -1,6 +1,6 @@
 //! What the admin tools (`list_sessions`, `end_session`, `set_draining`, scope
 //! `axgate:admin`) may see and do to the server's sessions and its capacity signal — and the conformance fixture's `test_reconnection`, which closes
-//! its own response stream: a narrow interface that `hooks` implements over the session
+//! its own response stream: a narrow interface that `wiring` implements over the session
 //! manager and the fleet, so the MCP layer depends on neither (nor they on it).
 
 use std::sync::Arc;

@@ -51,17 +51,21 @@ impl AxServer {
             result = mask_session(result, &ctx.session.masks);
         }
         metrics
+            .mcp
             .secret_masks_forgotten
             .inc_by(ctx.session.masks.take_forgotten());
         metrics
+            .mcp
             .tool_calls
             .with_label_values(&[def.name, outcome])
             .inc();
         metrics
+            .mcp
             .tool_duration
             .with_label_values(&[def.name])
             .observe(elapsed.as_secs_f64());
         metrics
+            .mcp
             .backend_round_trips
             .with_label_values(&[def.name])
             .observe(ctx.stats.round_trips() as f64);
@@ -167,12 +171,14 @@ impl AxServer {
         let outcome = refusal.outcome();
         self.shared
             .metrics
+            .mcp
             .tool_calls
             .with_label_values(&[meta.tool, outcome])
             .inc();
         if let Refusal::Limited(limited) = &refusal {
             self.shared
                 .metrics
+                .http
                 .rate_limited
                 .with_label_values(&[limited.limit.as_str()])
                 .inc();

@@ -342,7 +342,11 @@ impl EventLog {
             unbound: Queue::default(),
             evicted: AtomicU64::new(0),
             too_large: AtomicU64::new(0),
-            live: live::LiveHeld::new(metrics.as_ref().map(|m| m.event_live_bytes.clone())),
+            live: live::LiveHeld::new(
+                metrics
+                    .as_ref()
+                    .map(|m| m.sessions.event_live_bytes.clone()),
+            ),
             metrics,
             open_tails: Arc::default(),
         })
@@ -465,7 +469,8 @@ impl EventLog {
             });
         }
         if let Some(m) = &self.metrics {
-            m.event_log_queue_bytes
+            m.sessions
+                .event_log_queue_bytes
                 .set((self.finished.bytes() + self.unbound.bytes()) as i64);
         }
     }

@@ -141,7 +141,8 @@ impl AxSessionManager {
             };
             tracing::info!(session = %short(&id), reason, "session evicted to make room for a new one");
             self.metrics
-                .session_evictions
+                .sessions
+                .evictions
                 .with_label_values(&[reason])
                 .inc();
             let _ = self.close_session(&SessionId::from(id)).await;
@@ -173,7 +174,8 @@ impl AxSessionManager {
             }
             tracing::info!(session = %short(&id), reason = why.label(), "session expired after idling");
             self.metrics
-                .session_evictions
+                .sessions
+                .evictions
                 .with_label_values(&[why.label()])
                 .inc();
             let _ = self.close_session(&SessionId::from(id)).await;
@@ -347,7 +349,10 @@ impl SessionManager for AxSessionManager {
             return Err(SessionError::ForeignEvent(last_event_id));
         };
         let replayed = self.log.count_after(event.stream, event.seq);
-        self.metrics.events_replayed.inc_by(replayed as u64);
+        self.metrics
+            .sessions
+            .events_replayed
+            .inc_by(replayed as u64);
         Ok(self.log.tail(event.stream, From::After(event.seq)))
     }
 
@@ -370,7 +375,7 @@ pub struct SessionInfo {
     pub idle: std::time::Duration,
 }
 
-/// Session administration, for the admin tools (`hooks` hands it to the MCP layer).
+/// Session administration, for the admin tools (`wiring` hands it to the MCP layer).
 impl AxSessionManager {
     /// Every live session, oldest first.
     pub fn sessions(&self) -> Vec<SessionInfo> {

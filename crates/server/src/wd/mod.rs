@@ -157,7 +157,8 @@ async fn dispatch(State(wd): State<Arc<Wd>>, request: Request) -> Response {
         Err(e) => e.code.as_str(),
     };
     wd.metrics
-        .webdriver_commands
+        .webdriver
+        .commands
         .with_label_values(&[command, outcome])
         .inc();
     match result {

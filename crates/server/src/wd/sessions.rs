@@ -219,7 +219,7 @@ impl Sessions {
         });
         let mut live = self.lock();
         live.insert(id, session.clone());
-        self.metrics.webdriver_sessions.set(live.len() as i64);
+        self.metrics.webdriver.sessions.set(live.len() as i64);
         session
     }
 
@@ -244,7 +244,7 @@ impl Sessions {
         self.get(id, owner)?;
         let mut live = self.lock();
         live.remove(id);
-        self.metrics.webdriver_sessions.set(live.len() as i64);
+        self.metrics.webdriver.sessions.set(live.len() as i64);
         Ok(())
     }
 
@@ -256,7 +256,7 @@ impl Sessions {
         live.retain(|_, s| !s.idle_past(now));
         if live.len() != before {
             tracing::info!(ended = before - live.len(), "idle WebDriver sessions ended");
-            self.metrics.webdriver_sessions.set(live.len() as i64);
+            self.metrics.webdriver.sessions.set(live.len() as i64);
         }
     }
 }

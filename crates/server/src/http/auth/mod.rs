@@ -79,8 +79,8 @@ impl Auth {
         }
         Ok(Some(Auth {
             current: ArcSwap::from_pointee(Credentials::new(config, None)?),
-            failures: metrics.auth_failures.clone(),
-            verified: VerifiedTokens::new(metrics.jwt_cache_bytes.clone()),
+            failures: metrics.http.auth_failures.clone(),
+            verified: VerifiedTokens::new(metrics.http.jwt_cache_bytes.clone()),
             admissions: Admissions::default(),
         }))
     }

@@ -151,7 +151,7 @@ impl EventLog {
             if too_large {
                 self.too_large.fetch_add(1, Ordering::Relaxed);
                 if let Some(m) = &self.metrics {
-                    m.events_too_large.inc();
+                    m.sessions.events_too_large.inc();
                 }
             }
             if newly {
@@ -172,7 +172,8 @@ impl EventLog {
             self.held.fetch_sub(bytes, Ordering::Relaxed);
         }
         if let Some(m) = &self.metrics {
-            m.event_log_bytes
+            m.sessions
+                .event_log_bytes
                 .set(self.held.load(Ordering::Relaxed) as i64);
         }
     }
@@ -183,7 +184,8 @@ impl EventLog {
         }
         self.evicted.fetch_add(events, Ordering::Relaxed);
         if let Some(m) = &self.metrics {
-            m.events_evicted
+            m.sessions
+                .events_evicted
                 .with_label_values(&[budget.label()])
                 .inc_by(events);
         }
