@@ -3,12 +3,20 @@
 //! - `get_tree` of the Huge demo app through MCP over HTTP: nodes/s, bytes per node of the
 //!   compact text, backend round trips per node;
 //! - `find` over the same 20,000 nodes;
-//! - the tree diff of two 5,000-node snapshots.
+//! - the tree diff of two 5,000-node snapshots;
+//! - the WebDriver facade (`webdriver`): new session, find by each strategy, click, page
+//!   source of Huge, each as p50/p99 beside the same work through MCP on the same server
+//!   (the reference in the same run), with the ratio WebDriver/MCP.
+//!
+//! An argument names the one group to run (`cargo bench --bench engine -- webdriver`).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::time::{Duration, Instant};
+
+#[path = "engine/webdriver.rs"]
+mod webdriver;
 
 use axgate::ax::backend::Snapshot;
 use axgate::ax::diff::{Picture, diff};
@@ -16,12 +24,21 @@ use axgate::ax::{AxValue, ElementPath, NodeId, RawNode, Role, tree};
 use serde_json::json;
 use support::{TestServer, config, text_of};
 
+/// The group named on the command line (cargo passes `--bench` too), or every group.
+fn wanted(group: &str) -> bool {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    named.is_empty() || named.iter().any(|n| n == group)
+}
+
+fn quick() -> bool {
+    std::env::var_os("AXGATE_BENCH_QUICK").is_some()
+}
+
 fn runs() -> usize {
-    if std::env::var_os("AXGATE_BENCH_QUICK").is_some() {
-        3
-    } else {
-        15
-    }
+    if quick() { 3 } else { 15 }
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -135,8 +152,15 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         let server = TestServer::with_config(config("[backend]\ncall_timeout_ms = 30000\n")).await;
-        get_tree_huge(&server).await;
-        find_huge(&server).await;
+        if wanted("engine") {
+            get_tree_huge(&server).await;
+            find_huge(&server).await;
+        }
+        if wanted("webdriver") {
+            webdriver::run(&server, quick()).await;
+        }
     });
-    diff_5000();
+    if wanted("engine") {
+        diff_5000();
+    }
 }
