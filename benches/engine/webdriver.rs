@@ -178,37 +178,49 @@ pub(crate) async fn run(server: &TestServer, quick: bool) {
     )
     .await;
 
-    // Each strategy finds one element of TextEdit; the reference is the `find` of the same.
-    let finds: [(&str, &str, Value); 5] = [
+    // Each strategy finds one element of TextEdit; the reference is the `find` of the same
+    // (by role, identifier or both).
+    let finds = [
         (
             "accessibility id",
             "First Text View",
-            json!({"identifier": "First Text View", "mode": "exact"}),
+            None,
+            Some("First Text View"),
         ),
         (
             "class name",
             "XCUIElementTypeTextView",
-            json!({"role": "text_area"}),
+            Some("text_area"),
+            None,
         ),
         (
             "-ios predicate string",
             "elementType == 12 AND identifier == 'bold'",
-            json!({"role": "check_box", "identifier": "bold", "mode": "exact"}),
+            Some("check_box"),
+            Some("bold"),
         ),
         (
             "-ios class chain",
             "**/XCUIElementTypeCheckBox[`identifier == 'italic'`]",
-            json!({"role": "check_box", "identifier": "italic", "mode": "exact"}),
+            Some("check_box"),
+            Some("italic"),
         ),
         (
             "xpath",
             "//XCUIElementTypeCheckBox[@identifier='underline']",
-            json!({"role": "check_box", "identifier": "underline", "mode": "exact"}),
+            Some("check_box"),
+            Some("underline"),
         ),
     ];
-    for (using, value, mut args) in finds {
+    for (using, value, role, identifier) in finds {
+        let mut args = json!({"app": "TextEdit", "mode": "exact"});
+        if let Some(role) = role {
+            args["role"] = json!(role);
+        }
+        if let Some(identifier) = identifier {
+            args["identifier"] = json!(identifier);
+        }
         assert_eq!(wd.count(&sid, using, value).await, 1, "{using} {value}");
-        args["app"] = json!("TextEdit");
         let found = tool(&mut mcp, "find", args.clone()).await;
         let matches = found["structuredContent"]["matches"]
             .as_array()
