@@ -9,6 +9,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::support::{Client, PROTOCOL, TestServer};
+use crate::whole_tree;
 
 /// A bare W3C client: JSON bodies, `{"value": …}` answers.
 struct Wd {
@@ -71,25 +72,6 @@ async fn tool(client: &mut Client, name: &str, args: Value) -> Value {
     let result = client.call(name, args).await;
     assert_ne!(result["isError"], true, "{name}: {result}");
     result
-}
-
-/// Walks `app`'s whole tree with `get_tree` (compact text, pages of under 1 MiB continued
-/// by their cursor, a 20,000-node budget as the page source has); the nodes walked.
-async fn whole_tree(client: &mut Client, app: &str) -> u64 {
-    let mut args = json!({"app": app, "depth": 64, "max_nodes": 20000});
-    let mut walked = 0;
-    loop {
-        let page = tool(client, "get_tree", args.clone()).await;
-        let out = &page["structuredContent"];
-        walked += out["walked"].as_u64().unwrap_or(0);
-        match out["next_cursor"].as_str() {
-            Some(cursor) if walked < 20_000 => {
-                args["cursor"] = json!(cursor);
-                args["max_nodes"] = json!(20_000 - walked);
-            }
-            _ => return walked,
-        }
-    }
 }
 
 /// p50 and p99 of a set of runs.
@@ -275,7 +257,7 @@ pub(crate) async fn run(server: &TestServer, quick: bool) {
     let xml = wd.command(Method::GET, &source_path, None).await;
     let xml = xml.as_str().expect("XML text");
     let elements = xml.matches("<XCUIElementType").count();
-    let walked = whole_tree(&mut mcp, "Huge").await;
+    let walked = whole_tree(&mut mcp, "Huge").await.walked;
     println!(
         "webdriver page source of Huge: {elements} elements, {} bytes, {:.1} bytes/element (get_tree: {walked} nodes walked)",
         xml.len(),
