@@ -22,11 +22,11 @@ fn secret(what: &str) -> String {
     format!("{what}{nanos:x}zq")
 }
 
-/// The server's log once it holds the `tool call` line of `tool`'s last call (the log is
-/// read by a thread; lines come in order, so the lines before it are there too).
-async fn logged(server: &Axgate, tool: &str) -> String {
-    let line = |l: &str| l.contains("tool call") && l.contains(tool);
-    until(&format!("the log line of the {tool} call"), || {
+/// The server's log once it holds a `tool call` line naming `marker` (a tool or an app)
+/// (the log is read by a thread; lines come in order, so the lines before it are there too).
+async fn logged(server: &Axgate, marker: &str) -> String {
+    let line = |l: &str| l.contains("tool call") && l.contains(marker);
+    until(&format!("the log line of the call of {marker}"), || {
         server.log().lines().any(line)
     })
     .await;
@@ -64,7 +64,10 @@ async fn drive(server: &Axgate) -> (Vec<String>, String) {
         let result = c.call(tool, args.clone()).await;
         assert_eq!(result["isError"], false, "{tool} {args}: {result}");
     }
-    logged(server, "get_tree").await;
+    // Last, a call that fails, so that it is logged at info whatever the level of reads.
+    let missing = c.call("get_tree", json!({"app": "Nowhere"})).await;
+    assert_eq!(missing["isError"], true, "{missing}");
+    logged(server, "Nowhere").await;
     (vec![password, typed, clip], session)
 }
 
