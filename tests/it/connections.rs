@@ -12,6 +12,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::spawned::Axgate;
+use crate::support::wait::until;
 use crate::support::{TestServer, config};
 
 /// Short bounds, so the tests see them act.
@@ -191,8 +192,8 @@ async fn past_the_connection_cap_a_connection_gets_503_at_once() {
         tcp.write_all(head.as_bytes()).await.expect("head");
         idle.push(tcp);
     }
-    // Give the accept loop time to take all eight.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let open = &server.state.metrics.connections_open;
+    until("the eight connections accepted", || open.get() >= 8).await;
     let mut ninth = TcpStream::connect(server.addr).await.expect("connect");
     let answer = read_to_close(&mut ninth, Duration::from_secs(3))
         .await

@@ -12,6 +12,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::support::wait::until;
 use crate::support::{Client, TestServer, client_with, config};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -174,7 +175,12 @@ async fn one_principals_long_waits_leave_another_and_health_answering() {
             )
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Four answered at once (refused) and four running.
+    let running = &server.state.metrics.requests_in_flight;
+    until("four waits refused and four running", || {
+        held.iter().filter(|call| call.is_finished()).count() >= 4 && running.get() >= 4
+    })
+    .await;
     let mut refused = Vec::new();
     for call in &mut held {
         if call.is_finished() {
