@@ -290,6 +290,8 @@ async fn a_quick_read_is_answered_whole_and_a_long_one_streams_and_outlives_its_
 
     // The client leaves; the call goes on, and its response is kept for a resume.
     drop(reader);
+    // A moment for the close to travel; the server need not have seen it (a quiet stream
+    // shows a closed socket only at its next write), and the call must go on either way.
     tokio::time::sleep(Duration::from_millis(100)).await;
     let set = c
         .call(
