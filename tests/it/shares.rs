@@ -210,7 +210,9 @@ async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
     for _ in 0..8 {
         trickles.push(trickle(server.addr, &alice).await);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Alice's share is full before bob asks.
+    let running = &server.state.metrics.requests_in_flight;
+    until("four of alice's trickles in flight", || running.get() >= 4).await;
     others_answer(&server, &mut bob).await;
     drop(trickles);
 }
