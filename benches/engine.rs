@@ -3,12 +3,20 @@
 //! - `get_tree` of the Huge demo app through MCP over HTTP: nodes/s, bytes per node of the
 //!   compact text, backend round trips per node;
 //! - `find` over the same 20,000 nodes;
-//! - the tree diff of two 5,000-node snapshots.
+//! - the tree diff of two 5,000-node snapshots;
+//! - the WebDriver facade (`webdriver`): new session, find by each strategy, click, page
+//!   source of Huge, each as p50/p99 beside the same work through MCP on the same server
+//!   (the reference in the same run), with the ratio WebDriver/MCP.
+//!
+//! An argument names the one group to run (`cargo bench --bench engine -- webdriver`).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::time::{Duration, Instant};
+
+#[path = "engine/webdriver.rs"]
+mod webdriver;
 
 use axgate::ax::backend::Snapshot;
 use axgate::ax::diff::{Picture, diff};
@@ -16,12 +24,21 @@ use axgate::ax::{AxValue, ElementPath, NodeId, RawNode, Role, tree};
 use serde_json::json;
 use support::{TestServer, config, text_of};
 
+/// The group named on the command line (cargo passes `--bench` too), or every group.
+fn wanted(group: &str) -> bool {
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    named.is_empty() || named.iter().any(|n| n == group)
+}
+
+fn quick() -> bool {
+    std::env::var_os("AXGATE_BENCH_QUICK").is_some()
+}
+
 fn runs() -> usize {
-    if std::env::var_os("AXGATE_BENCH_QUICK").is_some() {
-        3
-    } else {
-        15
-    }
+    if quick() { 3 } else { 15 }
 }
 
 fn median(mut xs: Vec<Duration>) -> Duration {
@@ -29,29 +46,63 @@ fn median(mut xs: Vec<Duration>) -> Duration {
     xs[xs.len() / 2]
 }
 
+/// One walk of an app's whole tree through `get_tree`: compact text, in pages of under 1 MiB
+/// continued by their cursor, up to 20,000 nodes in all (the page source's budget too).
+#[derive(Default)]
+struct Walk {
+    walked: u64,
+    lines: usize,
+    text_bytes: usize,
+    round_trips: u64,
+    pages: usize,
+}
+
+async fn whole_tree(client: &mut support::Client, app: &str) -> Walk {
+    let mut args = json!({"app": app, "depth": 64, "max_nodes": 20000});
+    let mut walk = Walk::default();
+    loop {
+        let page = client.call("get_tree", args.clone()).await;
+        assert_ne!(page["isError"], true, "get_tree: {page}");
+        let out = &page["structuredContent"];
+        let text = text_of(&page);
+        walk.walked += out["walked"].as_u64().unwrap_or(0);
+        walk.round_trips += out["round_trips"].as_u64().unwrap_or(0);
+        walk.lines += text
+            .lines()
+            .filter(|l| l.trim_start().starts_with('['))
+            .count();
+        walk.text_bytes += text.len();
+        walk.pages += 1;
+        match out["next_cursor"].as_str() {
+            Some(cursor) if walk.walked < 20_000 => {
+                args["cursor"] = json!(cursor);
+                args["max_nodes"] = json!(20_000 - walk.walked);
+            }
+            _ => return walk,
+        }
+    }
+}
+
 async fn get_tree_huge(server: &TestServer) {
     let mut client = server.client();
     client.initialize().await;
-    let args = json!({"app": "Huge", "depth": 64, "max_nodes": 20000});
     let mut times = Vec::new();
-    let mut last = serde_json::Value::Null;
+    let mut last = Walk::default();
     for _ in 0..runs() {
         let started = Instant::now();
-        last = client.call("get_tree", args.clone()).await;
+        last = whole_tree(&mut client, "Huge").await;
         times.push(started.elapsed());
     }
     let t = median(times);
-    let out = &last["structuredContent"];
-    let walked = out["walked"].as_u64().unwrap_or(0) as f64;
-    let shown = out["nodes"].as_array().map_or(0, Vec::len) as f64;
-    let trips = out["round_trips"].as_u64().unwrap_or(0) as f64;
-    let text_bytes = text_of(&last).len() as f64;
+    let walked = last.walked as f64;
     println!(
-        "get_tree Huge: {walked:.0} nodes walked, {shown:.0} shown, median {:.1} ms, {:.0} nodes/s, {:.1} bytes/node (compact text), {:.2} round trips/node",
+        "get_tree Huge: {walked:.0} nodes walked in {} pages, {} shown, median {:.1} ms, {:.0} nodes/s, {:.1} bytes/node (compact text), {:.2} round trips/node",
+        last.pages,
+        last.lines,
         t.as_secs_f64() * 1e3,
         walked / t.as_secs_f64(),
-        text_bytes / shown.max(1.0),
-        trips / walked.max(1.0),
+        last.text_bytes as f64 / last.lines.max(1) as f64,
+        last.round_trips as f64 / walked.max(1.0),
     );
 }
 
@@ -135,8 +186,15 @@ fn main() {
         .expect("runtime");
     runtime.block_on(async {
         let server = TestServer::with_config(config("[backend]\ncall_timeout_ms = 30000\n")).await;
-        get_tree_huge(&server).await;
-        find_huge(&server).await;
+        if wanted("engine") {
+            get_tree_huge(&server).await;
+            find_huge(&server).await;
+        }
+        if wanted("webdriver") {
+            webdriver::run(&server, quick()).await;
+        }
     });
-    diff_5000();
+    if wanted("engine") {
+        diff_5000();
+    }
 }

@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use crate::connections::{closed_by, read_to_close};
+use crate::support::wait::until;
 use crate::support::{TestServer, config};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -161,7 +162,8 @@ async fn a_trusted_proxys_connections_are_not_refused_at_the_share() {
     for _ in 0..20 {
         proxied.push(connect_from(TWO, server.addr).await);
     }
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let open = &server.state.metrics.http.connections_open;
+    until("the proxy's 20 connections accepted", || open.get() >= 20).await;
     for (i, tcp) in proxied.iter_mut().enumerate() {
         assert_eq!(
             get(tcp, "/healthz", None, SECOND).await,
@@ -198,7 +200,8 @@ async fn an_authenticated_keep_alive_connection_no_longer_counts_against_its_add
     for _ in 0..2 {
         probes.push(connect_from(ONE, server.addr).await);
     }
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let open = &server.state.metrics.http.connections_open;
+    until("the two probes accepted", || open.get() >= 4).await;
     assert_eq!(server.state.metrics.http.connection_sources.get(), 1);
     for (i, tcp) in probes.iter_mut().enumerate() {
         assert_eq!(

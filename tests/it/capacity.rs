@@ -2,10 +2,9 @@
 //! longest-idle one that nothing holds (no open stream, no running request, no app lease)
 //! instead of being refused, and a session that never opened its GET stream expires sooner.
 
-use std::time::Duration;
-
 use serde_json::json;
 
+use crate::support::wait::until;
 use crate::support::{Client, TestServer, config};
 
 fn evictions(server: &TestServer, reason: &str) -> f64 {
@@ -84,7 +83,10 @@ async fn a_session_that_never_listens_expires_sooner() {
     let mut listening = server.client();
     listening.initialize().await;
     let _stream = listening.listen().await;
-    tokio::time::sleep(Duration::from_millis(1800)).await;
+    until("an expiry without a stream", || {
+        evictions(&server, "idle_without_stream") >= 1.0
+    })
+    .await;
     assert_eq!(
         status(&quiet).await,
         404,

@@ -12,6 +12,7 @@ use tokio::net::TcpStream;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::spawned::Axgate;
+use crate::support::wait::until;
 use crate::support::{TestServer, config};
 
 /// Short bounds, so the tests see them act.
@@ -192,8 +193,8 @@ async fn past_the_connection_cap_a_connection_gets_503_at_once() {
         tcp.write_all(head.as_bytes()).await.expect("head");
         idle.push(tcp);
     }
-    // Give the accept loop time to take all eight.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let open = &server.state.metrics.http.connections_open;
+    until("the eight connections accepted", || open.get() >= 8).await;
     let mut ninth = TcpStream::connect(server.addr).await.expect("connect");
     let answer = read_to_close(&mut ninth, Duration::from_secs(3))
         .await
@@ -238,6 +239,8 @@ fn under_an_open_file_limit_of_256_idle_sockets_do_not_silence_health() {
         for _ in 0..300 {
             idle.push(TcpStream::connect(&addr).await.expect("connect"));
         }
+        // The server takes the 300 as they come; its gauges are behind the same cap the
+        // test is about, so a pause lets it, rather than a wait on one of them.
         tokio::time::sleep(Duration::from_millis(300)).await;
         // At once: an answer (a 503 while the cap is full, or 200), never a hang.
         let health = format!("http://{addr}/healthz");

@@ -7,11 +7,12 @@
 //! write while a long one gets its priming event at once, and that a call whose client left
 //! still ends and is kept for a resume.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::json;
 
-use crate::support::{Client, SseReader, TestServer, metric, parse_sse, response_of, scrape};
+use crate::support::wait::{eventually, tool_calls};
+use crate::support::{Client, SseReader, TestServer, metric, parse_sse, response_of};
 
 const DIRECT: &str = "axgate_mcp_direct_calls_total";
 
@@ -59,16 +60,6 @@ async fn resume(c: &Client, last: &str) -> Vec<crate::support::Event> {
         .expect("the resumed stream ends after the response")
         .expect("body");
     parse_sse(&text)
-}
-
-/// The count of finished calls of `tool`, any outcome.
-async fn calls_of(server: &TestServer, tool: &str) -> f64 {
-    let text = scrape(server.addr, None).await;
-    let label = format!("tool=\"{tool}\"");
-    text.lines()
-        .filter(|l| l.starts_with("axgate_tool_calls_total{") && l.contains(&label))
-        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
-        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -167,7 +158,8 @@ async fn read_only_calls_take_the_direct_path_and_the_rest_go_through_rmcp() {
 }
 
 /// Starts a `wait_for` that never holds (60 s timeout) on the direct path, returning the
-/// pending response.
+/// pending response. Its headers come once the hold is over with the call still running, so
+/// from then on a cancellation or the session's end finds it.
 async fn start_wait(
     server: &TestServer,
     c: &Client,
@@ -178,30 +170,23 @@ async fn start_wait(
         "params": {"name": "wait_for", "arguments": {
             "app": "Form", "target": "window[0]/static_text[0]",
             "condition": "value_equals", "value": "never", "timeout_ms": 60000}}});
-    let pending = c.post(&body).send();
-    let waiting = tokio::spawn(async move { pending.await.expect("send").text().await });
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while direct_calls(server).await == before {
-        assert!(
-            Instant::now() < deadline,
-            "the wait did not take the direct path"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    waiting
+    let running = c.post(&body).send().await.expect("send");
+    assert_eq!(running.status(), 200);
+    assert!(
+        direct_calls(server).await > before,
+        "the wait did not take the direct path"
+    );
+    tokio::spawn(async move { running.text().await })
 }
 
 /// Waits until a `wait_for` call has finished (counted, any outcome), well before its
 /// own 60 s timeout.
 async fn wait_ended(server: &TestServer) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while calls_of(server, "wait_for").await < 1.0 {
-        assert!(
-            Instant::now() < deadline,
-            "the direct call kept running after it should have been stopped"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let what = "the end of the direct call that should have been stopped";
+    eventually(Duration::from_secs(15), what, async || {
+        tool_calls(server, "wait_for").await >= 1.0
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -211,7 +196,6 @@ async fn a_cancellation_stops_a_call_on_the_direct_path() {
     c.initialize().await;
     first_direct_call(&server, &mut c).await;
     let waiting = start_wait(&server, &c, 900).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 900, "reason": "test"}});
     assert_eq!(c.post(&cancel).send().await.unwrap().status(), 202);
@@ -239,7 +223,6 @@ async fn ending_the_session_stops_its_direct_calls() {
     c.initialize().await;
     first_direct_call(&server, &mut c).await;
     let waiting = start_wait(&server, &c, 901).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
     let ended = c
         .http
         .delete(&c.url)
@@ -303,10 +286,12 @@ async fn a_quick_read_is_answered_whole_and_a_long_one_streams_and_outlives_its_
         .iter()
         .find_map(|e| e.id.clone())
         .expect("the priming event arrives while the call runs");
-    assert_eq!(calls_of(&server, "wait_for").await, 0.0, "still running");
+    assert_eq!(tool_calls(&server, "wait_for").await, 0.0, "still running");
 
     // The client leaves; the call goes on, and its response is kept for a resume.
     drop(reader);
+    // A moment for the close to travel; the server need not have seen it (a quiet stream
+    // shows a closed socket only at its next write), and the call must go on either way.
     tokio::time::sleep(Duration::from_millis(100)).await;
     let set = c
         .call(

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::spawned::Axgate;
+use crate::support::wait::eventually;
 use crate::support::{Client, PROTOCOL, TestServer, audit_lines, config, metric};
 
 /// Writers, and the most calls each makes.
@@ -201,16 +202,9 @@ async fn clients_vanishing_mid_stream_leak_no_session_stream_or_job() {
     drop(gone);
     // Nothing outlives its client: the streams close, the jobs end at their deadline, the
     // sessions (never deleted) go at the idle timeout.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let now = gauge(&server).await;
-        if now == (0, 0, 0) {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "left behind (sessions, streams, worker jobs): {now:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let what = "sessions, streams and worker jobs all gone";
+    eventually(Duration::from_secs(30), what, async || {
+        gauge(&server).await == (0, 0, 0)
+    })
+    .await;
 }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::support::wait::until;
 use crate::support::{Client, PROTOCOL, TestServer, config, parse_sse};
 use serde_json::{Value, json};
 
@@ -286,17 +287,10 @@ async fn idle_sessions_expire() {
     let server = TestServer::with_config(config("[sessions]\nidle_timeout_secs = 1\n")).await;
     let mut client = server.client();
     client.initialize().await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-    loop {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        if server.state.sessions.registry().is_empty() {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "session never expired"
-        );
-    }
+    until("the idle session's expiry", || {
+        server.state.sessions.registry().is_empty()
+    })
+    .await;
     let resp = client
         .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
         .send()
@@ -340,7 +334,10 @@ async fn shutdown_closes_open_streams_cleanly() {
     let stream = client.get().send().await.unwrap();
     assert_eq!(stream.status(), 200);
     let reader = tokio::spawn(async move { stream.text().await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    until("the GET stream open", || {
+        server.state.metrics.http.get_streams.get() == 1
+    })
+    .await;
     server.shutdown().await.expect("run returns Ok");
     let body = tokio::time::timeout(Duration::from_secs(10), reader)
         .await

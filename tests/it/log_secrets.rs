@@ -5,12 +5,13 @@
 //! And which tool calls the default level logs at all: acts and failures, not routine reads.
 //! A secret typed by name from the environment store reaches no log either.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
 use crate::spawned::Axgate;
 use crate::support::Client;
+use crate::support::wait::until;
 
 /// A string no log line could contain by chance.
 fn secret(what: &str) -> String {
@@ -19,6 +20,17 @@ fn secret(what: &str) -> String {
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     format!("{what}{nanos:x}zq")
+}
+
+/// The server's log once it holds a `tool call` line naming `marker` (a tool or an app)
+/// (the log is read by a thread; lines come in order, so the lines before it are there too).
+async fn logged(server: &Axgate, marker: &str) -> String {
+    let line = |l: &str| l.contains("tool call") && l.contains(marker);
+    until(&format!("the log line of the call of {marker}"), || {
+        server.log().lines().any(line)
+    })
+    .await;
+    server.log()
 }
 
 /// A raw client of the spawned server.
@@ -52,8 +64,10 @@ async fn drive(server: &Axgate) -> (Vec<String>, String) {
         let result = c.call(tool, args.clone()).await;
         assert_eq!(result["isError"], false, "{tool} {args}: {result}");
     }
-    // The log reader is a thread; give it the last lines.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Last, a call that fails, so that it is logged at info whatever the level of reads.
+    let missing = c.call("get_tree", json!({"app": "Nowhere"})).await;
+    assert_eq!(missing["isError"], true, "{missing}");
+    logged(server, "Nowhere").await;
     (vec![password, typed, clip], session)
 }
 
@@ -122,8 +136,7 @@ async fn routine_reads_are_logged_at_debug_and_acts_and_failures_at_info() {
         )
         .await;
     assert_eq!(set["isError"], false, "{set}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let log = server.log();
+    let log = logged(&server, "set_value").await;
     let lines: Vec<&str> = log.lines().filter(|l| l.contains("tool call")).collect();
     let of = |tool: &str| lines.iter().filter(|l| l.contains(tool)).count();
     assert_eq!(
@@ -146,8 +159,7 @@ async fn a_callers_control_characters_cannot_forge_or_hide_a_log_line() {
     let app = "Nowhere\n2026-11-27T00:00:00Z  INFO forged: admin logged in\u{1b}[2J\u{1b}]0;t\u{7}\u{0}\r";
     let missing = c.call("get_tree", json!({"app": app})).await;
     assert_eq!(missing["isError"], true, "{missing}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let log = server.log();
+    let log = logged(&server, "get_tree").await;
     assert!(
         log.lines()
             .any(|l| l.contains("tool call") && l.contains("Nowhere\\n2026")),
@@ -191,8 +203,7 @@ async fn a_secret_from_the_env_store_reaches_no_log() {
         assert_eq!(result["isError"], false, "{tool}: {result}");
         assert!(!result.to_string().contains(&value), "{tool}: {result}");
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let log = server.log();
+    let log = logged(&server, "set_value").await;
     assert!(
         log.contains("tool call"),
         "the run logged its calls:\n{log}"

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use crate::support::wait::{WITHIN, eventually, tool_calls, until};
 use crate::support::{Client, Event, TestServer, config, parse_sse};
 use serde_json::json;
 
@@ -14,6 +15,14 @@ async fn server() -> TestServer {
         "[backend]\ncall_timeout_ms = 1000\nunresponsive_after = 100\n",
     ))
     .await
+}
+
+/// Waits until the slow call has ended (with its timeout error) while nobody listens.
+async fn call_ended(server: &TestServer) {
+    eventually(WITHIN, "the end of the slow call", async || {
+        tool_calls(server, "get_tree").await >= 1.0
+    })
+    .await;
 }
 
 /// Starts a slow tool call and cuts the connection right after the priming event.
@@ -73,8 +82,7 @@ async fn result_completed_while_disconnected_is_replayed_and_nothing_else() {
     // Other traffic on the same session while the first stream is cut.
     let other = client.call("list_apps", json!({})).await;
     assert_eq!(other["isError"], false);
-    // Let the slow call finish while nobody listens.
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    call_ended(&server).await;
     let events = resume(&client, &priming, Duration::from_secs(10)).await;
     let replies = responses(&events);
     assert_eq!(replies.len(), 1, "exactly the missed response: {events:?}");
@@ -107,7 +115,7 @@ async fn another_session_cannot_replay_a_stream() {
     let mut owner = server.client();
     owner.initialize().await;
     let priming = start_and_cut(&mut owner, 43).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    call_ended(&server).await;
     let mut thief = server.client();
     thief.initialize().await;
     let stolen = resume(&thief, &priming, Duration::from_secs(5)).await;
@@ -150,7 +158,10 @@ async fn a_second_get_takes_over_the_standalone_stream() {
     let open = || client.get().send();
     let first = open().await.unwrap();
     let first_body = tokio::spawn(async move { first.text().await });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    until("the first GET stream open", || {
+        server.state.metrics.http.get_streams.get() == 1
+    })
+    .await;
     let second = open().await.unwrap();
     // The first stream ends: a message is never delivered on two streams.
     let ended = tokio::time::timeout(Duration::from_secs(5), first_body).await;

@@ -208,7 +208,7 @@ async fn one_per_second_each(c: &mut Client, requests: impl IntoIterator<Item = 
         tokio::time::sleep(Duration::from_millis(1100)).await;
         let first = c.request(method, params.clone()).await;
         assert!(first.get("result").is_some(), "{method}: {first}");
-        let second = c.http.rate_limited(method, params).await;
+        let second = c.rate_limited(method, params).await;
         let message = second["error"]["message"].as_str().unwrap_or_default();
         assert!(
             message.contains("limits.calls_per_second"),

@@ -8,6 +8,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::support::wait::eventually;
 use crate::support::{
     Client, TestServer, app_value, audit_lines, client_with, config, parse_sse, response_of,
     text_of,
@@ -325,14 +326,17 @@ async fn tasking(server: &TestServer) -> Client {
 
 /// The result of task `id` once it completed.
 async fn task_result(c: &mut Client, id: &str) -> Value {
-    for _ in 0..100 {
-        let task = c.request("tasks/get", json!({"taskId": id})).await;
-        if task["result"]["status"] == "completed" {
-            return task["result"].clone();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("task {id} did not complete");
+    let mut task = Value::Null;
+    eventually(
+        Duration::from_secs(10),
+        &format!("task {id} completed"),
+        async || {
+            task = c.request("tasks/get", json!({"taskId": id})).await;
+            task["result"]["status"] == "completed"
+        },
+    )
+    .await;
+    task["result"].clone()
 }
 
 /// A scenario step names a secret in its `args` like any argument: `axgate test` sends the

@@ -12,6 +12,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::support::wait::until;
 use crate::support::{Client, TestServer, client_with, config};
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -175,7 +176,12 @@ async fn one_principals_long_waits_leave_another_and_health_answering() {
             )
         }));
     }
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Four answered at once (refused) and four running.
+    let running = &server.state.metrics.http.requests_in_flight;
+    until("four waits refused and four running", || {
+        held.iter().filter(|call| call.is_finished()).count() >= 4 && running.get() >= 4
+    })
+    .await;
     let mut refused = Vec::new();
     for call in &mut held {
         if call.is_finished() {
@@ -205,7 +211,9 @@ async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
     for _ in 0..8 {
         trickles.push(trickle(server.addr, &alice).await);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Alice's share is full before bob asks.
+    let running = &server.state.metrics.http.requests_in_flight;
+    until("four of alice's trickles in flight", || running.get() >= 4).await;
     others_answer(&server, &mut bob).await;
     drop(trickles);
 }

@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use crate::support::wait::eventually;
 use crate::support::{Client, TestServer, client_with, config, parse_sse, response_of, scrape};
 use axgate::http::auth::{Scope, tokens};
 use serde_json::{Value, json};
@@ -113,14 +114,17 @@ async fn get(c: &mut Client, id: &str) -> Result<Value, Value> {
 
 /// Polls `id` until it is in a terminal status.
 async fn settled(c: &mut Client, id: &str) -> Value {
-    for _ in 0..300 {
-        let task = get(c, id).await.expect("tasks/get");
-        if ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap_or("")) {
-            return task;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("task {id} did not settle in 30 s");
+    let mut task = Value::Null;
+    eventually(
+        Duration::from_secs(30),
+        &format!("task {id} settled"),
+        async || {
+            task = get(c, id).await.expect("tasks/get");
+            ["completed", "failed", "cancelled"].contains(&task["status"].as_str().unwrap_or(""))
+        },
+    )
+    .await;
+    task
 }
 
 fn assert_unknown(error: &Value, id: &str) {
@@ -244,15 +248,11 @@ async fn cancelling_a_wait_for_task_ends_the_running_wait() {
     assert_eq!(task["status"], "cancelled", "{task}");
     assert!(task.get("result").is_none(), "{task}");
     // The call itself ended (counted with its outcome) within seconds, not after 60 s.
-    let mut counted = false;
-    for _ in 0..50 {
-        if ended(&server).await > before {
-            counted = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(counted, "the cancelled wait_for call ended");
+    let what = "the end of the cancelled wait_for call";
+    eventually(Duration::from_secs(5), what, async || {
+        ended(&server).await > before
+    })
+    .await;
     // A second cancel of the finished task is the same ack.
     let again = waiter.request("tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(again["result"]["resultType"], "complete", "{again}");
@@ -347,22 +347,12 @@ async fn a_removed_tokens_running_task_ends_and_stays_unreadable() {
         tokens::config_entry("two", &tokens::sha256(&callers.two), &scopes)
     );
     server.state.reload(&config(&only_two)).expect("reload");
-    let mut ended = false;
-    for _ in 0..50 {
-        if samples(
-            &server,
-            &callers.two,
-            &["axgate_tool_calls_total", "\"wait_for\""],
-        )
-        .await
-            > before
-        {
-            ended = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(ended, "the removed token's wait_for kept running");
+    let what = "the end of the removed token's wait_for";
+    eventually(Duration::from_secs(5), what, async || {
+        let series = ["axgate_tool_calls_total", "\"wait_for\""];
+        samples(&server, &callers.two, &series).await > before
+    })
+    .await;
     // The token comes back: its old task is gone.
     server
         .state

@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::wait::until;
 use crate::support::{TestServer, config, text_of};
 use serde_json::json;
 
@@ -24,7 +25,9 @@ async fn hung_app_times_out_while_another_session_is_answered() {
         let result = stuck.call("get_tree", json!({"app": "Hung"})).await;
         (result, Instant::now())
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    // The hung call holds Hung's worker before the other session asks.
+    let jobs = &server.state.metrics.engine.worker_queue_depth;
+    until("the hung call on its worker", || jobs.get() >= 1).await;
     let answered = other
         .call("get_tree", json!({"app": "Form", "depth": 2}))
         .await;

@@ -14,6 +14,8 @@ use axgate::server::{self, AppState};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+pub mod wait;
+
 pub const PROTOCOL: &str = "2025-11-25";
 
 /// A running server; dropping it shuts the server down.

@@ -45,8 +45,10 @@ async fn acts_in_a_large_window_reread_what_changed_and_see_every_effect() {
     let later = json!({"app": "Rows", "target": r#"window[0]/button["Later"]"#});
     let pressed = check(&mut c, "click", later, false, &[]).await;
     assert_eq!(pressed["structuredContent"]["verified"], false, "{pressed}");
-    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
-    assert_eq!(app_value(&server, "Rows", "late"), text("done"));
+    crate::support::wait::until("Later's effect", || {
+        app_value(&server, "Rows", "late") == text("done")
+    })
+    .await;
     let third = check(&mut c, "click", mark, false, &[]).await;
     assert_eq!(change_fields(&third, marks), ["value: 2 → 3"], "{third}");
     let changes = third["structuredContent"]["changes"].to_string();

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::support::PROTOCOL;
+use crate::support::wait::eventually;
 use std::time::Duration;
 
 #[tokio::test]
@@ -193,15 +194,17 @@ async fn a_lease_blocks_other_sessions_changes_until_released() {
         &["Form is leased by another session until"],
     )
     .await;
-    // A lease expires by itself.
-    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
-    check(
-        &mut a,
-        "perform_action",
-        json!({"app": "Form", "target": "window[0]/slider[0]", "action": "increment"}),
-        false,
-        &[],
-    )
+    // A lease expires by itself: A's act is refused until it has, and then done.
+    let act = json!({"app": "Form", "target": "window[0]/slider[0]", "action": "increment"});
+    eventually(Duration::from_secs(10), "the lease's expiry", async || {
+        let result = a.call("perform_action", act.clone()).await;
+        let refused = result["isError"] == true;
+        if refused {
+            let text = crate::support::text_of(&result);
+            assert!(text.contains("Form is leased by another session"), "{text}");
+        }
+        !refused
+    })
     .await;
     for (args, needle) in [
         (

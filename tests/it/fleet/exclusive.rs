@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::{Tokens, agent_says, agent_word};
 use crate::spawned::Axgate;
+use crate::support::wait::until;
 use crate::support::{Client, PROTOCOL, TestServer, client_with, config};
 
 fn initialize_body() -> Value {
@@ -145,7 +146,12 @@ async fn the_holder_is_never_evicted_at_the_cap_and_its_idle_expiry_frees_the_ma
     assert!(message.contains(&tag), "{message}");
     assert_eq!(status(&holder).await, 200, "the holder was not evicted");
     // Idle past sessions.idle_without_stream_secs: the holder expires, the machine is free.
-    tokio::time::sleep(Duration::from_millis(2800)).await;
+    let expired = server
+        .state
+        .metrics
+        .sessions.evictions
+        .with_label_values(&["idle_without_stream"]);
+    until("the idle holder's expiry", || expired.get() >= 1).await;
     assert_eq!(status(&holder).await, 404, "the idle holder expired");
     let mut next = client_with(&server, &tokens.other);
     next.initialize().await;

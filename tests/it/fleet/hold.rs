@@ -9,6 +9,7 @@ use axgate::audit::session_tag;
 use serde_json::{Value, json};
 
 use super::Tokens;
+use crate::support::wait::eventually;
 use crate::support::{Client, PROTOCOL, TestServer, client_with, config};
 
 fn initialize_body() -> Value {
@@ -110,13 +111,14 @@ async fn a_hold_no_act_renewed_ends_after_max_hold_secs_and_metrics_name_the_hol
     assert_eq!(status, 503, "renewed by the act: {message}");
 
     // Pings do not: 3 s without an act and the machine is free for another principal.
-    for _ in 0..7 {
-        let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let ping = json!({"jsonrpc": "2.0", "id": 5, "method": "ping"});
+    let next = client_with(&server, &tokens.other);
+    let what = "the machine free for another principal, the holder only pinging";
+    eventually(Duration::from_secs(10), what, async || {
         assert_eq!(holder.post(&ping).send().await.unwrap().status(), 200);
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    let mut next = client_with(&server, &tokens.other);
-    next.initialize().await;
+        initialize(&next).await.0 == 200
+    })
+    .await;
     assert_eq!(metric(&server, &tokens.admin, &holder_series).await, None);
     // The first holder's session lives on, without the machine: it may not act beside
     // the new holder.

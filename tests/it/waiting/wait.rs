@@ -301,6 +301,8 @@ async fn wait_idle_waits_for_a_quiet_period() {
             )
             .await
     });
+    // The wait must be under way before the change it counts, and nothing outside the
+    // call says when it is: a pause, well inside its 2 s quiet window.
     tokio::time::sleep(Duration::from_millis(300)).await;
     check(
         &mut c,

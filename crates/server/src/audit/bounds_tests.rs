@@ -43,8 +43,18 @@ async fn a_flood_of_denied_calls_with_huge_arguments_stays_small() {
         .await
         .expect("ok");
     assert_eq!(lines(&path).len(), 2, "the first denial of each principal");
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    let all = lines(&path);
+    // The summary is written once the deny window has passed: waited for, not slept for.
+    let all = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let all = lines(&path);
+            if all.len() >= 3 {
+                return all;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the summary line within 20 s");
     assert_eq!(all.len(), 3, "{all:?}");
     let summary = &all[2];
     assert_eq!(summary["tool"], coalesce::SUMMARY_TOOL);
