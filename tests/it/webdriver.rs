@@ -12,6 +12,7 @@ mod clients;
 mod elements;
 mod execute;
 mod locators;
+mod scripts;
 mod sessions;
 
 use serde_json::{Value, json};

@@ -18,6 +18,10 @@ pub enum ErrorCode {
     UnknownMethod,
     UnsupportedOperation,
     Timeout,
+    /// A script (`macos: appleScript`, `appium:prerun`) failed.
+    JavascriptError,
+    /// A script ran past its time.
+    ScriptTimeout,
     UnknownError,
     /// Not a W3C code: the answer to a missing or rejected credential (401), in the same shape.
     Unauthorized,
@@ -43,6 +47,8 @@ impl ErrorCode {
             ErrorCode::UnknownMethod => "unknown method",
             ErrorCode::UnsupportedOperation => "unsupported operation",
             ErrorCode::Timeout => "timeout",
+            ErrorCode::JavascriptError => "javascript error",
+            ErrorCode::ScriptTimeout => "script timeout",
             ErrorCode::UnknownError => "unknown error",
             ErrorCode::Unauthorized => "unauthorized",
             ErrorCode::InsufficientScope => "insufficient scope",
@@ -68,6 +74,8 @@ impl ErrorCode {
             ErrorCode::SessionNotCreated
             | ErrorCode::UnsupportedOperation
             | ErrorCode::Timeout
+            | ErrorCode::JavascriptError
+            | ErrorCode::ScriptTimeout
             | ErrorCode::UnknownError => 500,
         }
     }

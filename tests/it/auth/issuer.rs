@@ -160,7 +160,6 @@ async fn a_jwt_subject_named_like_a_static_token_is_another_principal() {
         false
     );
     let limited = by_token
-        .http
         .rate_limited("tools/call", json!({"name": "list_apps"}))
         .await;
     assert!(limited["error"]["message"].is_string(), "{limited}");

@@ -155,7 +155,6 @@ async fn an_issuers_own_policy_applies_to_its_jwts_and_not_to_static_tokens() {
     assert!(was_reset(&server));
     // One call per second for the issuer's subjects: the next call at once is limited...
     let r = by_jwt
-        .http
         .rate_limited("tools/call", json!({"name": "list_apps"}))
         .await;
     assert!(

@@ -149,7 +149,8 @@ async fn the_holder_is_never_evicted_at_the_cap_and_its_idle_expiry_frees_the_ma
     let expired = server
         .state
         .metrics
-        .sessions.evictions
+        .sessions
+        .evictions
         .with_label_values(&["idle_without_stream"]);
     until("the idle holder's expiry", || expired.get() >= 1).await;
     assert_eq!(status(&holder).await, 404, "the idle holder expired");

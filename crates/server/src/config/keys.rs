@@ -421,7 +421,7 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         name: "webdriver.allow_scripts",
-        doc: "Whether appium:prerun and appium:postrun AppleScript may be asked for; axgate runs no script yet, so a session asking for one is refused either way, naming this key.",
+        doc: "Whether WebDriver sessions may run AppleScript (appium:prerun, appium:postrun, macos: appleScript) through /usr/bin/osascript on macOS: a script can do anything the logged-in user can. Never in read-only mode; the act scope is needed; each run is audited with its size, never its text.",
         default: "false",
     },
 ];

@@ -208,7 +208,7 @@ pub struct WebDriverConfig {
     /// Most WebDriver sessions at once (`webdriver.max_sessions`).
     pub max_sessions: usize,
     /// Whether `appium:prerun`/`postrun` and `macos: appleScript` may run
-    /// (`webdriver.allow_scripts`); axgate runs none yet, so `true` is refused too.
+    /// (`webdriver.allow_scripts`; on macOS, through `osascript`).
     pub allow_scripts: bool,
 }
 

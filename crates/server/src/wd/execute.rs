@@ -12,6 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::bridge::call_tool;
 use super::elements::Caller;
+use super::script::{self, Script};
+use crate::identity::Principal;
 use axgate_engine::launch::asked_names;
 use axgate_webdriver::keys::{self, Key};
 use axgate_webdriver::{ErrorCode, WdError};
@@ -112,12 +114,7 @@ impl Caller<'_> {
             }
             "getClipboard" => self.get_clipboard(&args).await,
             "setClipboard" => self.set_clipboard(&args).await,
-            "appleScript" => Err(unsupported(if self.session.scripts_allowed() {
-                "axgate runs no AppleScript yet, even with webdriver.allow_scripts set"
-            } else {
-                "macos: appleScript is refused unless an operator sets webdriver.allow_scripts \
-                 (and axgate runs no AppleScript yet)"
-            })),
+            "appleScript" => self.apple_script(&args).await,
             "hover" | "press" | "tap" | "doubleTap" => Err(unsupported(format!(
                 "macos: {command} has no engine primitive in axgate (it moves or holds the \
                  pointer without clicking); docs/WEBDRIVER.md lists what runs"
@@ -508,6 +505,20 @@ fn launch_extras(args: &Map<String, Value>, call: &mut Value) -> Result<(), WdEr
     }
     let _ = call;
     Ok(())
+}
+
+impl Caller<'_> {
+    /// `macos: appleScript`: the script's output, when an operator allows scripts.
+    async fn apple_script(&self, args: &Map<String, Value>) -> Result<Value, WdError> {
+        let session = self.session;
+        let shared = &session.shared;
+        let principal = self.parts.extensions.get::<Principal>();
+        script::admit(session.scripts_allowed(), shared, principal)?;
+        let script = Script::from_args(&Value::Object(args.clone()), "macos: appleScript")?;
+        let owner = &session.owner;
+        let said = script::run_audited(shared, owner, &session.id, "appleScript", &script).await?;
+        Ok(Value::String(said))
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ mod actions;
 mod bridge;
 mod elements;
 mod execute;
+mod script;
 mod sessions;
 mod window;
 
@@ -38,7 +39,8 @@ use axgate_engine::{AxError, CallStats};
 use axgate_webdriver::{ErrorCode, WdError, caps};
 use bridge::{call_tool, engine_error};
 use elements::Caller;
-use sessions::Sessions;
+use script::Script;
+use sessions::{Ending, Sessions};
 
 /// The WebDriver routes' shared state.
 struct Wd {
@@ -383,17 +385,20 @@ async fn new_session(
     owner: String,
 ) -> Result<Value, WdError> {
     let caps = caps::from_body(body)?;
-    if caps.prerun.is_some() || caps.postrun.is_some() {
-        let why = if wd.sessions.config.allow_scripts {
-            "axgate runs no AppleScript yet, even with webdriver.allow_scripts"
-        } else {
-            "scripts are refused unless an operator sets webdriver.allow_scripts, and axgate runs none yet"
-        };
-        return Err(WdError::new(
-            ErrorCode::SessionNotCreated,
-            format!("appium:prerun / appium:postrun are not run: {why}; leave them out"),
-        ));
-    }
+    let not_created = |e: WdError| WdError::new(ErrorCode::SessionNotCreated, e.message);
+    let scripts = [("prerun", &caps.prerun), ("postrun", &caps.postrun)].map(|(what, asked)| {
+        asked.as_ref().map(|args| {
+            let principal = parts.extensions.get::<Principal>();
+            script::admit(
+                wd.sessions.config.allow_scripts,
+                &wd.sessions.shared,
+                principal,
+            )?;
+            Script::from_args(args, &format!("appium:{what}"))
+        })
+    });
+    let [prerun, postrun] = scripts.map(|s| s.transpose().map_err(not_created));
+    let (prerun, postrun) = (prerun?, postrun?);
     wd.sessions.room()?;
     let Some(query) = caps.bundle_id.clone().or(caps.app_path.clone()) else {
         return Err(WdError::new(
@@ -405,7 +410,6 @@ async fn new_session(
     let handler = wd.sessions.handler();
     let engine = wd.sessions.shared.engine.clone();
     let stats = CallStats::default();
-    let not_created = |e: WdError| WdError::new(ErrorCode::SessionNotCreated, e.message);
     let app = match engine.resolve_app(&query, &stats).await {
         Ok(app) => app,
         Err(AxError::AppNotFound { .. } | AxError::AppDenied { .. }) => {
@@ -452,13 +456,22 @@ async fn new_session(
         .new_command_timeout
         .filter(|s| *s > 0)
         .map(Duration::from_secs);
+    if let Some(prerun) = &prerun {
+        let shared = &wd.sessions.shared;
+        script::run_audited(shared, &owner, &id, "prerun", prerun)
+            .await
+            .map_err(not_created)?;
+    }
     wd.sessions.insert(
         id.clone(),
         handler,
         owner,
         app,
         capabilities.clone(),
-        timeout,
+        Ending {
+            idle_timeout: timeout,
+            postrun,
+        },
     );
     Ok(json!({ "sessionId": id, "capabilities": capabilities }))
 }

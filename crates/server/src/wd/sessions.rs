@@ -12,6 +12,7 @@ use rmcp::RoleServer;
 use rmcp::service::{Peer, RunningService};
 use serde_json::Value;
 
+use super::script::{self, Script};
 use crate::config::WebDriverConfig;
 use crate::mcp::AxServer;
 use crate::mcp::server::Shared;
@@ -37,6 +38,13 @@ pub(super) struct Input {
     pub(super) pending: Option<PendingClick>,
 }
 
+/// How a session ends: idle past its timeout (the session's own, else the configured one),
+/// and what runs then.
+pub(super) struct Ending {
+    pub(super) idle_timeout: Option<Duration>,
+    pub(super) postrun: Option<Script>,
+}
+
 /// One WebDriver session.
 pub(super) struct WdSession {
     pub(super) id: String,
@@ -58,6 +66,10 @@ pub(super) struct WdSession {
     implicit_wait: Mutex<Duration>,
     idle_timeout: Duration,
     allow_scripts: bool,
+    /// Mac2's `appium:postrun`, run when the session ends.
+    postrun: Option<Script>,
+    /// The server's shared state (the audit trail and policy a script run meets).
+    pub(super) shared: Arc<Shared>,
     /// The W3C actions' input state; a lock held for one command's actions.
     pub(super) input: tokio::sync::Mutex<Input>,
     last_used: Mutex<Instant>,
@@ -199,7 +211,7 @@ impl Sessions {
         owner: String,
         app: AppInfo,
         capabilities: Value,
-        idle_timeout: Option<Duration>,
+        ending: Ending,
     ) -> Arc<WdSession> {
         let session = Arc::new(WdSession {
             app_ref: app.pid.to_string(),
@@ -212,8 +224,10 @@ impl Sessions {
             engine: self.shared.engine.clone(),
             capabilities,
             implicit_wait: Mutex::new(Duration::ZERO),
-            idle_timeout: idle_timeout.unwrap_or(self.config.idle_timeout),
+            idle_timeout: ending.idle_timeout.unwrap_or(self.config.idle_timeout),
             allow_scripts: self.config.allow_scripts,
+            postrun: ending.postrun,
+            shared: self.shared.clone(),
             input: tokio::sync::Mutex::default(),
             last_used: Mutex::new(Instant::now()),
         });
@@ -242,22 +256,53 @@ impl Sessions {
     /// Ends session `id` of `owner`.
     pub(super) fn remove(&self, id: &str, owner: &str) -> Result<(), WdError> {
         self.get(id, owner)?;
-        let mut live = self.lock();
-        live.remove(id);
-        self.metrics.webdriver.sessions.set(live.len() as i64);
+        let ended = {
+            let mut live = self.lock();
+            let ended = live.remove(id);
+            self.metrics.webdriver.sessions.set(live.len() as i64);
+            ended
+        };
+        self.after(ended);
         Ok(())
     }
 
     /// Ends every session idle past its timeout.
     fn reap_now(&self) {
         let now = Instant::now();
-        let mut live = self.lock();
-        let before = live.len();
-        live.retain(|_, s| !s.idle_past(now));
-        if live.len() != before {
-            tracing::info!(ended = before - live.len(), "idle WebDriver sessions ended");
+        let ended: Vec<Arc<WdSession>> = {
+            let mut live = self.lock();
+            let idle: Vec<String> = live
+                .iter()
+                .filter(|(_, s)| s.idle_past(now))
+                .map(|(id, _)| id.clone())
+                .collect();
+            let ended = idle.iter().filter_map(|id| live.remove(id)).collect();
             self.metrics.webdriver.sessions.set(live.len() as i64);
+            ended
+        };
+        if !ended.is_empty() {
+            tracing::info!(ended = ended.len(), "idle WebDriver sessions ended");
         }
+        for session in ended {
+            self.after(Some(session));
+        }
+    }
+
+    /// Runs an ended session's `appium:postrun`, if it has one (its failure is audited; no
+    /// one is left to answer).
+    fn after(&self, ended: Option<Arc<WdSession>>) {
+        let Some(session) = ended.filter(|s| s.postrun.is_some()) else {
+            return;
+        };
+        tokio::spawn(async move {
+            if let Some(postrun) = &session.postrun {
+                let (owner, id) = (&session.owner, &session.id);
+                let ran = script::run_audited(&session.shared, owner, id, "postrun", postrun).await;
+                if let Err(error) = ran {
+                    tracing::warn!(code = error.code.as_str(), "appium:postrun failed");
+                }
+            }
+        });
     }
 }
 
