@@ -61,6 +61,13 @@ impl Tokens {
             entry("reader", &self.reader, &[Scope::Read]),
         )
     }
+
+    /// A member's configuration file in `dir`: `fleet` (TOML sections) and these tokens.
+    pub(crate) fn config_file(&self, dir: &std::path::Path, fleet: &str) -> std::path::PathBuf {
+        let path = dir.join("axgate.toml");
+        std::fs::write(&path, format!("{fleet}{}", self.section())).expect("write the config");
+        path
+    }
 }
 
 /// The word the agent-check port answers, as HAProxy reads it (one line, then close).

@@ -177,14 +177,7 @@ async fn listens_are_capped_per_principal() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn resource_reads_prompts_and_completions_count_against_the_rate_limit() {
-    let alice = tokens::generate().unwrap();
-    let server = TestServer::with_config(config(&format!(
-        "[auth]\ntokens = [{}]\n[limits]\ncalls_per_second = 1\n",
-        entry("alice", &alice)
-    )))
-    .await;
-    let mut c = client_with(&server, &alice);
-    c.initialize().await;
+    let (_server, mut c) = one_call_a_second().await;
     let requests = [
         ("resources/read", json!({"uri": "axgate://apps"})),
         (
@@ -198,6 +191,19 @@ async fn resource_reads_prompts_and_completions_count_against_the_rate_limit() {
         ),
     ];
     one_per_second_each(&mut c, requests).await;
+}
+
+/// A server whose token `alice` may make one call a second, and her initialized client.
+async fn one_call_a_second() -> (TestServer, Client) {
+    let alice = tokens::generate().unwrap();
+    let server = TestServer::with_config(config(&format!(
+        "[auth]\ntokens = [{}]\n[limits]\ncalls_per_second = 1\n",
+        entry("alice", &alice)
+    )))
+    .await;
+    let mut c = client_with(&server, &alice);
+    c.initialize().await;
+    (server, c)
 }
 
 /// For each request: at one call a second, the first passes and the next at once is refused
@@ -225,14 +231,7 @@ async fn one_per_second_each(c: &mut Client, requests: impl IntoIterator<Item = 
 /// 1,311 a second). Each takes one call from the caller's allowance like any request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lists_and_ping_count_against_the_rate_limit() {
-    let alice = tokens::generate().unwrap();
-    let server = TestServer::with_config(config(&format!(
-        "[auth]\ntokens = [{}]\n[limits]\ncalls_per_second = 1\n",
-        entry("alice", &alice)
-    )))
-    .await;
-    let mut c = client_with(&server, &alice);
-    c.initialize().await;
+    let (_server, mut c) = one_call_a_second().await;
     let methods = [
         "tools/list",
         "resources/list",

@@ -103,6 +103,13 @@ async fn start(c: &mut Client, tool: &str, args: Value) -> String {
     created["taskId"].as_str().expect("taskId").to_owned()
 }
 
+/// A `wait_for` task until the Form's status shows `text` (at most `timeout_ms`); its id.
+async fn wait_for_status(c: &mut Client, text: &str, timeout_ms: u64) -> String {
+    let args = json!({"app": "Form", "target": STATUS, "condition": "value_contains",
+                      "value": text, "timeout_ms": timeout_ms});
+    start(c, "wait_for", args).await
+}
+
 /// `tasks/get` of `id`: the task, or the JSON-RPC error.
 async fn get(c: &mut Client, id: &str) -> Result<Value, Value> {
     let resp = c.request("tasks/get", json!({"taskId": id})).await;
@@ -151,13 +158,7 @@ async fn a_wait_for_task_completes_when_the_app_changes_and_only_its_principal_s
     let callers = Callers::new();
     let server = TestServer::with_config(config(&callers.section())).await;
     let mut waiter = tasking(&server, &callers.one).await;
-    let id = start(
-        &mut waiter,
-        "wait_for",
-        json!({"app": "Form", "target": STATUS, "condition": "value_contains",
-               "value": "Submitted: tasked", "timeout_ms": 30000}),
-    )
-    .await;
+    let id = wait_for_status(&mut waiter, "Submitted: tasked", 30000).await;
     let working = get(&mut waiter, &id).await.expect("tasks/get");
     assert_eq!(working["status"], "working", "{working}");
     assert!(working.get("result").is_none(), "{working}");
@@ -228,13 +229,7 @@ async fn cancelling_a_wait_for_task_ends_the_running_wait() {
         }
     };
     let before = ended(&server).await;
-    let id = start(
-        &mut waiter,
-        "wait_for",
-        json!({"app": "Form", "target": STATUS, "condition": "value_contains",
-               "value": "never shown", "timeout_ms": 60000}),
-    )
-    .await;
+    let id = wait_for_status(&mut waiter, "never shown", 60000).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(ended(&server).await, before, "the wait is still running");
     let ack = waiter.request("tasks/cancel", json!({"taskId": id})).await;
@@ -331,13 +326,7 @@ async fn a_removed_tokens_running_task_ends_and_stays_unreadable() {
         &["axgate_tool_calls_total", "\"wait_for\""],
     )
     .await;
-    let id = start(
-        &mut waiter,
-        "wait_for",
-        json!({"app": "Form", "target": STATUS, "condition": "value_contains",
-               "value": "never shown", "timeout_ms": 60000}),
-    )
-    .await;
+    let id = wait_for_status(&mut waiter, "never shown", 60000).await;
     // SIGHUP's reload, with token one removed.
     let scopes = [Scope::Read, Scope::Act, Scope::Metrics]
         .into_iter()

@@ -307,16 +307,9 @@ async fn three_exclusive_macs_behind_haproxy() {
     require(PROMETHEUS, "prometheus");
     let tokens = Tokens::new();
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("axgate.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[fleet]\nexclusive = true\nagent_listen = \"127.0.0.1:0\"\n\
-             [limits]\ncalls_per_second = 100000\n{}",
-            tokens.section()
-        ),
-    )
-    .unwrap();
+    let fleet = "[fleet]\nexclusive = true\nagent_listen = \"127.0.0.1:0\"\n\
+                 [limits]\ncalls_per_second = 100000\n";
+    let config = tokens.config_file(dir.path(), fleet);
     let mut macs: Vec<Mac> = NAMES.iter().map(|n| start_mac(n, &config)).collect();
     let (prometheus, prom) = start_prometheus(dir.path(), &macs, &tokens.admin);
 

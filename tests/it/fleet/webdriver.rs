@@ -47,15 +47,7 @@ async fn haproxy_routes_each_webdriver_session_to_the_mac_that_made_it() {
     require(HAPROXY, "haproxy");
     let tokens = Tokens::new();
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("axgate.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[fleet]\nagent_listen = \"127.0.0.1:0\"\n{}",
-            tokens.section()
-        ),
-    )
-    .unwrap();
+    let config = tokens.config_file(dir.path(), "[fleet]\nagent_listen = \"127.0.0.1:0\"\n");
     let macs: Vec<Mac> = ["mac1", "mac2"]
         .into_iter()
         .map(|n| start_mac(n, &config))
