@@ -246,14 +246,18 @@ impl Backend for MacBackend {
 
     fn resolve_launch(
         &self,
-        spec: &str,
+        request: &axgate_engine::LaunchRequest,
         _ctx: &mut CallCtx,
     ) -> Result<axgate_engine::Launchable, AxError> {
-        launch::resolve_launch(spec)
+        launch::resolve_launch(request)
     }
 
-    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
-        launch::launch_app(spec, ctx)
+    fn launch_app(
+        &self,
+        request: &axgate_engine::LaunchRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<AppInfo, AxError> {
+        launch::launch_app(request, ctx)
     }
 
     fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
