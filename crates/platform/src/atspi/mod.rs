@@ -49,8 +49,8 @@ use axgate_engine::backend::{Click, WindowAction};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
-    Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
+    NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use apps::{AppEntry, Apps};
@@ -367,17 +367,13 @@ impl Backend for AtspiBackend {
 
     fn resolve_launch(
         &self,
-        request: &axgate_engine::LaunchRequest,
+        request: &LaunchRequest,
         _ctx: &mut CallCtx,
-    ) -> Result<axgate_engine::Launchable, AxError> {
+    ) -> Result<Launchable, AxError> {
         launch::resolve_launch(request)
     }
 
-    fn launch_app(
-        &self,
-        request: &axgate_engine::LaunchRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
         launch::launch_app(&self.core, request, ctx)
     }
 

@@ -54,12 +54,17 @@ pub(super) fn window_action(
             | WindowAction::Maximize
             | WindowAction::FullScreen
     );
+    let zoom = matches!(action, WindowAction::Maximize | WindowAction::FullScreen);
     if frame_change && minimized {
+        let what = if zoom {
+            "zooming"
+        } else {
+            "moving or resizing"
+        };
         return Err(AxError::Unsupported(format!(
-            "{describe} is minimized; restore it before moving, resizing or zooming it"
+            "{describe} is minimized; restore it before {what} it"
         )));
     }
-    let zoom = matches!(action, WindowAction::Maximize | WindowAction::FullScreen);
     if zoom && role == Role::Sheet {
         return Err(AxError::Unsupported(format!(
             "{describe} is a sheet and moves with its window; act on its window"

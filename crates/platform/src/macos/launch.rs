@@ -103,8 +103,7 @@ const APP_DIRS: &[&str] = &[
 /// `<name>.app` in the usual folders, or what Spotlight knows for a bundle id) with its name
 /// and bundle id read from its `Info.plist`. What cannot be found keeps the words asked for,
 /// so the rules still see them.
-pub(super) fn resolve_launch(request: &LaunchRequest) -> Result<Launchable, AxError> {
-    let spec = request.spec.as_str();
+pub(super) fn resolve_launch(spec: &str) -> Result<Launchable, AxError> {
     let parsed = launch_spec::parse(spec).map_err(|reason| AxError::InvalidValue {
         element: "the app to launch".to_owned(),
         reason,

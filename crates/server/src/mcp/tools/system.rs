@@ -29,10 +29,10 @@ pub(super) struct LaunchArgs {
     /// Wait for a window this long (default 15000).
     #[serde(default)]
     timeout_ms: Option<u64>,
-    /// For a new process only (a running app refuses them).
+    /// For a new process only.
     #[serde(default)]
     arguments: Vec<String>,
-    /// Added to a new process's environment.
+    /// Added to its environment.
     #[serde(default)]
     environment: BTreeMap<String, String>,
 }
@@ -311,8 +311,7 @@ pub(super) struct WindowArgs {
 pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
     name: "window_action",
     title: "Operate a window",
-    description: "Focuses, minimizes, maximizes, full-screens, restores, closes, moves or \
-                  resizes a window.",
+    description: "Focuses, minimizes, maximizes, restores, closes, moves or resizes a window.",
     profile: Profile {
         destructive: true,
         ..Profile::ACT
