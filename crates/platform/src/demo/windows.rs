@@ -98,12 +98,11 @@ pub(super) fn window_action(
                 node.extra.unzoomed = unzoomed.is_none().then_some(frame);
             }
         }
-        WindowAction::FullScreen => {
-            if full_screen_from.is_none() {
-                set_frame(tree, id, SCREEN, &mut events);
-                if let Some(node) = tree.get_mut(id) {
-                    node.extra.full_screen_from = Some(frame);
-                }
+        // Already in full screen: nothing changes (no toggle).
+        WindowAction::FullScreen if full_screen_from.is_none() => {
+            set_frame(tree, id, SCREEN, &mut events);
+            if let Some(node) = tree.get_mut(id) {
+                node.extra.full_screen_from = Some(frame);
             }
         }
         WindowAction::Move { x, y } | WindowAction::Resize { w: x, h: y } => {
