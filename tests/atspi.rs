@@ -324,6 +324,35 @@ async fn apps_launch_and_quit_and_list_rows_select() {
     assert_eq!(quit["exited"], true, "{quit}");
 }
 
+/// `launch_app`'s arguments and environment reach the spawned GTK app: rows.py takes its row
+/// count from its arguments and its name on the bus from `TEST_APP_NAME`. A variable that
+/// loads code is refused before anything runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_launch_passes_arguments_and_environment_to_the_app() {
+    require_desktop();
+    let _turn = DESKTOP.lock().await;
+    let server = AtspiServer::start("[policy]\nunconfirmed = \"allow\"\n").await;
+    let mut c = server.session().await;
+    let script = harness::repo().join("tests/desktop/apps/rows.py");
+    let spec = format!("/usr/bin/python3 {}", script.display());
+    let refused = c
+        .call(
+            "launch_app",
+            json!({"app": spec, "environment": {"GTK_MODULES": "/tmp/x.so"}}),
+        )
+        .await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text_of(&refused).contains("GTK_MODULES"), "{refused}");
+    let args = json!({"app": spec, "arguments": ["3"],
+        "environment": {"TEST_APP_NAME": "axgate-launched"}});
+    let launched = ok(&mut c, "launch_app", args).await;
+    assert_eq!(launched["app"]["name"], "axgate-launched", "{launched}");
+    handle(&mut c, "axgate-launched", "static_text", "3 rows").await;
+    let args = json!({"app": "axgate-launched", "force": true});
+    let quit = ok(&mut c, "quit_app", args).await;
+    assert_eq!(quit["exited"], true, "{quit}");
+}
+
 #[test]
 fn backend_auto_picks_atspi_inside_the_desktop_and_demo_outside() {
     require_desktop();

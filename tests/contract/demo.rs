@@ -25,7 +25,7 @@ impl Target for Demo {
             .with_launch_delay(Duration::ZERO),
         );
         let pid = demo
-            .launch_app(APP, &mut ctx())
+            .launch_app(&axgate::ax::LaunchRequest::app(APP), &mut ctx())
             .expect("the demo backend launches Contract")
             .pid;
         let served = support::serve(run::config(toml), demo.clone()).await;

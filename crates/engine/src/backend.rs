@@ -10,6 +10,7 @@ use super::capabilities::{Capabilities, Capability, unsupported};
 use super::capture::Capture;
 use super::error::AxError;
 use super::keys::KeyCombo;
+use super::launch_request::LaunchRequest;
 use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
 
 /// Per-call context handed to every backend method: the deadline, and a counter of round
@@ -168,8 +169,20 @@ pub enum WindowAction {
     Minimize,
     Restore,
     Close,
-    Move { x: f64, y: f64 },
-    Resize { w: f64, h: f64 },
+    Move {
+        x: f64,
+        y: f64,
+    },
+    Resize {
+        w: f64,
+        h: f64,
+    },
+    /// Zoom (macOS's green button, option-less): the window takes the screen's visible area;
+    /// like macOS's zoom it toggles, so a second call gives the window its size back.
+    Maximize,
+    /// Full screen: the window takes the whole screen. A second call changes nothing;
+    /// `Restore` leaves full screen.
+    FullScreen,
 }
 
 /// One readiness check of a backend (`/readyz`, `axgate check`).
@@ -407,17 +420,25 @@ pub trait Backend: Send + Sync + 'static {
         Err(unsupported(self.name(), Capability::Windows))
     }
 
-    /// What `launch_app(spec)` would start, without starting anything, so that the app policy
-    /// can be applied to all of its names first. An error when nothing matches. The default
+    /// What `launch_app(request)` would start, without starting anything, so that the app
+    /// policy can be applied to all of its names first (a backend whose arguments can name a
+    /// program, AT-SPI's, lists them as aliases). An error when nothing matches. The default
     /// cannot tell, and the engine then refuses to launch.
-    fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
-        let _ = (spec, ctx);
+    fn resolve_launch(
+        &self,
+        request: &LaunchRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Launchable, AxError> {
+        let _ = (request, ctx);
         Err(unsupported(self.name(), Capability::Launch))
     }
 
-    /// Launches an app named by name, bundle id or path; returns once it has a pid.
-    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
-        let _ = (spec, ctx);
+    /// Launches an app named by name, bundle id or path, with the request's arguments and
+    /// environment (already checked by the engine: `launch_request::check`); returns once it
+    /// has a pid. A running app is activated; with arguments or environment it is refused
+    /// instead (`LaunchRequest::already_running`), as they would not reach it.
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        let _ = (request, ctx);
         Err(unsupported(self.name(), Capability::Launch))
     }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 use super::backend::Launchable;
 use super::engine::Engine;
 use super::error::AxError;
+use super::launch_request::{self, LaunchRequest};
 use super::model::AppInfo;
 use super::worker::CallStats;
 use crate::app_rules::AppDenial;
@@ -28,14 +29,18 @@ pub fn asked_names(spec: &str) -> Vec<String> {
 }
 
 impl Engine {
-    /// Launches what `spec` names (or activates it when it runs) once the app rules allow
-    /// every name of it; returns once it has a pid.
+    /// Launches what the request names (or activates it when it runs) once its arguments and
+    /// environment pass `launch_request::check` and the app rules allow every name of it;
+    /// returns once it has a pid.
     pub async fn launch_app(
         &self,
-        spec: &str,
+        request: &LaunchRequest,
         deadline: Instant,
         stats: &CallStats,
     ) -> Result<AppInfo, AxError> {
+        // Before anything is looked up or started: a refused variable never reaches a backend.
+        launch_request::check(request)?;
+        let spec = request.spec.as_str();
         let rules = self.app_rules();
         let refuse = |denial: AppDenial| AxError::AppDenied {
             denial,
@@ -47,7 +52,7 @@ impl Engine {
         rules
             .check_names(&asked.iter().map(String::as_str).collect::<Vec<_>>())
             .map_err(refuse)?;
-        let owned = spec.to_owned();
+        let owned = request.clone();
         let identity: Launchable = self
             .run_global(deadline, stats, "resolve_launch", move |b, c| {
                 b.resolve_launch(&owned, c)
@@ -62,7 +67,7 @@ impl Engine {
                 other => other,
             })?;
         rules.check_names(&identity.names()).map_err(refuse)?;
-        let owned = spec.to_owned();
+        let owned = request.clone();
         // A backend whose launcher fails to find the app says so as for a running app
         // (macOS `open`); for a launch, what was missing is something to launch.
         let app = self

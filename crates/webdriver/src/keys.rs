@@ -157,6 +157,77 @@ pub fn w3c_key(c: char) -> Result<Key, WdError> {
     }
 }
 
+/// One step of Element Send Keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    /// Text typed as it is (`type_text`).
+    Text(String),
+    /// A key pressed with the modifiers held at that point (`press_key`).
+    Press {
+        key: Key,
+        modifiers: Vec<&'static str>,
+    },
+}
+
+/// Element Send Keys' text as strokes, as W3C's "dispatch actions for a string" reads it: a
+/// modifier codepoint (Shift U+E008, Control, Alt, Meta and their right-hand twins) toggles
+/// that modifier, which holds for the keys after it until it comes again, the NULL key
+/// U+E000 or the end; any other key codepoint of [`w3c_key`] is pressed (one it cannot press
+/// is refused before anything is sent); characters typed with no modifier held go as runs of
+/// text, Enter, Return, Tab and Space among them as the characters they type; a character
+/// with a modifier held is pressed with it (Shift and `a` give `A`).
+pub fn send_keys(text: &str) -> Result<Vec<Stroke>, WdError> {
+    let mut strokes = Vec::new();
+    let mut run = String::new();
+    let mut held: Vec<&'static str> = Vec::new();
+    let flush = |run: &mut String, strokes: &mut Vec<Stroke>| {
+        if !run.is_empty() {
+            strokes.push(Stroke::Text(std::mem::take(run)));
+        }
+    };
+    for c in text.chars() {
+        let key = match c {
+            '\u{E000}' => {
+                flush(&mut run, &mut strokes);
+                held.clear();
+                continue;
+            }
+            '\u{E006}' | '\u{E007}' => Key::Char('\n'),
+            '\u{E004}' => Key::Char('\t'),
+            '\u{E00D}' => Key::Char(' '),
+            c => w3c_key(c)?,
+        };
+        match key {
+            Key::Modifier(m) => {
+                flush(&mut run, &mut strokes);
+                match held.iter().position(|h| *h == m) {
+                    Some(i) => {
+                        held.remove(i);
+                    }
+                    None => held.push(m),
+                }
+            }
+            Key::Char(t) if held.is_empty() => run.push(t),
+            key => {
+                flush(&mut run, &mut strokes);
+                // With a modifier held, Return, Tab and Space are keys to press.
+                let key = match key {
+                    Key::Char('\n') => Key::Named("return"),
+                    Key::Char('\t') => Key::Named("tab"),
+                    Key::Char(' ') => Key::Named("space"),
+                    other => other,
+                };
+                strokes.push(Stroke::Press {
+                    key,
+                    modifiers: held.clone(),
+                });
+            }
+        }
+    }
+    flush(&mut run, &mut strokes);
+    Ok(strokes)
+}
+
 /// The `press_key` name of a key: a named key as is, a character as itself.
 pub fn press_name(key: Key) -> String {
     match key {
@@ -208,6 +279,46 @@ mod tests {
         assert_eq!(xcui_key("a"), None);
         assert_eq!(xcui_key("hello"), None);
         assert_eq!(xcui_key("XCUIKeyboardKeyF40"), None);
+    }
+
+    #[test]
+    fn send_keys_types_text_presses_keys_and_holds_modifiers_until_null() {
+        let text = |t: &str| Stroke::Text(t.to_owned());
+        let press = |key, modifiers: &[&'static str]| Stroke::Press {
+            key,
+            modifiers: modifiers.to_vec(),
+        };
+        assert_eq!(send_keys("ab\u{E007}c").unwrap(), [text("ab\nc")]);
+        assert_eq!(
+            send_keys("ab\u{E012}\u{E003}x").unwrap(),
+            [
+                text("ab"),
+                press(Key::Named("left"), &[]),
+                press(Key::Named("backspace"), &[]),
+                text("x")
+            ]
+        );
+        // Shift holds until NULL; Control toggles off when it comes again.
+        assert_eq!(
+            send_keys("\u{E008}ab\u{E000}c\u{E009}\u{E004}\u{E009}d").unwrap(),
+            [
+                press(Key::Char('a'), &["shift"]),
+                press(Key::Char('b'), &["shift"]),
+                text("c"),
+                press(Key::Named("tab"), &["ctrl"]),
+                text("d")
+            ]
+        );
+        assert_eq!(
+            send_keys("\u{E03D}\u{E050}\u{E014}").unwrap(),
+            [press(Key::Named("right"), &["cmd", "shift"])]
+        );
+        // The end releases what is held: nothing is left to send.
+        assert_eq!(send_keys("\u{E008}").unwrap(), []);
+        assert_eq!(
+            send_keys("x\u{E002}").unwrap_err().code,
+            ErrorCode::UnsupportedOperation
+        );
     }
 
     #[test]

@@ -181,7 +181,7 @@ async fn window_action_close_asks_about_unsaved_changes_and_refuses_non_windows(
             &["button \"Submit\" at window[0]/button[0] is not a window; use list_windows"],
         ),
         (
-            json!({"app": "Form", "target": "window[0]", "action": "maximize"}),
+            json!({"app": "Form", "target": "window[0]", "action": "zoom"}),
             &["invalid argument `action`"],
         ),
         (

@@ -188,7 +188,7 @@ async fn pointer_actions_click_and_drag_by_point() {
 }
 
 #[tokio::test]
-async fn window_commands_move_resize_and_minimize() {
+async fn window_commands_move_resize_maximize_fullscreen_and_minimize() {
     let server = TestServer::start().await;
     let wd = Wd::new(&server);
     let sid = wd.session("Form").await;
@@ -217,16 +217,29 @@ async fn window_commands_move_resize_and_minimize() {
         .send("GET", &format!("/session/{sid}/window/rect"), None)
         .await;
     assert_eq!(body["value"]["width"], 500.0);
-    for unsupported in ["maximize", "fullscreen"] {
-        let (status, body) = wd
-            .send(
-                "POST",
-                &format!("/session/{sid}/window/{unsupported}"),
-                Some(json!({})),
-            )
-            .await;
-        assert_w3c(status, &body, 500, "unsupported operation");
-    }
+    // Maximize zooms to the screen below the menu bar (the demo's screen is 1440×900, its
+    // menu bar 25 points); a second maximize gives the frame back, as macOS's zoom does.
+    let zoom = |what: &'static str| {
+        let (wd, sid) = (&wd, &sid);
+        async move {
+            let path = format!("/session/{sid}/window/{what}");
+            let (status, body) = wd.send("POST", &path, Some(json!({}))).await;
+            assert_eq!(status, 200, "{what}: {body}");
+            body["value"].clone()
+        }
+    };
+    assert_eq!(
+        zoom("maximize").await,
+        json!({"x": 0.0, "y": 25.0, "width": 1440.0, "height": 875.0})
+    );
+    assert_eq!(
+        zoom("maximize").await,
+        json!({"x": 100.0, "y": 120.0, "width": 500.0, "height": 450.0})
+    );
+    // Full screen covers the whole screen; a second call keeps it.
+    let full = json!({"x": 0.0, "y": 0.0, "width": 1440.0, "height": 900.0});
+    assert_eq!(zoom("fullscreen").await, full);
+    assert_eq!(zoom("fullscreen").await, full);
     let (status, body) = wd
         .send(
             "POST",

@@ -124,6 +124,48 @@ async fn acts_go_through_the_verified_tools() {
     assert_eq!(wd.read(&sid, active, "attribute/identifier").await, "name");
 }
 
+/// Element Send Keys types text runs, presses key codepoints and holds a modifier until the
+/// NULL key (before, every key but Enter, Tab and Space was refused).
+#[tokio::test]
+async fn send_keys_presses_special_keys_and_holds_modifiers() {
+    let server = TestServer::start().await;
+    let wd = Wd::new(&server);
+    let sid = wd.session("TextEdit").await;
+    let text = wd.find(&sid, "id", "First Text View").await;
+    let send = |keys: &'static str| {
+        let (wd, sid, text) = (&wd, &sid, &text);
+        async move {
+            let (status, body) = wd
+                .send(
+                    "POST",
+                    &format!("/session/{sid}/element/{text}/value"),
+                    Some(json!({"text": keys})),
+                )
+                .await;
+            assert_eq!(status, 200, "{keys:?}: {body}");
+            wd.read(sid, text, "attribute/value").await
+        }
+    };
+    // Shift (U+E008) holds over "ab" until NULL (U+E000); "c" is typed plainly.
+    assert_eq!(send("\u{E008}ab\u{E000}c").await, "ABc");
+    // Backspace (U+E003) is pressed; Enter (U+E007) types a new line.
+    assert_eq!(send("\u{E003}\u{E007}d").await, "AB\nd");
+    // Command (U+E03D) with "a" selects all, released at the end of the text; the next
+    // text replaces the selection; Left (U+E012) collapses it before "y".
+    assert_eq!(send("\u{E03D}a").await, "AB\nd");
+    assert_eq!(send("z\u{E03D}a\u{E000}\u{E012}y").await, "zy");
+    // A codepoint no key stands for is refused before anything is typed.
+    let (status, body) = wd
+        .send(
+            "POST",
+            &format!("/session/{sid}/element/{text}/value"),
+            Some(json!({"text": "q\u{E002}"})),
+        )
+        .await;
+    assert_w3c(status, &body, 500, "unsupported operation");
+    assert_eq!(wd.read(&sid, &text, "attribute/value").await, "zy");
+}
+
 #[tokio::test]
 async fn an_element_that_is_gone_is_a_stale_reference() {
     let server = TestServer::start().await;

@@ -88,6 +88,95 @@ async fn a_session_launches_an_app_that_is_not_running() {
     wd.find(&sid, "id", "note").await;
 }
 
+/// `appium:arguments` and `appium:environment` reach the launched app (the demo shows them as
+/// its application element's value, which the page source's root carries); before, such a
+/// session was refused.
+#[tokio::test]
+async fn a_session_with_arguments_and_environment_launches_the_app_with_them() {
+    let server = TestServer::start().await;
+    let wd = Wd::new(&server);
+    let notes = json!({
+        "appium:bundleId": "dev.axgate.demo.notes",
+        "appium:arguments": ["-a", "two words"],
+        "appium:environment": {"GREETING": "hi"},
+    });
+    let (status, body) = wd.send("POST", "/session", Some(caps(notes.clone()))).await;
+    assert_eq!(status, 200, "{body}");
+    let sid = body["value"]["sessionId"].as_str().unwrap();
+    let (_, source) = wd
+        .send("GET", &format!("/session/{sid}/source"), None)
+        .await;
+    let root = source["value"].as_str().unwrap().lines().nth(1).unwrap();
+    assert!(
+        root.contains(r#"value="-a two words GREETING=hi""#),
+        "{root}"
+    );
+    // Notes runs now: the extras would not reach it, so such a session is refused.
+    let (status, body) = wd.send("POST", "/session", Some(caps(notes))).await;
+    assert_w3c(status, &body, 500, "session not created");
+    let message = body["value"]["message"].as_str().unwrap();
+    assert!(message.contains("quit it first"), "{message}");
+    // macos: launchApp passes them too, to an app that was not running.
+    wd.exec_ok(
+        sid,
+        "launchApp",
+        json!({"bundleId": "Counter", "arguments": ["--new"], "environment": {"MODE": "x"}}),
+    )
+    .await;
+    let counter = wd.session("Counter").await;
+    let (_, source) = wd
+        .send("GET", &format!("/session/{counter}/source"), None)
+        .await;
+    assert!(
+        source["value"]
+            .as_str()
+            .unwrap()
+            .contains(r#"value="--new MODE=x""#),
+        "{source}"
+    );
+}
+
+/// A variable that loads code into the launched app is refused before anything starts,
+/// named, its value never repeated.
+#[tokio::test]
+async fn a_session_with_a_code_loading_variable_is_refused_naming_it() {
+    let server = TestServer::start().await;
+    let wd = Wd::new(&server);
+    let (status, body) = wd
+        .send(
+            "POST",
+            "/session",
+            Some(caps(json!({
+                "appium:bundleId": "dev.axgate.demo.notes",
+                "appium:environment": {"DYLD_INSERT_LIBRARIES": "/tmp/evil.dylib"},
+            }))),
+        )
+        .await;
+    assert_w3c(status, &body, 500, "session not created");
+    let message = body["value"]["message"].as_str().unwrap();
+    assert!(message.contains("DYLD_INSERT_LIBRARIES"), "{message}");
+    assert!(!message.contains("evil"), "{message}");
+    assert!(server.demo.pid_of("Notes").is_none(), "nothing started");
+    // The same through macos: launchApp.
+    let sid = wd.session("Form").await;
+    let (status, body) = wd
+        .exec(
+            &sid,
+            "launchApp",
+            json!({"bundleId": "Notes", "environment": {"LD_PRELOAD": "/tmp/evil.so"}}),
+        )
+        .await;
+    assert!(status >= 400, "{body}");
+    assert!(
+        body["value"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("LD_PRELOAD"),
+        "{body}"
+    );
+    assert!(server.demo.pid_of("Notes").is_none(), "nothing started");
+}
+
 #[tokio::test]
 async fn two_sessions_drive_two_apps_at_once() {
     let server = TestServer::start().await;

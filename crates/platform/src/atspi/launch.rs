@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use axgate_engine::{AppInfo, AxError, CallCtx, Launchable, Pid};
+use axgate_engine::{AppInfo, AxError, CallCtx, LaunchRequest, Launchable, Pid};
 
 use super::Core;
 use super::command;
@@ -20,11 +20,13 @@ use super::x11::Display;
 /// How often the desktop is checked while an app starts.
 const POLL: Duration = Duration::from_millis(50);
 
-/// What `launch_app(spec)` would run, without running it: the program (looked up on `PATH`
-/// when given bare), named by its file name, with the path it resolves to (links followed)
-/// and, as aliases, that file's name and every other word of the command line — so that a
-/// denied program named through a link or as an argument of another is still seen.
-pub(super) fn resolve_launch(spec: &str) -> Result<Launchable, AxError> {
+/// What `launch_app(request)` would run, without running it: the program (looked up on
+/// `PATH` when given bare), named by its file name, with the path it resolves to (links
+/// followed) and, as aliases, that file's name and every other word of the command line and
+/// every argument of the request — so that a denied program named through a link or as an
+/// argument of another (`env`, `sh -c`) is still seen.
+pub(super) fn resolve_launch(request: &LaunchRequest) -> Result<Launchable, AxError> {
+    let spec = request.spec.as_str();
     let words =
         command::split(spec).map_err(|e| AxError::Unsupported(format!("cannot launch: {e}")))?;
     let not_found = || AxError::NotLaunchable {
@@ -47,7 +49,7 @@ pub(super) fn resolve_launch(spec: &str) -> Result<Launchable, AxError> {
     if let Some(file) = real.file_name().and_then(|f| f.to_str()) {
         aliases.push(file.to_owned());
     }
-    for word in &words[1..] {
+    for word in words[1..].iter().chain(&request.arguments) {
         aliases.push(word.clone());
         aliases.push(command::program_name(word).to_owned());
     }
@@ -59,11 +61,22 @@ pub(super) fn resolve_launch(spec: &str) -> Result<Launchable, AxError> {
     })
 }
 
-pub(super) fn launch_app(core: &Core, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
-    let words =
-        command::split(spec).map_err(|e| AxError::Unsupported(format!("cannot launch: {e}")))?;
+/// Runs the command with the request's arguments after the spec's own, and its environment
+/// added to axgate's (the engine has refused variables that load code; `PATH` among them,
+/// so the program found is the one `resolve_launch` named). A new process each time: an app
+/// that hands over to its running instance (a `GApplication`) passes the arguments on its
+/// own terms, and the environment does not reach that instance.
+pub(super) fn launch_app(
+    core: &Core,
+    request: &LaunchRequest,
+    ctx: &mut CallCtx,
+) -> Result<AppInfo, AxError> {
+    let words = command::split(&request.spec)
+        .map_err(|e| AxError::Unsupported(format!("cannot launch: {e}")))?;
     let mut child = Command::new(&words[0])
         .args(&words[1..])
+        .args(&request.arguments)
+        .envs(request.environment.iter().map(|(n, v)| (n, v)))
         .env_remove("NO_AT_BRIDGE")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -49,8 +49,8 @@ use axgate_engine::backend::{Click, WindowAction};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
-    Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
+    NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use apps::{AppEntry, Apps};
@@ -223,8 +223,8 @@ impl Backend for AtspiBackend {
     }
 
     /// Everything but the clipboard (no X selection owner is kept) and telling what a key
-    /// would press. Window operations exclude minimize and restore: with no window manager
-    /// there is nothing to ask (they fail naming that).
+    /// would press. Window operations exclude minimize, restore, maximize and full screen:
+    /// with no window manager there is nothing to ask (they fail naming that).
     fn capabilities(&self) -> Capabilities {
         Capabilities::all()
             .without(Capability::Clipboard)
@@ -367,14 +367,14 @@ impl Backend for AtspiBackend {
 
     fn resolve_launch(
         &self,
-        spec: &str,
+        request: &LaunchRequest,
         _ctx: &mut CallCtx,
-    ) -> Result<axgate_engine::Launchable, AxError> {
-        launch::resolve_launch(spec)
+    ) -> Result<Launchable, AxError> {
+        launch::resolve_launch(request)
     }
 
-    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
-        launch::launch_app(&self.core, spec, ctx)
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        launch::launch_app(&self.core, request, ctx)
     }
 
     fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {

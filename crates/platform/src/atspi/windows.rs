@@ -115,6 +115,13 @@ pub(super) fn window_action(
              window instead"
                 .to_owned(),
         )),
+        // Zoom and full screen are window-manager states (_NET_WM_STATE); without one an X
+        // client can only be configured, which is what move and resize do.
+        WindowAction::Maximize | WindowAction::FullScreen => Err(AxError::Unsupported(
+            "maximize and full screen need a window manager, and this desktop has none; move \
+             the window to 0,0 and resize it to the screen instead"
+                .to_owned(),
+        )),
     }
 }
 

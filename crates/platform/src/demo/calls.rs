@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use axgate_engine::backend::{Click, Launchable, WindowAction};
 use axgate_engine::capabilities::Capabilities;
 use axgate_engine::keys::KeyCombo;
+use axgate_engine::launch_request::LaunchRequest;
 use axgate_engine::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
     Rect, Snapshot, SnapshotRequest, WindowInfo,
@@ -253,14 +254,18 @@ impl Backend for DemoBackend {
         Ok(())
     }
 
-    fn resolve_launch(&self, spec: &str, ctx: &mut CallCtx) -> Result<Launchable, AxError> {
+    fn resolve_launch(
+        &self,
+        request: &LaunchRequest,
+        ctx: &mut CallCtx,
+    ) -> Result<Launchable, AxError> {
         ctx.trips(1);
-        self.resolve_launch(spec)
+        self.resolve_launch(&request.spec)
     }
 
-    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
         ctx.trips(1);
-        self.launch(spec)
+        self.launch(request)
     }
 
     fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {

@@ -9,7 +9,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use axgate_engine::{AppInfo, AxError, ChangeEvent, ChangeKind, Launchable, Pid};
+use axgate_engine::{
+    AppInfo, AxError, AxValue, ChangeEvent, ChangeKind, LaunchRequest, Launchable, Pid,
+};
 
 use super::spec::{AppSpec, Behavior};
 use super::tree::AppTree;
@@ -26,6 +28,9 @@ pub(super) struct DemoApp {
     first_id: u64,
     /// When a launched app's windows appear; `None` for apps running from the start.
     ready_at: Option<Instant>,
+    /// What a launch passed it (arguments, then `NAME=value` per variable), shown as the
+    /// application element's value so tests read back what reached the app.
+    launched_with: Option<String>,
     clipboard: Arc<Mutex<String>>,
     /// Built on first use, so backends that never touch the huge app do not pay for it.
     tree: OnceLock<Mutex<AppTree>>,
@@ -69,14 +74,19 @@ impl DemoApp {
     }
 
     fn build(&self, ready: bool) -> AppTree {
-        AppTree::build(
+        let mut tree = AppTree::build(
             &self.spec,
             self.pid,
             self.first_id,
             Arc::clone(&self.clipboard),
             ready,
         )
-        .unwrap_or_else(|e| panic!("demo app {}: {e}", self.spec.name))
+        .unwrap_or_else(|e| panic!("demo app {}: {e}", self.spec.name));
+        let root = tree.root();
+        if let (Some(shown), Some(app)) = (&self.launched_with, tree.get_mut(root)) {
+            app.value = Some(AxValue::Text(shown.clone()));
+        }
+        tree
     }
 }
 
@@ -111,7 +121,8 @@ impl Registry {
             instances: 0,
         };
         for (i, spec) in specs.iter().enumerate() {
-            let app = registry.instance(spec, first_pid + i as Pid, started_at, None, clipboard);
+            let pid = first_pid + i as Pid;
+            let app = registry.instance(spec, pid, started_at, None, None, clipboard);
             registry.running.push(app);
         }
         registry
@@ -123,6 +134,7 @@ impl Registry {
         pid: Pid,
         started_at: u64,
         ready_at: Option<Instant>,
+        launched_with: Option<String>,
         clipboard: &Arc<Mutex<String>>,
     ) -> Arc<DemoApp> {
         self.instances += 1;
@@ -132,6 +144,7 @@ impl Registry {
             started_at,
             first_id: self.instances << 32,
             ready_at,
+            launched_with,
             clipboard: Arc::clone(clipboard),
             tree: OnceLock::new(),
         })
@@ -164,6 +177,19 @@ impl Registry {
         }
         gone
     }
+}
+
+/// What a demo app shows of its launch: the arguments, then `NAME=value` per variable,
+/// separated by spaces.
+fn launched_with(request: &LaunchRequest) -> String {
+    let env = request.environment.iter().map(|(n, v)| format!("{n}={v}"));
+    request
+        .arguments
+        .iter()
+        .cloned()
+        .chain(env)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether `query` names this app: its name or bundle id (any case), or a path ending in
@@ -200,9 +226,10 @@ impl DemoBackend {
         })
     }
 
-    /// Launches (or, if it runs, activates) the app `query` names.
-    pub(super) fn launch(&self, query: &str) -> Result<AppInfo, AxError> {
-        let spec = self.find_spec(query)?;
+    /// Launches (or, if it runs, activates) the app the request names; one that runs is
+    /// refused when the request has arguments or environment (they would not reach it).
+    pub(super) fn launch(&self, request: &LaunchRequest) -> Result<AppInfo, AxError> {
+        let spec = self.find_spec(&request.spec)?;
         let pid = {
             let mut registry = lock(&self.registry);
             let running = registry
@@ -211,12 +238,17 @@ impl DemoBackend {
                 .find(|a| a.spec.bundle_id == spec.bundle_id)
                 .map(|a| a.pid);
             match running {
+                Some(_) if request.has_extras() => {
+                    return Err(request.already_running(&spec.name));
+                }
                 Some(pid) => pid,
                 None => {
                     let pid = registry.next_pid;
                     registry.next_pid += 1;
                     let ready_at = Some(Instant::now() + self.launch_delay);
-                    let app = registry.instance(spec, pid, now_secs(), ready_at, &self.clipboard);
+                    let shown = request.has_extras().then(|| launched_with(request));
+                    let app =
+                        registry.instance(spec, pid, now_secs(), ready_at, shown, &self.clipboard);
                     registry.running.push(app);
                     pid
                 }

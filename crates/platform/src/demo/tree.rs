@@ -54,6 +54,10 @@ pub(super) struct Extra {
     pub(super) edited: bool,
     /// Windows: minimized (then also not visible, and neither are its descendants).
     pub(super) minimized: bool,
+    /// Windows: zoomed (maximized) from this frame, which a second zoom gives back.
+    pub(super) unzoomed: Option<Rect>,
+    /// Windows: in full screen, entered from this frame, which `Restore` gives back.
+    pub(super) full_screen_from: Option<Rect>,
     /// Content of a live scroll area that lies outside its viewport: reported invisible.
     pub(super) scrolled_out: bool,
     /// Scroll areas: how far the content is scrolled right and down, in points.

@@ -1,6 +1,7 @@
 //! What `launch_app` was asked for: an app bundle path, a bundle id or an app name, the
-//! `open` arguments for it, and how to recognise the launched app among running ones. Plain
-//! Rust, no Apple types.
+//! `open` arguments for it (with the request's environment as `--env NAME=VALUE` and its
+//! arguments after `--args`), and how to recognise the launched app among running ones.
+//! Plain Rust, no Apple types.
 
 /// The launcher every Mac has.
 pub(crate) const OPEN: &str = "/usr/bin/open";
@@ -38,12 +39,30 @@ pub(crate) fn parse(spec: &str) -> Result<Spec<'_>, String> {
     })
 }
 
-/// Arguments for `open`: `-b id` or `-a name-or-path`.
-pub(crate) fn open_args(spec: Spec<'_>) -> [&str; 2] {
-    match spec {
-        Spec::BundleId(id) => ["-b", id],
-        Spec::Path(path) | Spec::Name(path) => ["-a", path],
+/// Arguments for `open`: `-b id` or `-a name-or-path`, then `--env NAME=VALUE` per variable
+/// (open(1)'s `--env`), then `--args` and the app's arguments, which must come last: `open`
+/// hands everything after `--args` to the app. `open` passes them only when it starts the
+/// app; the caller refuses a request with extras for an app that runs (no `-n`: a second
+/// instance of a document app is not what a suite asks for).
+pub(crate) fn open_args(
+    spec: Spec<'_>,
+    arguments: &[String],
+    environment: &[(String, String)],
+) -> Vec<String> {
+    let (flag, what) = match spec {
+        Spec::BundleId(id) => ("-b", id),
+        Spec::Path(path) | Spec::Name(path) => ("-a", path),
+    };
+    let mut args = vec![flag.to_owned(), what.to_owned()];
+    for (name, value) in environment {
+        args.push("--env".to_owned());
+        args.push(format!("{name}={value}"));
     }
+    if !arguments.is_empty() {
+        args.push("--args".to_owned());
+        args.extend(arguments.iter().cloned());
+    }
+    args
 }
 
 /// Whether a running app is the one `spec` names.
@@ -93,8 +112,40 @@ mod tests {
 
     #[test]
     fn open_arguments() {
-        assert_eq!(open_args(Spec::BundleId("com.x.y")), ["-b", "com.x.y"]);
-        assert_eq!(open_args(Spec::Name("Notes")), ["-a", "Notes"]);
+        assert_eq!(
+            open_args(Spec::BundleId("com.x.y"), &[], &[]),
+            ["-b", "com.x.y"]
+        );
+        assert_eq!(open_args(Spec::Name("Notes"), &[], &[]), ["-a", "Notes"]);
+        // The environment before `--args`; the arguments last, as given (an argument that
+        // looks like an `open` option is still the app's).
+        let arguments = [
+            "-AppleLanguages".to_owned(),
+            "(de)".to_owned(),
+            "--env".to_owned(),
+        ];
+        let environment = [("GREETING".to_owned(), "a b=c".to_owned())];
+        assert_eq!(
+            open_args(
+                Spec::Path("/Applications/TextEdit.app"),
+                &arguments,
+                &environment
+            ),
+            [
+                "-a",
+                "/Applications/TextEdit.app",
+                "--env",
+                "GREETING=a b=c",
+                "--args",
+                "-AppleLanguages",
+                "(de)",
+                "--env"
+            ]
+        );
+        assert_eq!(
+            open_args(Spec::BundleId("com.x.y"), &[], &environment),
+            ["-b", "com.x.y", "--env", "GREETING=a b=c"]
+        );
     }
 
     #[test]

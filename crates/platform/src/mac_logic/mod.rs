@@ -16,6 +16,7 @@
 //! layout, a combo's letter on the Command level or the ASCII-capable layout; the modifier
 //! events of a combo). (The click point, activation point or frame centre,
 //! is engine-generic: `RawNode::click_point`; so is a screenshot's scale: `ax::Capture`.)
+//! Windows: `window_zoom` (zoom button, `AXFullScreen` or full-screen button; when it landed).
 //! Chromium/Electron: `tree_fill` (when a tree switched on by `AXManualAccessibility` has
 //! filled, measured on the web area; the `AXEnhancedUserInterface` opt-in). Tests only:
 //! `fake_ax` (an in-memory AX source that counts round trips and what crosses) and
@@ -52,4 +53,5 @@ pub(crate) mod roles;
 pub(crate) mod tree_fill;
 pub(crate) mod typed_text;
 pub(crate) mod walk;
+pub(crate) mod window_zoom;
 pub(crate) mod writes;

@@ -1,6 +1,7 @@
 //! Launching, quitting and activating apps. `resolve_launch` finds the bundle a launch would
-//! start (for the app policy, before anything starts). Launch runs `open -b id` / `open -a name-or-path`
-//! and waits until the workspace lists a matching app (a pid is not yet a ready tree: the
+//! start (for the app policy, before anything starts). Launch runs `open -b id` / `open -a
+//! name-or-path` (with `--env` and `--args` when asked; refused for an app that runs, which
+//! `open` would only activate) and waits until the workspace lists a matching app (a pid is not yet a ready tree: the
 //! engine waits for windows). Quit asks `NSRunningApplication` to terminate (or force) and
 //! leaves verifying the exit to the engine: `terminate` succeeds even when a save sheet then
 //! blocks it. Activation goes through the input guard (activate, raise, wait until frontmost).
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use objc2::rc::autoreleasepool;
 use objc2_app_kit::NSRunningApplication;
 
-use axgate_engine::{AppInfo, AxError, CallCtx, Launchable, Pid};
+use axgate_engine::{AppInfo, AxError, CallCtx, LaunchRequest, Launchable, Pid};
 
 use super::apps;
 use super::guard;
@@ -25,14 +26,31 @@ use crate::mac_logic::launch_spec::{self, OPEN};
 /// How often the workspace is checked for the launched app.
 const POLL: Duration = Duration::from_millis(100);
 
-pub(super) fn launch_app(spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+pub(super) fn launch_app(request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
     let started = Instant::now();
+    let spec = request.spec.as_str();
     let parsed = launch_spec::parse(spec).map_err(|reason| AxError::InvalidValue {
         element: "the app to launch".to_owned(),
         reason,
     })?;
+    let running_now = || {
+        apps::running().into_iter().find(|app| {
+            launch_spec::matches(
+                parsed,
+                &app.info.name,
+                app.info.bundle_id.as_deref(),
+                app.bundle_path.as_deref(),
+            )
+        })
+    };
+    if request.has_extras()
+        && let Some(app) = running_now()
+    {
+        return Err(request.already_running(&app.info.name));
+    }
+    let args = launch_spec::open_args(parsed, &request.arguments, &request.environment);
     let mut running = Command::new(OPEN)
-        .args(launch_spec::open_args(parsed))
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -49,22 +67,20 @@ pub(super) fn launch_app(spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxErr
     };
     if !status.success() {
         let reason = child::stderr_of(&mut running);
-        tracing::debug!(%reason, "open could not launch the app");
+        // open's complaint may quote what it was given: with arguments or environment (which
+        // may be secrets) only that it failed is logged.
+        if request.has_extras() {
+            tracing::debug!("open could not launch the app (with arguments or environment)");
+        } else {
+            tracing::debug!(%reason, "open could not launch the app");
+        }
         return Err(AxError::AppNotFound {
             query: spec.to_owned(),
             available: apps::running().into_iter().map(|a| a.info.name).collect(),
         });
     }
     loop {
-        let found = apps::running().into_iter().find(|app| {
-            launch_spec::matches(
-                parsed,
-                &app.info.name,
-                app.info.bundle_id.as_deref(),
-                app.bundle_path.as_deref(),
-            )
-        });
-        if let Some(app) = found {
+        if let Some(app) = running_now() {
             return Ok(app.info);
         }
         let left = ctx.remaining();

@@ -56,8 +56,8 @@ use axgate_engine::backend::{Click, WindowAction};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
-    Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
+    NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 pub use runloop::run_with_main_loop;
@@ -246,14 +246,14 @@ impl Backend for MacBackend {
 
     fn resolve_launch(
         &self,
-        spec: &str,
+        request: &LaunchRequest,
         _ctx: &mut CallCtx,
-    ) -> Result<axgate_engine::Launchable, AxError> {
-        launch::resolve_launch(spec)
+    ) -> Result<Launchable, AxError> {
+        launch::resolve_launch(&request.spec)
     }
 
-    fn launch_app(&self, spec: &str, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
-        launch::launch_app(spec, ctx)
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+        launch::launch_app(request, ctx)
     }
 
     fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {

@@ -1,8 +1,11 @@
 //! Windows of an app: the list (`AXWindows`, one batched read per window) and window
 //! operations through their attributes and buttons: raise + main (focus), `AXMinimized`,
-//! the close button's `AXPress`, `AXPosition` and `AXSize` (global top-left points).
+//! the close button's `AXPress`, `AXPosition` and `AXSize` (global top-left points), and
+//! zoom / full screen as `mac_logic::window_zoom` decides (zoom button, `AXFullScreen`,
+//! full-screen button), re-read until the change shows.
 
-use std::time::Instant;
+use std::thread;
+use std::time::{Duration, Instant};
 
 use accessibility_sys::kAXErrorInvalidUIElement;
 
@@ -12,12 +15,15 @@ use axgate_engine::{AxError, CallCtx, NodeId, Pid, WindowInfo};
 use super::actions::{self, false_cf, true_cf};
 use super::apps;
 use super::attrs;
+use super::element::AxElement;
 use super::errors::{AxFailure, to_ax_error};
 use super::handles::Handles;
+use super::snapshot;
 use super::target::Target;
-use crate::mac_logic::decode::{self, LINK_ATTR, WINDOW_ATTRS};
+use crate::mac_logic::decode::{self, AttrValue, LINK_ATTR, WINDOW_ATTRS};
 use crate::mac_logic::naming::LABEL_ATTRS;
 use crate::mac_logic::roles;
+use crate::mac_logic::window_zoom::{self, Offers, Step, Wanted};
 
 /// The app's windows. Windows that vanish while being read are left out.
 pub(super) fn list_windows(
@@ -90,7 +96,11 @@ pub(super) fn window_action(
             actions::raise_window(&target, ctx)
         }
         WindowAction::Minimize => target.write("AXMinimized", &true_cf(), ctx),
+        WindowAction::Maximize => zoom(&target, Wanted::Maximize, ctx),
+        WindowAction::FullScreen => zoom(&target, Wanted::FullScreen, ctx),
         WindowAction::Restore => {
+            // Out of full screen first (nothing when it is not in it).
+            zoom(&target, Wanted::LeaveFullScreen, ctx)?;
             if target.node.states.visible {
                 return actions::raise_window(&target, ctx);
             }
@@ -121,6 +131,75 @@ pub(super) fn window_action(
             target.write("AXSize", &value, ctx)
         }
     }
+}
+
+/// How long a zoom or full-screen change may take to show: full screen animates.
+const ZOOM_SETTLE: Duration = Duration::from_secs(3);
+/// How often the window is re-read meanwhile.
+const ZOOM_POLL: Duration = Duration::from_millis(50);
+
+/// Zooms the window, or enters or leaves full screen, and waits until it shows.
+fn zoom(target: &Target, wanted: Wanted, ctx: &mut CallCtx) -> Result<(), AxError> {
+    let offers = Offers {
+        full_screen: full_screen(target, ctx)?,
+        full_screen_settable: attrs::is_settable(&target.element, "AXFullScreen", ctx)
+            .map_err(|f| target.fail(f))?,
+        zoom_button: button(target, "AXZoomButton", ctx)?.is_some(),
+        full_screen_button: button(target, "AXFullScreenButton", ctx)?.is_some(),
+    };
+    let step = window_zoom::plan(wanted, offers)
+        .map_err(|why| AxError::Unsupported(format!("{} {why}", target.describe())))?;
+    match step {
+        Step::Nothing => return Ok(()),
+        Step::Press(attribute) => {
+            let Some(button) = button(target, attribute, ctx)? else {
+                return Err(AxError::Unsupported(format!(
+                    "{} lost its {attribute}; read the window again",
+                    target.describe()
+                )));
+            };
+            target.perform_on(&button, "AXPress", ctx)?;
+        }
+        Step::Write(attribute, on) => {
+            let value = if on { true_cf() } else { false_cf() };
+            target.write(attribute, &value, ctx)?;
+        }
+    }
+    let until = Instant::now() + ZOOM_SETTLE.min(ctx.remaining());
+    loop {
+        let now = snapshot::read_node(&target.element, ctx).map_err(|f| target.fail(f))?;
+        let full = full_screen(target, ctx)?;
+        if window_zoom::landed(wanted, target.node.frame, now.frame, full) {
+            return Ok(());
+        }
+        if Instant::now() >= until {
+            return Err(AxError::Unsupported(format!(
+                "{} did not change within {} s of {step:?}; the app may keep it from zooming \
+                 or going full screen",
+                target.describe(),
+                ZOOM_SETTLE.as_secs()
+            )));
+        }
+        thread::sleep(ZOOM_POLL);
+    }
+}
+
+/// The window's `AXFullScreen`, if it has one.
+fn full_screen(target: &Target, ctx: &mut CallCtx) -> Result<Option<bool>, AxError> {
+    let value = attrs::read(&target.element, "AXFullScreen", ctx).map_err(|f| target.fail(f))?;
+    Ok(match value.map(|v| attrs::convert(&v)) {
+        Some(AttrValue::Bool(on)) => Some(on),
+        _ => None,
+    })
+}
+
+/// One of the window's buttons (`AXZoomButton`, `AXFullScreenButton`), if it has it.
+fn button(
+    target: &Target,
+    attribute: &str,
+    ctx: &mut CallCtx,
+) -> Result<Option<AxElement>, AxError> {
+    attrs::read_element(&target.element, attribute, ctx).map_err(|f| target.fail(f))
 }
 
 fn invalid(target: &Target, reason: &str) -> AxError {

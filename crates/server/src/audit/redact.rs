@@ -102,6 +102,9 @@ const RULES: &[(&str, Rule)] = &[
     ("tag", Rule::Word),
     ("text", Rule::Text),
     ("value", Rule::Text),
+    // A launch's arguments and environment may carry secrets: their length only.
+    ("arguments", Rule::Text),
+    ("environment", Rule::Text),
     // The name of a secret typed instead of `text` or `value` (its value never is here).
     ("secret", Rule::SecretName),
 ];
@@ -193,6 +196,16 @@ mod tests {
         let (t, redacted) = redact_args(element, &args);
         assert_eq!(t.as_deref(), target, "{tool}");
         assert_eq!(Value::Object(redacted), expect, "{tool}");
+    }
+
+    #[test]
+    fn launch_arguments_and_environment_become_lengths() {
+        check(
+            "launch_app",
+            json!({"app": "Notes", "arguments": ["--token", "s3cret"], "environment": {"API_KEY": "s3cret"}}),
+            None,
+            json!({"arguments_len": 20, "environment_len": 20}),
+        );
     }
 
     #[test]

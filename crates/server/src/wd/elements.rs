@@ -13,6 +13,7 @@ use super::sessions::WdSession;
 use crate::identity::Principal;
 use axgate_engine::tree::{self, IndexedNode};
 use axgate_engine::{AppConnection, CallStats, ElementPath, Resolved, SnapshotRequest, Target};
+use axgate_webdriver::keys::{self, Stroke};
 use axgate_webdriver::{Doc, El, ErrorCode, Strategy, WdError, find};
 
 /// The W3C element key, and the legacy one Mac2 also answers with.
@@ -286,14 +287,26 @@ impl Caller<'_> {
                 .await?;
             }
             _ => {
-                let text = typed_text(body)?;
-                call_tool(
-                    self.session.callee(),
-                    self.parts,
-                    "type_text",
-                    json!({"app": app, "target": id, "text": text}),
-                )
-                .await?;
+                // The element is focused by the first stroke; the rest follow the focus.
+                let mut target = Some(id);
+                for stroke in keys::send_keys(&sent_text(body)?)? {
+                    let mut call = json!({"app": app});
+                    if let Some(id) = target.take() {
+                        call["target"] = Value::String(id.to_owned());
+                    }
+                    let tool = match stroke {
+                        Stroke::Text(text) => {
+                            call["text"] = Value::String(text);
+                            "type_text"
+                        }
+                        Stroke::Press { key, modifiers } => {
+                            call["key"] = Value::String(keys::press_name(key));
+                            call["modifiers"] = json!(modifiers);
+                            "press_key"
+                        }
+                    };
+                    call_tool(self.session.callee(), self.parts, tool, call).await?;
+                }
             }
         }
         Ok(Value::Null)
@@ -320,34 +333,16 @@ impl Caller<'_> {
     }
 }
 
-/// The text of Element Send Keys (`text`, else the legacy `value` array). WebDriver's
-/// special keys (U+E000–U+F8FF) are typed as what they stand for where that is a character
-/// (Enter, Return, Tab, Space); any other is refused until W3C actions exist here.
-fn typed_text(body: &Value) -> Result<String, WdError> {
-    let raw = match (body.get("text"), body.get("value")) {
-        (Some(Value::String(s)), _) => s.clone(),
-        (_, Some(Value::Array(parts))) => parts.iter().filter_map(Value::as_str).collect(),
-        _ => {
-            return Err(WdError::invalid_argument(
-                "send keys takes {\"text\": \"…\"}",
-            ));
-        }
-    };
-    raw.chars()
-        .map(|c| match c {
-            '\u{E006}' | '\u{E007}' => Ok('\n'),
-            '\u{E004}' => Ok('\t'),
-            '\u{E00D}' => Ok(' '),
-            c if ('\u{E000}'..='\u{F8FF}').contains(&c) => Err(WdError::new(
-                ErrorCode::UnsupportedOperation,
-                format!(
-                    "the WebDriver key U+{:04X} is not typed by axgate yet (W3C actions and macos: keys are not served); type text, Enter, Tab or Space",
-                    c as u32
-                ),
-            )),
-            c => Ok(c),
-        })
-        .collect()
+/// The text of Element Send Keys (`text`, else the legacy `value` array), keys and all
+/// (`keys::send_keys` reads them).
+fn sent_text(body: &Value) -> Result<String, WdError> {
+    match (body.get("text"), body.get("value")) {
+        (Some(Value::String(s)), _) => Ok(s.clone()),
+        (_, Some(Value::Array(parts))) => Ok(parts.iter().filter_map(Value::as_str).collect()),
+        _ => Err(WdError::invalid_argument(
+            "send keys takes {\"text\": \"…\"}",
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -355,13 +350,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn special_keys_that_are_characters_are_typed() {
-        assert_eq!(typed_text(&json!({"text": "a\u{E007}b"})).unwrap(), "a\nb");
-        assert_eq!(typed_text(&json!({"value": ["h", "i"]})).unwrap(), "hi");
-        let e = typed_text(&json!({"text": "\u{E009}c"})).unwrap_err();
-        assert_eq!(e.code, ErrorCode::UnsupportedOperation);
+    fn send_keys_text_is_the_text_else_the_value_array() {
         assert_eq!(
-            typed_text(&json!({})).unwrap_err().code,
+            sent_text(&json!({"text": "a\u{E007}b"})).unwrap(),
+            "a\u{E007}b"
+        );
+        assert_eq!(sent_text(&json!({"value": ["h", "i"]})).unwrap(), "hi");
+        assert_eq!(
+            sent_text(&json!({})).unwrap_err().code,
             ErrorCode::InvalidArgument
         );
     }

@@ -494,16 +494,24 @@ fn plaintext(args: &Map<String, Value>) -> Result<(), WdError> {
     }
 }
 
-/// `arguments` and `environment` of a launch, as the `launch_app` tool takes them.
+/// `arguments` (strings) and `environment` (an object of strings) of a launch, as the
+/// `launch_app` tool takes them; the engine checks them before anything starts.
 fn launch_extras(args: &Map<String, Value>, call: &mut Value) -> Result<(), WdError> {
-    let has = |k: &str| args.get(k).is_some_and(|v| !v.is_null());
-    if has("arguments") || has("environment") {
-        return Err(unsupported(
-            "arguments and environment are not passed to an app axgate launches yet; leave \
-             them out",
-        ));
+    let wrong = |k: &str, shape: &str| WdError::invalid_argument(format!("`{k}` is {shape}"));
+    match args.get("arguments") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {
+            call["arguments"] = Value::Array(items.clone());
+        }
+        Some(_) => return Err(wrong("arguments", "an array of strings")),
     }
-    let _ = call;
+    match args.get("environment") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(vars)) if vars.values().all(Value::is_string) => {
+            call["environment"] = Value::Object(vars.clone());
+        }
+        Some(_) => return Err(wrong("environment", "an object of strings")),
+    }
     Ok(())
 }
 

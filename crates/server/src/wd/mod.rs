@@ -410,22 +410,29 @@ async fn new_session(
     let handler = wd.sessions.handler();
     let engine = wd.sessions.shared.engine.clone();
     let stats = CallStats::default();
-    let app = match engine.resolve_app(&query, &stats).await {
+    // Arguments and environment reach only a new process: such a session always launches
+    // (the launch refuses an app that runs, and a refused variable before anything starts).
+    let running = if caps.arguments.is_empty() && caps.environment.is_empty() {
+        engine.resolve_app(&query, &stats).await
+    } else {
+        Err(AxError::AppNotFound {
+            query: query.clone(),
+            available: Vec::new(),
+        })
+    };
+    let app = match running {
         Ok(app) => app,
         Err(AxError::AppNotFound { .. } | AxError::AppDenied { .. }) => {
-            if !caps.arguments.is_empty() || !caps.environment.is_empty() {
-                return Err(WdError::new(
-                    ErrorCode::SessionNotCreated,
-                    "appium:arguments and appium:environment cannot be passed to an app axgate \
-                     launches yet; start the app with them first (the session attaches to it), \
-                     or leave them out",
-                ));
-            }
+            let environment: serde_json::Map<String, Value> = caps
+                .environment
+                .iter()
+                .map(|(n, v)| (n.clone(), Value::String(v.clone())))
+                .collect();
             let launched = call_tool(
                 handler.callee(&id),
                 parts,
                 "launch_app",
-                json!({"app": query}),
+                json!({"app": query, "arguments": caps.arguments, "environment": environment}),
             )
             .await
             .map_err(|e| match e.code {

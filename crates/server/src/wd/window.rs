@@ -1,9 +1,9 @@
 //! The window commands, on the session's app: `GET /window` (the focused window's handle),
 //! `GET /window/handles`, `POST /window` (switch: focus it), `DELETE /window` (close it),
-//! `GET`/`POST /window/rect` (move and resize) and `/window/minimize`, through the MCP tools
-//! `list_windows` and `window_action`. A window handle is the window's element id, the one
-//! `list_windows` answers. Maximize and fullscreen have no engine primitive: `unsupported
-//! operation` (docs/WEBDRIVER.md).
+//! `GET`/`POST /window/rect` (move and resize), `/window/minimize`, `/window/maximize` (the
+//! zoom button: a second call gives the size back, as macOS's zoom does) and
+//! `/window/fullscreen`, through the MCP tools `list_windows` and `window_action`. A window
+//! handle is the window's element id, the one `list_windows` answers.
 
 use serde_json::{Value, json};
 
@@ -118,13 +118,11 @@ impl Caller<'_> {
                     .await?;
                 Ok(rect(&window))
             }
-            ("POST", [other @ ("maximize" | "fullscreen")]) => Err(WdError::new(
-                ErrorCode::UnsupportedOperation,
-                format!(
-                    "window {other} has no engine primitive in axgate; set the size with \
-                     POST /window/rect instead"
-                ),
-            )),
+            ("POST", [zoom @ ("maximize" | "fullscreen")]) => {
+                let handle = self.current().await?.handle;
+                self.window_action(&handle, json!({"action": zoom})).await?;
+                self.rect_now(&handle).await
+            }
             _ => Err(WdError::new(
                 ErrorCode::UnknownCommand,
                 format!(
@@ -181,6 +179,11 @@ impl Caller<'_> {
             self.window_action(&handle, json!({"action": "resize", "w": w, "h": h}))
                 .await?;
         }
+        self.rect_now(&handle).await
+    }
+
+    /// A window's rect as it is now (W3C answers the rect after a window command).
+    async fn rect_now(&self, handle: &str) -> Result<Value, WdError> {
         let after = self.windows().await?;
         let window = after.iter().find(|w| w.handle == handle).ok_or_else(|| {
             WdError::new(

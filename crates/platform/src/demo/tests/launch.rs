@@ -4,7 +4,7 @@ use std::thread::sleep;
 
 use super::*;
 use crate::demo::FIRST_LAUNCHED_PID;
-use axgate_engine::{AppInfo, ChangeKind};
+use axgate_engine::{AppInfo, ChangeKind, LaunchRequest};
 
 const DELAY: Duration = Duration::from_millis(200);
 
@@ -13,7 +13,7 @@ fn backend() -> DemoBackend {
 }
 
 fn launch(b: &DemoBackend, spec: &str) -> Result<AppInfo, AxError> {
-    b.launch_app(spec, &mut ctx())
+    b.launch_app(&LaunchRequest::app(spec), &mut ctx())
 }
 
 fn running(b: &DemoBackend) -> Vec<String> {
@@ -83,6 +83,29 @@ fn launching_a_running_app_returns_it() {
 }
 
 #[test]
+fn a_launch_with_arguments_and_environment_shows_them_and_a_running_app_refuses_them() {
+    let b = DemoBackend::new().with_launch_delay(Duration::ZERO);
+    let request = LaunchRequest {
+        spec: "Notes".into(),
+        arguments: vec!["-a".into(), "two words".into()],
+        environment: vec![("GREETING".into(), "hi".into())],
+    };
+    let notes = b.launch_app(&request, &mut ctx()).unwrap();
+    let root = snapshot(&b, "Notes", 0, 1).nodes.remove(0);
+    assert_eq!(root.value, text("-a two words GREETING=hi"));
+    assert_eq!(notes.pid, FIRST_LAUNCHED_PID);
+    // Running now: the extras would not reach it, so the launch is refused, not activated.
+    let err = b.launch_app(&request, &mut ctx()).unwrap_err();
+    assert_eq!(err.kind(), "unsupported");
+    assert!(err.to_string().contains("quit it first"), "{err}");
+    // Without extras a running app is activated as before; an app launched plainly shows
+    // nothing.
+    assert_eq!(launch(&b, "Notes").unwrap().pid, notes.pid);
+    launch(&b, "Form").unwrap();
+    assert_eq!(snapshot(&b, "Form", 0, 1).nodes[0].value, None);
+}
+
+#[test]
 fn an_unknown_app_is_not_launchable_and_names_no_other_app() {
     // The catalog is not listed: it would name apps the policy denies.
     let b = backend();
@@ -91,12 +114,17 @@ fn an_unknown_app_is_not_launchable_and_names_no_other_app() {
         assert_eq!(err.kind(), "app_not_found", "{err}");
         assert!(!err.to_string().contains("dev.axgate"), "{err}");
         assert!(
-            axgate_engine::Backend::resolve_launch(&b, spec, &mut ctx()).is_err(),
+            axgate_engine::Backend::resolve_launch(&b, &LaunchRequest::app(spec), &mut ctx())
+                .is_err(),
             "{spec}"
         );
     }
-    let notes =
-        axgate_engine::Backend::resolve_launch(&b, "/Applications/Notes.app", &mut ctx()).unwrap();
+    let notes = axgate_engine::Backend::resolve_launch(
+        &b,
+        &LaunchRequest::app("/Applications/Notes.app"),
+        &mut ctx(),
+    )
+    .unwrap();
     assert_eq!(notes.name, "Notes");
     assert_eq!(notes.bundle_id.as_deref(), Some("dev.axgate.demo.notes"));
     assert_eq!(b.launchable().len(), 11);

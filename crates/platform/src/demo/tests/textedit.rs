@@ -14,7 +14,12 @@ const TEXT: &str = "First Text View";
 /// A backend with TextEdit launched (by bundle id) and its window shown.
 fn textedit() -> DemoBackend {
     let b = DemoBackend::new().with_launch_delay(Duration::ZERO);
-    let info = b.launch_app("com.apple.TextEdit", &mut ctx()).unwrap();
+    let info = b
+        .launch_app(
+            &axgate_engine::LaunchRequest::app("com.apple.TextEdit"),
+            &mut ctx(),
+        )
+        .unwrap();
     assert_eq!(
         (info.name.as_str(), info.bundle_id.as_deref()),
         (APP, Some("com.apple.TextEdit"))

@@ -1,8 +1,8 @@
 //! `window_action`: focus, minimize and restore, close (with Editor's unsaved-changes
-//! dialog), move and resize.
+//! dialog), move and resize, zoom and full screen.
 
 use super::*;
-use crate::demo::windows::MIN_SIZE;
+use crate::demo::windows::{MIN_SIZE, SCREEN, VISIBLE_SCREEN};
 use axgate_engine::backend::WindowAction;
 use axgate_engine::{ChangeKind, Rect, WindowInfo};
 
@@ -117,6 +117,65 @@ fn resize_changes_only_the_window_size_within_limits() {
         },
     );
     assert_eq!(err.unwrap_err().kind(), "invalid_value");
+}
+
+#[test]
+fn maximize_zooms_to_the_visible_screen_and_a_second_zoom_gives_the_frame_back() {
+    let b = DemoBackend::new();
+    let (window, name) = (frame(&b, "Form", "form_window"), frame(&b, "Form", "name"));
+    let seen = record(&b);
+    act_on(&b, "Form", "form_window", WindowAction::Maximize).unwrap();
+    assert_eq!(windows(&b, "Form")[0].frame, Some(VISIBLE_SCREEN));
+    // The content moves with the window.
+    let moved = frame(&b, "Form", "name");
+    assert_eq!(
+        (moved.x, moved.y),
+        (name.x - window.x, name.y - window.y + 25.0)
+    );
+    assert_eq!(seen.lock().unwrap()[0].kind, ChangeKind::BoundsChanged);
+    // macOS's zoom toggles: the second gives the window its own frame back.
+    act_on(&b, "Form", "form_window", WindowAction::Maximize).unwrap();
+    assert_eq!(frame(&b, "Form", "form_window"), window);
+    assert_eq!(frame(&b, "Form", "name"), name);
+    // A frame set by hand is the window's own again: the next zoom zooms.
+    act_on(&b, "Form", "form_window", WindowAction::Maximize).unwrap();
+    act_on(
+        &b,
+        "Form",
+        "form_window",
+        WindowAction::Resize { w: 300.0, h: 200.0 },
+    )
+    .unwrap();
+    act_on(&b, "Form", "form_window", WindowAction::Maximize).unwrap();
+    assert_eq!(frame(&b, "Form", "form_window"), VISIBLE_SCREEN);
+}
+
+#[test]
+fn full_screen_covers_the_screen_once_and_restore_leaves_it() {
+    let b = DemoBackend::new();
+    let window = frame(&b, "Form", "form_window");
+    act_on(&b, "Form", "form_window", WindowAction::FullScreen).unwrap();
+    assert_eq!(frame(&b, "Form", "form_window"), SCREEN);
+    // A second call changes nothing (no toggle); moving or zooming it is refused.
+    let seen = record(&b);
+    act_on(&b, "Form", "form_window", WindowAction::FullScreen).unwrap();
+    assert!(seen.lock().unwrap().is_empty());
+    assert_eq!(frame(&b, "Form", "form_window"), SCREEN);
+    for action in [
+        WindowAction::Maximize,
+        WindowAction::Move { x: 1.0, y: 1.0 },
+    ] {
+        let err = act_on(&b, "Form", "form_window", action).unwrap_err();
+        assert!(err.to_string().contains("restore"), "{err}");
+    }
+    act_on(&b, "Form", "form_window", WindowAction::Restore).unwrap();
+    assert_eq!(frame(&b, "Form", "form_window"), window);
+    // A minimized window is neither zoomed nor put in full screen.
+    act_on(&b, "Form", "form_window", WindowAction::Minimize).unwrap();
+    for action in [WindowAction::Maximize, WindowAction::FullScreen] {
+        let err = act_on(&b, "Form", "form_window", action).unwrap_err();
+        assert_eq!(err.kind(), "unsupported", "{err}");
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! `quit_app` (verifies the exit), `activate_app`, `window_action`, `read_clipboard`,
 //! `write_clipboard` and `screenshot`.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
@@ -17,7 +18,7 @@ use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActSummary, AppOut};
 use axgate_engine::{
-    AppInfo, AxError, Rect, Role, SnapshotRequest, WindowAction, downscale, region,
+    AppInfo, AxError, LaunchRequest, Rect, Role, SnapshotRequest, WindowAction, downscale, region,
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -28,6 +29,12 @@ pub(super) struct LaunchArgs {
     /// Wait for a window this long (default 15000).
     #[serde(default)]
     timeout_ms: Option<u64>,
+    /// For a new process only.
+    #[serde(default)]
+    arguments: Vec<String>,
+    /// Added to its environment.
+    #[serde(default)]
+    environment: BTreeMap<String, String>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -61,10 +68,16 @@ pub(super) async fn launch_app(
     ctx.report_progress(0.0, Some(2.0), "launching").await;
     // Launching presses nothing; the app rules decide what may start (by identity).
     activates_nothing(ctx);
-    // The app policy sees every name of what would start before anything starts.
+    // The app policy sees every name of what would start before anything starts; the
+    // environment is checked first (engine `launch_request`).
+    let request = LaunchRequest {
+        spec: args.app,
+        arguments: args.arguments,
+        environment: args.environment.into_iter().collect(),
+    };
     let app: AppInfo = ctx
         .engine
-        .launch_app(&args.app, started + timeout, &ctx.stats)
+        .launch_app(&request, started + timeout, &ctx.stats)
         .await?;
     ctx.report_progress(1.0, Some(2.0), "waiting for a window")
         .await;
@@ -266,6 +279,8 @@ pub(super) async fn activate_app(
 enum WindowOp {
     Focus,
     Minimize,
+    Maximize,
+    Fullscreen,
     Restore,
     Close,
     Move,
@@ -296,7 +311,7 @@ pub(super) struct WindowArgs {
 pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
     name: "window_action",
     title: "Operate a window",
-    description: "Focuses, minimizes, restores, closes, moves or resizes a window.",
+    description: "Focuses, minimizes, maximizes, restores, closes, moves or resizes a window.",
     profile: Profile {
         destructive: true,
         ..Profile::ACT
@@ -317,6 +332,8 @@ pub(super) async fn window_action(
     let action = match args.action {
         WindowOp::Focus => WindowAction::Focus,
         WindowOp::Minimize => WindowAction::Minimize,
+        WindowOp::Maximize => WindowAction::Maximize,
+        WindowOp::Fullscreen => WindowAction::FullScreen,
         WindowOp::Restore => WindowAction::Restore,
         WindowOp::Close => WindowAction::Close,
         WindowOp::Move => WindowAction::Move {
