@@ -13,6 +13,7 @@ pub mod input_required;
 pub mod listens;
 pub mod listing;
 mod outcome;
+pub mod origin;
 pub mod own_audit;
 pub mod prompts;
 pub mod resources;
