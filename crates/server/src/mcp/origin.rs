@@ -149,3 +149,50 @@ pub fn request_id(parts: &http::request::Parts) -> Option<String> {
         .and_then(|id| id.header_value().to_str().ok())
         .map(str::to_owned)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts() -> http::request::Parts {
+        let (mut parts, ()) = http::Request::new(()).into_parts();
+        parts
+            .headers
+            .insert("mcp-session-id", "forged".parse().unwrap());
+        parts
+    }
+
+    #[test]
+    fn the_origin_is_read_from_the_request_never_its_headers() {
+        let mut parts = parts();
+        parts.extensions.insert(CallOrigin {
+            session: Some("checked".into()),
+            ..CallOrigin::local()
+        });
+        let mut extensions = Extensions::new();
+        extensions.insert(parts);
+        assert_eq!(
+            CallOrigin::of(&extensions).session.as_deref(),
+            Some("checked")
+        );
+    }
+
+    #[test]
+    fn parts_without_an_origin_keep_the_auth_layers_principal_and_no_session() {
+        let mut parts = parts();
+        let principal = Principal::static_token("ci", Default::default());
+        parts.extensions.insert(principal.clone());
+        let mut extensions = Extensions::new();
+        extensions.insert(parts);
+        let origin = CallOrigin::of(&extensions);
+        assert_eq!(origin.transport, Transport::Http);
+        assert_eq!(origin.principal, Some(principal));
+        assert_eq!(origin.session, None);
+        let none = Extensions::new();
+        let stdio = CallOrigin::of(&none);
+        assert_eq!(
+            (stdio.transport, stdio.principal.is_none()),
+            (Transport::Stdio, true)
+        );
+    }
+}

@@ -138,9 +138,7 @@ impl Said {
 
     /// The revision asked for when axgate does not serve it.
     fn unsupported(&self) -> Option<&str> {
-        self.version
-            .as_deref()
-            .filter(|v| !supports(v))
+        self.version.as_deref().filter(|v| !supports(v))
     }
 }
 

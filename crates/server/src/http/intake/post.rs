@@ -175,12 +175,7 @@ fn classify(
 /// An `initialize` without a session: the fleet's rules for a new session (draining and
 /// exclusive mode refuse it first), the principal's place (room made at the cap), and the
 /// session the response names bound to its principal before the client can learn its id.
-async fn initialize(
-    intake: &Intake,
-    called: Called,
-    owner: Option<Owner>,
-    next: Next,
-) -> Response {
+async fn initialize(intake: &Intake, called: Called, owner: Option<Owner>, next: Next) -> Response {
     let id = called.message.id.clone();
     let admission = match intake.fleet.admit_session(&owner, called.asks().rights) {
         Ok(admission) => admission,
