@@ -77,13 +77,7 @@ async fn tokens_and_scopes_hold_in_the_w3c_shape() {
     // An act with the act scope is audited as the MCP tool it ran.
     let sid = act.session("Form").await;
     let submit = act.find(&sid, "id", "submit").await;
-    let (status, body) = act
-        .send(
-            "POST",
-            &format!("/session/{sid}/element/{submit}/click"),
-            Some(json!({})),
-        )
-        .await;
+    let (status, body) = act.click(&sid, &submit).await;
     assert_eq!(status, 200, "{body}");
     let lines = audit_lines(&audit);
     assert!(
@@ -138,13 +132,7 @@ async fn an_act_is_audited_under_its_webdriver_session_not_a_forged_session_head
     };
     let sid = wd.session("Form").await;
     let submit = wd.find(&sid, "id", "submit").await;
-    let (status, body) = wd
-        .send(
-            "POST",
-            &format!("/session/{sid}/element/{submit}/click"),
-            Some(json!({})),
-        )
-        .await;
+    let (status, body) = wd.click(&sid, &submit).await;
     assert_eq!(status, 200, "{body}");
     let lines = audit_lines(&audit);
     let click = lines

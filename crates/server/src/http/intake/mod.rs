@@ -43,7 +43,6 @@ mod refusals;
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -111,9 +110,10 @@ struct Said {
 }
 
 impl Said {
-    /// The headers of `parts`, or the 400 of an `MCP-Protocol-Version` that is not ASCII.
-    fn read(parts: &http::request::Parts) -> Result<Said, Response> {
-        let version = match parts.headers.get(VERSION_HEADER).map(|v| v.to_str()) {
+    /// The headers of `request`, or the 400 of an `MCP-Protocol-Version` that is not ASCII.
+    fn read(request: &Request) -> Result<Said, Response> {
+        let headers = request.headers();
+        let version = match headers.get(VERSION_HEADER).map(|v| v.to_str()) {
             None => None,
             Some(Ok(v)) => Some(v.to_owned()),
             Some(Err(_)) => {
@@ -126,13 +126,12 @@ impl Said {
             }
         };
         Ok(Said {
-            session: parts
-                .headers
+            session: headers
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned),
             version,
-            owner: Owner::of(parts.extensions.get::<Principal>()),
+            owner: Owner::of(request.extensions().get::<Principal>()),
         })
     }
 
@@ -142,103 +141,55 @@ impl Said {
     }
 }
 
-/// The intake: dispatches by method; each method's function does its checks.
+/// The intake: dispatches by method, a POST (one message) to `post.rs`, the others to
+/// [`bodiless`].
 pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Next) -> Response {
-    let (parts, body) = request.into_parts();
-    let said = match Said::read(&parts) {
+    let said = match Said::read(&request) {
         Ok(said) => said,
         Err(refused) => return refused,
     };
-    let method = parts.method.clone();
-    if method == Method::POST {
-        post::post(&intake, parts, body, said, next).await
-    } else if method == Method::GET {
-        get(&intake, parts, body, said, next).await
-    } else if method == Method::DELETE {
-        delete(&intake, parts, body, said, next).await
+    if request.method() == Method::POST {
+        post::post(&intake, said, request, next).await
     } else {
-        other(&intake, parts, body, said, next).await
+        bodiless(&intake, said, request, next).await
     }
 }
 
-/// A GET (the session's stream, or a resumption with `Last-Event-ID`): the checks of the
-/// session it names, then those of the stream it resumes.
-async fn get(
-    intake: &Intake,
-    mut parts: http::request::Parts,
-    body: Body,
-    said: Said,
-    next: Next,
-) -> Response {
-    if let Err(refused) = named_session(intake, &mut parts, &said) {
+/// GET (the session's stream, or a resumption with `Last-Event-ID`), DELETE and any other
+/// method: a revision axgate does not serve (400) and the session named, then a GET's
+/// [`resumption`], then rmcp's answer — a DELETE's made [`ended`].
+async fn bodiless(intake: &Intake, said: Said, mut request: Request, next: Next) -> Response {
+    if let Some(v) = said.unsupported() {
+        return refusals::unsupported_version(None, v);
+    }
+    if let Err(refused) = session_rules(intake, request.headers_mut(), &said, None) {
         return refused;
     }
-    if let Some(last) = parts.headers.get(LAST_EVENT_HEADER) {
-        let last = last.to_str().unwrap_or_default().to_owned();
-        if let Some(refused) = resumption(intake, &parts, &said, &last) {
-            return refused;
-        }
+    if request.method() == Method::GET
+        && let Some(refused) = resumption(intake, request.headers(), &said)
+    {
+        return refused;
     }
-    next.run(Request::from_parts(parts, body)).await
+    let delete = request.method() == Method::DELETE;
+    let response = next.run(request).await;
+    if delete { ended(response) } else { response }
 }
 
-/// A DELETE ends the session it names. rmcp answers 202; a session that ended is a
-/// completed action (200), which every client SDK accepts (the Python SDK refuses 202).
-async fn delete(
-    intake: &Intake,
-    mut parts: http::request::Parts,
-    body: Body,
-    said: Said,
-    next: Next,
-) -> Response {
-    if let Err(refused) = named_session(intake, &mut parts, &said) {
-        return refused;
-    }
-    let mut response = next.run(Request::from_parts(parts, body)).await;
+/// A DELETE's answer: rmcp says 202; a session that ended is a completed action (200), which
+/// every client SDK accepts (the Python SDK refuses 202).
+fn ended(mut response: Response) -> Response {
     if response.status() == StatusCode::ACCEPTED {
         *response.status_mut() = StatusCode::OK;
     }
     response
 }
 
-/// Any other method: the checks of the session it names, then rmcp's answer.
-async fn other(
-    intake: &Intake,
-    mut parts: http::request::Parts,
-    body: Body,
-    said: Said,
-    next: Next,
-) -> Response {
-    if let Err(refused) = named_session(intake, &mut parts, &said) {
-        return refused;
-    }
-    next.run(Request::from_parts(parts, body)).await
-}
-
-/// The first checks of a request without a body to wait for: a revision axgate does not
-/// serve (400), and the session it names ([`session_rules`]).
-fn named_session(
-    intake: &Intake,
-    parts: &mut http::request::Parts,
-    said: &Said,
-) -> Result<(), Response> {
-    if let Some(v) = said.unsupported() {
-        return Err(refusals::unsupported_version(None, v));
-    }
-    session_rules(intake, parts, said, None).map(|_| ())
-}
-
-/// A GET resuming a stream after `last`: 410 when the replay log no longer holds what
+/// A GET resuming a stream (`Last-Event-ID`): 410 when the replay log no longer holds what
 /// follows. Under 2026-07-28 (the session's own revision applied first) it is rmcp's
 /// sessionless replay, which checks nobody: only the stream's own caller passes (404).
-fn resumption(
-    intake: &Intake,
-    parts: &http::request::Parts,
-    said: &Said,
-    last: &str,
-) -> Option<Response> {
-    let sessionless = parts
-        .headers
+fn resumption(intake: &Intake, headers: &http::HeaderMap, said: &Said) -> Option<Response> {
+    let last = headers.get(LAST_EVENT_HEADER)?.to_str().unwrap_or_default();
+    let sessionless = headers
         .get(VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v >= SESSIONLESS_VERSION);
@@ -257,12 +208,12 @@ fn resumption(
 /// revision the request is served under.
 fn session_rules(
     intake: &Intake,
-    parts: &mut http::request::Parts,
+    headers: &mut http::HeaderMap,
     said: &Said,
     request_id: Option<Value>,
 ) -> Result<Option<String>, Response> {
     match &said.session {
-        Some(id) => check_session(intake, parts, id, request_id, said),
+        Some(id) => check_session(intake, headers, id, request_id, said),
         None => Ok(said.version.clone()),
     }
 }
@@ -273,7 +224,7 @@ fn session_rules(
 /// that applies, or the refusal.
 fn check_session(
     intake: &Intake,
-    parts: &mut http::request::Parts,
+    headers: &mut http::HeaderMap,
     id: &str,
     request_id: Option<Value>,
     said: &Said,
@@ -306,7 +257,7 @@ fn check_session(
             tracing::debug!(sent = %v, %negotiated, "MCP-Protocol-Version differs from the session's; the negotiated one applies");
         }
         if let Ok(value) = HeaderValue::from_str(&negotiated) {
-            parts.headers.insert(VERSION_HEADER, value);
+            headers.insert(VERSION_HEADER, value);
         }
     }
     Ok(Some(negotiated))

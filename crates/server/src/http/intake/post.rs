@@ -25,13 +25,8 @@ use crate::metrics::{Metrics, mcp_method_label};
 use crate::session::{Owner, QuotaHold, Room};
 
 /// A POST: its body, the revision it asks for, then the function of its kind.
-pub(super) async fn post(
-    intake: &Intake,
-    mut parts: http::request::Parts,
-    body: Body,
-    said: Said,
-    next: Next,
-) -> Response {
+pub(super) async fn post(intake: &Intake, said: Said, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
     let mut bytes = match read_body(intake, body).await {
         Ok(bytes) => bytes,
         Err(refused) => return refused,
@@ -47,7 +42,7 @@ pub(super) async fn post(
     }
     let Some(message) = message else {
         // Not JSON: rmcp answers 415 with the rule; pass it through untouched.
-        if let Err(refused) = session_rules(intake, &mut parts, &said, None) {
+        if let Err(refused) = session_rules(intake, &mut parts.headers, &said, None) {
             return refused;
         }
         return next
@@ -57,7 +52,7 @@ pub(super) async fn post(
     if message.sessionless {
         return serve_sessionless(intake, parts, bytes, message, said.owner, next).await;
     }
-    let version = match session_rules(intake, &mut parts, &said, message.id.clone()) {
+    let version = match session_rules(intake, &mut parts.headers, &said, message.id.clone()) {
         Ok(version) => version,
         Err(refused) => return refused,
     };
