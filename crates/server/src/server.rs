@@ -408,9 +408,8 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         .layer(from_fn_with_state(state.metrics.clone(), observe::layer))
         // Host/Origin before anything reads the request: a rebinding page gets nothing.
         .layer(from_fn_with_state(state.guard.clone(), guard::layer))
-        // Outermost: a request id for every request, on its span and on the response. The
-        // span takes the id `SetRequestIdLayer` keeps in the extensions (the intake puts it
-        // in the call's origin from there too).
+        // Outermost: a request id for every request, on its span (from the extensions, as
+        // the call's origin takes it) and on the response.
         .layer(TraceLayer::new_for_http().make_span_with(|req: &http::Request<_>| {
             let id = req
                 .extensions()
