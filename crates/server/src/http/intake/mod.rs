@@ -47,7 +47,6 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use http::{HeaderValue, Method, StatusCode};
-use serde_json::Value;
 
 pub use axgate_parse::jsonrpc::{Inspected, IntakeError, error_body, inspect};
 pub use refusals::{jsonrpc_error, refusal_response};
@@ -110,22 +109,15 @@ struct Said {
 }
 
 impl Said {
-    /// The headers of `request`, or the 400 of an `MCP-Protocol-Version` that is not ASCII.
-    fn read(request: &Request) -> Result<Said, Response> {
+    /// The headers of `request`; `None` when its `MCP-Protocol-Version` is not ASCII.
+    fn read(request: &Request) -> Option<Said> {
         let headers = request.headers();
         let version = match headers.get(VERSION_HEADER).map(|v| v.to_str()) {
             None => None,
             Some(Ok(v)) => Some(v.to_owned()),
-            Some(Err(_)) => {
-                return Err(jsonrpc_error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    -32600,
-                    "MCP-Protocol-Version is not ASCII".into(),
-                ));
-            }
+            Some(Err(_)) => return None,
         };
-        Ok(Said {
+        Some(Said {
             session: headers
                 .get(SESSION_HEADER)
                 .and_then(|v| v.to_str().ok())
@@ -144,9 +136,13 @@ impl Said {
 /// The intake: dispatches by method, a POST (one message) to `post.rs`, the others to
 /// [`bodiless`].
 pub async fn layer(State(intake): State<Arc<Intake>>, request: Request, next: Next) -> Response {
-    let said = match Said::read(&request) {
-        Ok(said) => said,
-        Err(refused) => return refused,
+    let Some(said) = Said::read(&request) else {
+        return jsonrpc_error(
+            StatusCode::BAD_REQUEST,
+            None,
+            -32600,
+            "MCP-Protocol-Version is not ASCII".into(),
+        );
     };
     if request.method() == Method::POST {
         post::post(&intake, said, request, next).await
@@ -162,8 +158,8 @@ async fn bodiless(intake: &Intake, said: Said, mut request: Request, next: Next)
     if let Some(v) = said.unsupported() {
         return refusals::unsupported_version(None, v);
     }
-    if let Err(refused) = session_rules(intake, request.headers_mut(), &said, None) {
-        return refused;
+    if let Err(UnknownSession) = session_rules(intake, request.headers_mut(), &said) {
+        return refusals::unknown_session(None);
     }
     if request.method() == Method::GET
         && let Some(refused) = resumption(intake, request.headers(), &said)
@@ -204,31 +200,32 @@ fn resumption(intake: &Intake, headers: &http::HeaderMap, said: &Said) -> Option
     (sessionless && resume != Resume::Replayable).then(refusals::not_the_callers_stream)
 }
 
+/// A session id that is unknown, ended, or presented by a principal it does not belong to:
+/// all three are answered alike, 404 ([`refusals::unknown_session`]).
+struct UnknownSession;
+
 /// The rules of the session a request names, if it names one ([`check_session`]); the
 /// revision the request is served under.
 fn session_rules(
     intake: &Intake,
     headers: &mut http::HeaderMap,
     said: &Said,
-    request_id: Option<Value>,
-) -> Result<Option<String>, Response> {
+) -> Result<Option<String>, UnknownSession> {
     match &said.session {
-        Some(id) => check_session(intake, headers, id, request_id, said),
+        Some(id) => check_session(intake, headers, id, said),
         None => Ok(said.version.clone()),
     }
 }
 
 /// The checks of a request that names the session `id`: it must exist and belong to its
-/// caller, `said.owner` (else 404, exactly like an unknown id, answering `request_id`, the JSON-RPC id of a
-/// POSTed request), and the session's negotiated revision governs it. Returns the revision
-/// that applies, or the refusal.
+/// caller, `said.owner` (else it is answered exactly like an unknown id), and the session's
+/// negotiated revision governs it. Returns the revision that applies.
 fn check_session(
     intake: &Intake,
     headers: &mut http::HeaderMap,
     id: &str,
-    request_id: Option<Value>,
     said: &Said,
-) -> Result<Option<String>, Response> {
+) -> Result<Option<String>, UnknownSession> {
     let owner = &said.owner;
     let entry = intake.registry.get(id).filter(|entry| {
         let same = entry.owner == *owner;
@@ -242,7 +239,7 @@ fn check_session(
         same
     });
     let Some(entry) = entry else {
-        return Err(refusals::unknown_session(request_id));
+        return Err(UnknownSession);
     };
     let header_version = said.version.as_deref();
     // The session's negotiated revision governs every request in it. A header naming

@@ -12,10 +12,10 @@ use bytes::Bytes;
 use http::StatusCode;
 use serde_json::Value;
 
-use super::refusals::{retry_later, unsupported_version};
+use super::refusals::{retry_later, unknown_session, unsupported_version};
 use super::{
-    Inspected, Intake, SESSION_HEADER, Said, VERSION_HEADER, http_origin, inspect, jsonrpc_error,
-    refusal_response, session_rules, sessionless,
+    Inspected, Intake, IntakeError, SESSION_HEADER, Said, UnknownSession, VERSION_HEADER,
+    http_origin, inspect, jsonrpc_error, refusal_response, session_rules, sessionless,
 };
 use crate::http::admission::{Asks, asks, fleet_refusal, tool_scope};
 use crate::http::arrival;
@@ -33,7 +33,7 @@ pub(super) async fn post(intake: &Intake, said: Said, request: Request, next: Ne
     };
     let message = match classify(intake, &mut parts, &mut bytes) {
         Ok(message) => message,
-        Err(refused) => return refused,
+        Err(refusal) => return refusal_response(refusal),
     };
     // A revision axgate does not serve: refused once the body has told the request's id
     // (the answer carries it).
@@ -42,8 +42,8 @@ pub(super) async fn post(intake: &Intake, said: Said, request: Request, next: Ne
     }
     let Some(message) = message else {
         // Not JSON: rmcp answers 415 with the rule; pass it through untouched.
-        if let Err(refused) = session_rules(intake, &mut parts.headers, &said, None) {
-            return refused;
+        if let Err(UnknownSession) = session_rules(intake, &mut parts.headers, &said) {
+            return unknown_session(None);
         }
         return next
             .run(Request::from_parts(parts, Body::from(bytes)))
@@ -52,9 +52,9 @@ pub(super) async fn post(intake: &Intake, said: Said, request: Request, next: Ne
     if message.sessionless {
         return serve_sessionless(intake, parts, bytes, message, said.owner, next).await;
     }
-    let version = match session_rules(intake, &mut parts.headers, &said, message.id.clone()) {
-        Ok(version) => version,
-        Err(refused) => return refused,
+    let Ok(version) = session_rules(intake, &mut parts.headers, &said) else {
+        // The 404 answers the request's id.
+        return unknown_session(message.id);
     };
     let origin = http_origin(&parts, Era::Session { version }, said.session.as_deref());
     let called = Called {
@@ -137,12 +137,13 @@ async fn read_body(intake: &Intake, body: Body) -> Result<Bytes, Response> {
 /// The body as one JSON-RPC message, counted, its call given back to the caller's allowance
 /// when it is no request (`http::arrival`), and what rmcp's typed requests drop kept for it
 /// (a call's `task`, a list's `execution`s: `mcp::listing`). `None`: the body is not
-/// `application/json` (rmcp refuses it with its own rule). A body [`inspect`] refuses: 400.
+/// `application/json` (rmcp refuses it with its own rule). A body [`inspect`] refuses is
+/// answered 400 by the caller.
 fn classify(
     intake: &Intake,
     parts: &mut http::request::Parts,
     bytes: &mut Bytes,
-) -> Result<Option<Inspected>, Response> {
+) -> Result<Option<Inspected>, IntakeError> {
     let is_json = parts
         .headers
         .get(http::header::CONTENT_TYPE)
@@ -155,7 +156,7 @@ fn classify(
     if !is_json {
         return Ok(None);
     }
-    let message = inspect(bytes).map_err(refusal_response)?;
+    let message = inspect(bytes)?;
     arrival::settle(parts, &message);
     count_method(&intake.metrics, &message.method);
     let method = if intake.renames_lists {
