@@ -113,6 +113,12 @@ impl Wd {
             .to_owned()
     }
 
+    /// What clicking element `id` of session `sid` answers: its status and body.
+    pub(crate) async fn click(&self, sid: &str, id: &str) -> (u16, Value) {
+        let path = format!("/session/{sid}/element/{id}/click");
+        self.send("POST", &path, Some(json!({}))).await
+    }
+
     /// What `GET /session/{sid}/element/{id}/{what}` answers.
     pub(crate) async fn read(&self, sid: &str, id: &str, what: &str) -> Value {
         let (status, body) = self

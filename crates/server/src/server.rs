@@ -409,12 +409,13 @@ pub fn app_serving<H: ServerHandler + Send + 'static>(
         .layer(from_fn_with_state(state.metrics.clone(), observe::layer))
         // Host/Origin before anything reads the request: a rebinding page gets nothing.
         .layer(from_fn_with_state(state.guard.clone(), guard::layer))
-        // Outermost: a request id for every request, on its span and on the response.
+        // Outermost: a request id for every request, on its span (from the extensions, as
+        // the call's origin takes it) and on the response.
         .layer(TraceLayer::new_for_http().make_span_with(|req: &http::Request<_>| {
             let id = req
-                .headers()
-                .get("x-request-id")
-                .and_then(|v| v.to_str().ok())
+                .extensions()
+                .get::<tower_http::request_id::RequestId>()
+                .and_then(|id| id.header_value().to_str().ok())
                 .unwrap_or("-");
             tracing::info_span!("http", method = %req.method(), path = %req.uri().path(), request_id = %id)
         }))

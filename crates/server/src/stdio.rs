@@ -5,8 +5,9 @@
 //! No HTTP listener is opened.
 //!
 //! Who is calling: the local user who started the process. No credential is presented and no
-//! `http::request::Parts` exist, so requests carry no `Principal` in their extensions — the
-//! same as HTTP with `[auth]` off, which grants every scope. The policy applies as over HTTP
+//! `http::request::Parts` exist, so requests carry no origin: `mcp::origin::CallOrigin::of`
+//! makes them the local user's (no `Principal`) — the same as HTTP with `[auth]` off, which
+//! grants every scope. The policy applies as over HTTP
 //! (read-only mode, app rules, rate limits, confirmation of destructive presses). The admin
 //! tools are not listed: there are no HTTP sessions to administer. The session ends when stdin closes (the host hung
 //! up) or at `shutdown`.

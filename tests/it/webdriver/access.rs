@@ -1,11 +1,13 @@
 //! Who may do what: without a token 401, a read-only token may find but not click (403, in
 //! the W3C shape with the step-up challenge, and a denied audit line), an act is audited
-//! like the MCP tool it runs, a session is unknown to another principal.
+//! like the MCP tool it runs (under its WebDriver session, whatever session header the client
+//! sends), a session is unknown to another principal.
 
 use serde_json::json;
 
 use super::{Wd, assert_w3c, caps};
 use crate::support::{TestServer, audit_lines, config};
+use axgate::audit::session_tag;
 use axgate::http::auth::tokens;
 
 #[tokio::test]
@@ -75,13 +77,7 @@ async fn tokens_and_scopes_hold_in_the_w3c_shape() {
     // An act with the act scope is audited as the MCP tool it ran.
     let sid = act.session("Form").await;
     let submit = act.find(&sid, "id", "submit").await;
-    let (status, body) = act
-        .send(
-            "POST",
-            &format!("/session/{sid}/element/{submit}/click"),
-            Some(json!({})),
-        )
-        .await;
+    let (status, body) = act.click(&sid, &submit).await;
     assert_eq!(status, 200, "{body}");
     let lines = audit_lines(&audit);
     assert!(
@@ -114,4 +110,35 @@ async fn a_destructive_click_is_decided_as_for_mcp() {
             .contains("destructive"),
         "{body}"
     );
+}
+
+/// The bridge sets the call's origin (its WebDriver session) instead of a header, and no
+/// stage after it reads one: a forged `mcp-session-id` beside the command changes nothing.
+#[tokio::test]
+async fn an_act_is_audited_under_its_webdriver_session_not_a_forged_session_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let audit = dir.path().join("audit.jsonl");
+    let toml = format!("[audit]\npath = {:?}\n", audit.display().to_string());
+    let server = TestServer::with_config(config(&toml)).await;
+    let forged = "another-session";
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("mcp-session-id", forged.parse().unwrap());
+    let wd = Wd {
+        http: reqwest::Client::builder()
+            .default_headers(headers)
+            .build()
+            .unwrap(),
+        ..Wd::new(&server)
+    };
+    let sid = wd.session("Form").await;
+    let submit = wd.find(&sid, "id", "submit").await;
+    let (status, body) = wd.click(&sid, &submit).await;
+    assert_eq!(status, 200, "{body}");
+    let lines = audit_lines(&audit);
+    let click = lines
+        .iter()
+        .find(|l| l["tool"] == "click")
+        .unwrap_or_else(|| panic!("a click line: {lines:#?}"));
+    assert_eq!(click["session"], session_tag(&sid), "{click:#}");
+    assert_ne!(click["session"], session_tag(forged));
 }

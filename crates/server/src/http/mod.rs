@@ -2,6 +2,7 @@
 //! its sessionless 2026-07-28 path), the health, readiness and metrics endpoints, and the
 //! HTTP metrics layer. Knows nothing of accessibility.
 
+pub mod admission;
 pub mod arrival;
 pub mod auth;
 pub mod conn;
@@ -13,7 +14,6 @@ pub mod inflight;
 pub mod intake;
 pub mod observe;
 mod places;
-pub mod scope;
 pub mod sessionless;
 pub mod tls;
 

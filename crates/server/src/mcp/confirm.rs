@@ -96,13 +96,13 @@ async fn ask(ctx: &ToolCtx, word: &str, what: &str) -> Result<(), ToolError> {
         .is_none();
     // The sessionless question comes back to the caller itself: its answer counts only for
     // a principal whose `unconfirmed` is "ask" (crate::policy::confirm::Unconfirmed).
-    let vouched = !ctx.sessionless || ctx.unconfirmed == Unconfirmed::Ask;
+    let vouched = !ctx.sessionless() || ctx.unconfirmed == Unconfirmed::Ask;
     let route = ctx
         .input
         .as_ref()
         .filter(|_| vouched)
         .map(|i| i.route(what, &message, first));
-    let asked = if ctx.sessionless {
+    let asked = if ctx.sessionless() {
         match route {
             Some(Route::Answered(yes)) => Ok(Some(Confirm { confirm: yes })),
             Some(Route::Ask) => {

@@ -74,42 +74,6 @@ impl SessionState {
     }
 }
 
-/// Marks a sessionless (2026-07-28) request. The HTTP intake puts it in the request's
-/// extensions; its token is cancelled when the client closes the response stream (which that
-/// revision defines as cancelling the request) and once the response has been sent.
-#[derive(Clone, Debug)]
-pub struct Sessionless {
-    pub closed: tokio_util::sync::CancellationToken,
-}
-
-impl Sessionless {
-    /// The marker of the request `context` answers, when it is a sessionless one.
-    pub fn of(context: &rmcp::service::RequestContext<RoleServer>) -> Option<Sessionless> {
-        context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<Sessionless>())
-            .cloned()
-    }
-
-    /// A token cancelled when either `request` (rmcp's own cancellation) or the client's
-    /// closing of the stream is.
-    pub fn either(
-        &self,
-        request: &tokio_util::sync::CancellationToken,
-    ) -> tokio_util::sync::CancellationToken {
-        let both = request.child_token();
-        let (closed, watched) = (self.closed.clone(), both.clone());
-        tokio::spawn(async move {
-            tokio::select! {
-                () = closed.cancelled() => watched.cancel(),
-                () = watched.cancelled() => {}
-            }
-        });
-        both
-    }
-}
-
 /// Which MCP session is which lease owner (lease owners are random, never session ids), so
 /// that the session layer can ask whether a session holds an app lease before evicting it
 /// (the server wires this in as `session::Pins`). Written when a session calls `lease_app`.
@@ -200,8 +164,9 @@ pub struct ToolCtx {
     pub denied_by: Mutex<Option<String>>,
     /// Session administration, for the admin tools; `None` where there is none (stdio).
     pub admin: Option<Admin>,
-    /// A sessionless (2026-07-28) request: its session state lives for this one request.
-    pub sessionless: bool,
+    /// Where the call came from (transport, era, session, request id, principal), as its
+    /// entry decided.
+    pub origin: super::origin::CallOrigin,
     /// How a sessionless call asks the user, or carries the answer: an input-required
     /// result (`input_required.rs`); `None` in a session or when the client cannot answer.
     pub input: Option<super::input_required::CallInput>,
@@ -217,6 +182,12 @@ pub struct ToolCtx {
 pub struct Notices(pub Arc<dyn Fn(ServerNotification) + Send + Sync>);
 
 impl ToolCtx {
+    /// Whether the call is a sessionless (2026-07-28) request: its session state lives for
+    /// this one request.
+    pub fn sessionless(&self) -> bool {
+        self.origin.sessionless().is_some()
+    }
+
     /// The handle naming `node` in this call's result: minted in a session; `None` for a
     /// sessionless request, whose results name elements by path (a handle would not outlive
     /// the request, so the client could not use it).
@@ -226,12 +197,12 @@ impl ToolCtx {
         node: &RawNode,
         path: &ElementPath,
     ) -> Option<String> {
-        (!self.sessionless).then(|| conn.mint(node, path))
+        (!self.sessionless()).then(|| conn.mint(node, path))
     }
 
     /// Refuses a tool that needs state kept between requests when the request is sessionless.
     pub fn needs_session(&self, tool: &str, why: &str) -> Result<(), super::errors::ToolError> {
-        if !self.sessionless {
+        if !self.sessionless() {
             return Ok(());
         }
         Err(super::errors::ToolError::Usage(format!(

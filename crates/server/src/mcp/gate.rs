@@ -14,6 +14,7 @@
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 
+use super::origin::CallOrigin;
 use super::tools::{Effect, ToolDef};
 use crate::identity::{Principal, Scope};
 use crate::policy::limits::{Limit, Limited};
@@ -29,13 +30,9 @@ pub fn key_of(principal: Option<&Principal>) -> &str {
     principal.map_or(LOCAL, Principal::key)
 }
 
-/// The principal the auth layer attached to the HTTP request behind this MCP request.
+/// Who made this MCP request: the principal of its [`CallOrigin`].
 pub fn principal_of(context: &RequestContext<RoleServer>) -> Option<Principal> {
-    context
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .cloned()
+    CallOrigin::of(&context.extensions).principal.clone()
 }
 
 /// Whether this request's call was taken from its caller's allowance when it arrived.

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod input_required;
 pub mod listens;
 pub mod listing;
+pub mod origin;
 mod outcome;
 pub mod own_audit;
 pub mod prompts;

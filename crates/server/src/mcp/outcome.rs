@@ -15,6 +15,7 @@ use super::context::ToolCtx;
 use super::errors::denial_rule;
 use super::gate::{self, Refusal};
 use super::input_required::{self, CallInput};
+use super::origin::CallOrigin;
 use super::server::{AxServer, CallMeta, Pending, RETRY_AFTER_META};
 use super::tools;
 use crate::audit::Outcome;
@@ -26,18 +27,9 @@ impl AxServer {
             def,
             args,
             app,
-            principal,
-            session,
-            request_id,
             redacted,
             stale,
         } = pending;
-        let meta = CallMeta {
-            tool: def.name,
-            app: &app,
-            principal: principal.as_ref(),
-            session: session.as_deref(),
-        };
         let started = Instant::now();
         let (mut result, outcome) = match stale {
             Some(error) => input_required::refused(error),
@@ -75,7 +67,7 @@ impl AxServer {
         macro_rules! call_line {
             ($level:ident) => {
                 tracing::$level!(
-                    request_id = %request_id,
+                    request_id = %ctx.origin.request_id(),
                     tool = def.name,
                     app = %app,
                     outcome,
@@ -111,6 +103,11 @@ impl AxServer {
         // A refusal by the app policy is audited like any denied call.
         let denied = outcome == "denied";
         if let Some((target, redacted)) = redacted.or_else(|| denied.then(Default::default)) {
+            let meta = CallMeta {
+                tool: def.name,
+                app: &app,
+                origin: &ctx.origin,
+            };
             let mut event = Self::event(
                 &meta,
                 match outcome {
@@ -185,7 +182,7 @@ impl AxServer {
         }
         tracing::warn!(
             tool = meta.tool,
-            principal = gate::key_of(meta.principal),
+            principal = gate::key_of(meta.origin.principal.as_ref()),
             rule = %refusal.rule(),
             "tool call refused"
         );
@@ -219,7 +216,8 @@ impl AxServer {
 
     /// The checks of a read done outside `tools/call` (the WebDriver facade's finds and page
     /// source), as if `tool` were called: scope, read-only mode, the caller's rate limit. A
-    /// refusal is counted, logged and audited as a refused call, and returned.
+    /// refusal is counted, logged and audited as a refused call (from the WebDriver session
+    /// `session`), and returned.
     pub async fn admit_outside(
         &self,
         tool: &'static str,
@@ -235,11 +233,11 @@ impl AxServer {
             Ok(()) => return Ok(()),
             Err(refusal) => refusal,
         };
+        let origin = CallOrigin::webdriver(session, principal.cloned(), None);
         let meta = CallMeta {
             tool: def.name,
             app,
-            principal,
-            session,
+            origin: &origin,
         };
         let _answer = self.refuse(&meta, refusal.clone()).await;
         Err(refusal)

@@ -30,17 +30,17 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::admin::Admin;
 use super::cache::{Cacheable as _, STATIC};
-use super::context::{LeaseBook, Notices, SessionState, Sessionless, ToolCtx};
+use super::context::{LeaseBook, Notices, SessionState, ToolCtx};
 use super::direct::{Direct, Revive};
 use super::gate;
 use super::input_required::{self, Call, Confirmations};
 use super::listens::Listens;
+use super::origin::CallOrigin;
 use super::subscriptions::{Notifier, Subscriptions};
 use super::tasks::{self, TaskStore};
 use super::tools;
 use super::{completions, listing, prompts, resources, uri};
 use crate::audit::{Audit, AuditEvent, Outcome, redact_args, session_tag};
-use crate::identity::Principal;
 use crate::metrics::Metrics;
 use crate::policy::SharedPolicy;
 use crate::policy::principal::Subject;
@@ -92,12 +92,11 @@ pub struct AxServer {
 /// The `_meta` key of a rate-limited result: milliseconds to wait before retrying.
 pub const RETRY_AFTER_META: &str = "dev.axgate/retry-after-ms";
 
-/// Who made a call and in which session, for its audit line.
+/// Which call, on which app and from where, for its audit line.
 pub(super) struct CallMeta<'a> {
     pub(super) tool: &'a str,
     pub(super) app: &'a str,
-    pub(super) principal: Option<&'a Principal>,
-    pub(super) session: Option<&'a str>,
+    pub(super) origin: &'a CallOrigin,
 }
 
 /// What the end of a call needs besides its context, owned (a task outlives its request).
@@ -105,9 +104,6 @@ pub(super) struct Pending {
     pub(super) def: &'static tools::ToolDef,
     pub(super) args: rmcp::model::JsonObject,
     pub(super) app: String,
-    pub(super) principal: Option<Principal>,
-    pub(super) session: Option<String>,
-    pub(super) request_id: String,
     /// The audit's view of a write's arguments (target, redacted arguments).
     pub(super) redacted: Option<(Option<String>, serde_json::Map<String, serde_json::Value>)>,
     /// The refusal of an echoed requestState that cannot be honoured.
@@ -140,11 +136,11 @@ impl AxServer {
     /// An audit event for a call, with who, where and which app filled in.
     pub(super) fn event(meta: &CallMeta<'_>, outcome: Outcome) -> AuditEvent {
         let mut event = AuditEvent::new(meta.tool, outcome);
-        if let Some(principal) = meta.principal {
+        if let Some(principal) = &meta.origin.principal {
             event.principal = principal.key().to_owned();
         }
         event.app = (meta.app != "-").then(|| meta.app.to_owned());
-        event.session = meta.session.map(session_tag);
+        event.session = meta.origin.session.as_deref().map(session_tag);
         event
     }
 
@@ -214,12 +210,8 @@ impl ServerHandler for AxServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let session = context
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(|p| p.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok());
-        if let (Some(direct), Some(id)) = (&self.shared.direct, session) {
+        let origin = CallOrigin::of(&context.extensions);
+        if let (Some(direct), Some(id)) = (&self.shared.direct, &origin.session) {
             direct.register(id, self.revive(), context.peer);
         }
     }
@@ -258,11 +250,9 @@ impl ServerHandler for AxServer {
     ) -> Result<ReadResourceResponse, McpError> {
         self.admit(&context, "resources/read")?;
         if request.uri == uri::SESSION_AUDIT_URI {
-            let tag = context
-                .extensions
-                .get::<http::request::Parts>()
-                .and_then(|p| p.headers.get("mcp-session-id"))
-                .and_then(|v| v.to_str().ok())
+            let tag = CallOrigin::of(&context.extensions)
+                .session
+                .as_deref()
                 .map(session_tag);
             let out = self
                 .session
@@ -270,7 +260,7 @@ impl ServerHandler for AxServer {
                 .snapshot(tag, self.shared.audit.is_some());
             return Ok(resources::own_audit(&out).into());
         }
-        let handles = Sessionless::of(&context).is_none();
+        let handles = CallOrigin::of(&context.extensions).sessionless().is_none();
         resources::read(&self.engine, &self.session, &request.uri, handles)
             .await
             .map(Into::into)
@@ -341,7 +331,9 @@ impl ServerHandler for AxServer {
                 .subscribe(&self.engine, uri, Notifier::Listen(context.sink().clone()))
                 .await?;
         }
-        let closed = Sessionless::of(context.request_context()).map(|s| s.closed);
+        let closed = CallOrigin::of(&context.request_context().extensions)
+            .sessionless()
+            .map(|s| s.closed.clone());
         let client_closed = async {
             match &closed {
                 Some(closed) => closed.cancelled().await,
@@ -480,36 +472,26 @@ impl ServerHandler for AxServer {
             .and_then(|v| v.as_str())
             .unwrap_or("-")
             .to_owned();
-        let parts = context.extensions.get::<http::request::Parts>();
-        let request_id = parts
-            .and_then(|p| p.headers.get("x-request-id"))
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("-")
-            .to_owned();
-        let session = parts
-            .and_then(|p| p.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let principal = gate::principal_of(&context);
+        let origin = CallOrigin::of(&context.extensions).into_owned();
+        let principal = origin.principal.as_ref();
         if def.profile.leases
-            && let (Some(book), Some(id)) = (&self.shared.leases, &session)
+            && let (Some(book), Some(id)) = (&self.shared.leases, &origin.session)
         {
             book.record(id, &self.session.owner);
         }
         let meta = CallMeta {
             tool: def.name,
             app: &app,
-            principal: principal.as_ref(),
-            session: session.as_deref(),
+            origin: &origin,
         };
         let policy = self.shared.policy.load_full();
         let prepaid = gate::prepaid(&context);
-        if let Err(refusal) = gate::admit(&policy, principal.as_ref(), def, prepaid) {
+        if let Err(refusal) = gate::admit(&policy, principal, def, prepaid) {
             return Ok(self.refuse(&meta, refusal).await);
         }
         // A call run as a task is cancelled by tasks/cancel, not with its request.
         let task = if tasks::wanted(def, &context) {
-            let owner = gate::key_of(principal.as_ref());
+            let owner = gate::key_of(principal);
             match self.shared.tasks.create(owner, def.name, &policy.config) {
                 Ok(task) => Some(task),
                 Err(refused) => return Ok(refused.into()),
@@ -518,8 +500,8 @@ impl ServerHandler for AxServer {
             None
         };
         // A sessionless request is also cancelled when its client closes the stream.
-        let sessionless = Sessionless::of(&context);
-        let cancel = match (&task, &sessionless) {
+        let sessionless = origin.sessionless();
+        let cancel = match (&task, sessionless) {
             (Some((_, _, token)), _) => token.clone(),
             (None, Some(marker)) => marker.either(&context.ct),
             (None, None) => context.ct.clone(),
@@ -528,7 +510,7 @@ impl ServerHandler for AxServer {
         let call = Call {
             tool: def.name,
             args: &args,
-            principal: gate::key_of(principal.as_ref()),
+            principal: gate::key_of(principal),
             capabilities: context.meta.client_capabilities(),
             state: request.request_state.as_deref(),
             responses: request.input_responses.as_ref(),
@@ -538,9 +520,7 @@ impl ServerHandler for AxServer {
                 .as_ref()
                 .map(|_| input_required::prepare(&self.shared.confirmations, &call)),
         );
-        let subject = principal
-            .as_ref()
-            .map_or(Subject::from(gate::LOCAL), Subject::of);
+        let subject = principal.map_or(Subject::from(gate::LOCAL), Subject::of);
         let ctx = ToolCtx {
             engine: self.engine.clone(),
             session: self.session.clone(),
@@ -554,9 +534,9 @@ impl ServerHandler for AxServer {
             confirmation: Mutex::new(None),
             denied_by: Mutex::new(None),
             admin: self.shared.admin.clone(),
-            sessionless: sessionless.is_some(),
             input,
             notices: context.extensions.get::<Notices>().cloned(),
+            origin,
         };
         // Writes are audited; their arguments are redacted before anything else.
         let redacted = (def.profile.effect != tools::Effect::Read)
@@ -565,9 +545,6 @@ impl ServerHandler for AxServer {
             def,
             args,
             app: app.clone(),
-            principal: principal.clone(),
-            session: session.clone(),
-            request_id,
             redacted,
             stale,
         };

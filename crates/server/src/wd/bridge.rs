@@ -1,11 +1,12 @@
 //! How a WebDriver command reaches the engine the way an MCP tool call does: an act runs
 //! the MCP tool itself (`click`, `set_value`, `type_text`, `launch_app`, `screenshot`) in
 //! the WebDriver session's own `AxServer`, through rmcp's `call_tool` with the HTTP
-//! request's parts — so the gate (scope, read-only mode, rate limits), the destructive-act
-//! decision (`mcp::confirm`, on the element the act touches), the verified act, metrics
-//! and the audit line are the tool's own. A read of the tree (find, page source, element
-//! attributes) goes to the engine directly after the same gate as the tool it stands for
-//! (`AxServer::admit_outside`). Both kinds of failure become W3C errors here.
+//! request's parts and the call's origin (`mcp::origin`, set here) — so the gate (scope,
+//! read-only mode, rate limits), the destructive-act decision (`mcp::confirm`, on the
+//! element the act touches), the verified act, metrics and the audit line are the tool's
+//! own. A read of the tree (find, page source, element attributes) goes to the engine
+//! directly after the same gate as the tool it stands for (`AxServer::admit_outside`). Both
+//! kinds of failure become W3C errors here.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,6 +18,7 @@ use serde_json::Value;
 use crate::identity::Principal;
 use crate::mcp::AxServer;
 use crate::mcp::gate::{Refusal, needed_scope};
+use crate::mcp::origin::{self, CallOrigin};
 use crate::mcp::server::RETRY_AFTER_META;
 use crate::mcp::tools::find_def;
 use axgate_engine::AxError;
@@ -25,14 +27,18 @@ use axgate_webdriver::{ErrorCode, WdError};
 /// The request ids of the tool calls this facade makes (for rmcp's context; never on a wire).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// What a command carries from its HTTP request: the parts (with the `Principal` the auth
-/// layer put there), the WebDriver session's id as the `mcp-session-id` header so audit
-/// lines name the session by its tag, as they do for MCP sessions.
-pub(super) fn call_parts(parts: &http::request::Parts, session: &str) -> http::request::Parts {
+/// What a command carries from its HTTP request: the parts, with its [`CallOrigin`] — the
+/// WebDriver session, the `Principal` the auth layer put there and the request's id — so
+/// the tool's gate, log and audit lines name the caller and the session (by its tag), as
+/// they do for MCP sessions. Whatever headers the client sent are never read again.
+fn call_parts(parts: &http::request::Parts, session: &str) -> http::request::Parts {
     let mut parts = parts.clone();
-    if let Ok(value) = http::HeaderValue::from_str(session) {
-        parts.headers.insert("mcp-session-id", value);
-    }
+    let origin = CallOrigin::webdriver(
+        Some(session),
+        parts.extensions.get::<Principal>().cloned(),
+        origin::request_id(&parts),
+    );
+    parts.extensions.insert(origin);
     parts
 }
 

@@ -100,7 +100,7 @@ pub(super) async fn list_windows(
         .await?;
     let states = ctx.engine.list_windows(&conn.app, &ctx.stats).await?;
     let nodes = tree::index(snapshot, &Default::default());
-    let windows = windows_out(&conn, &nodes, &states, !ctx.sessionless);
+    let windows = windows_out(&conn, &nodes, &states, !ctx.sessionless());
     let text = windows
         .iter()
         .map(|w| {

@@ -274,7 +274,7 @@ pub async fn call(
 /// works instead, rather than suggesting the handle was evicted.
 fn sessionless_hint(ctx: &ToolCtx, error: ToolError) -> ToolError {
     match error {
-        ToolError::Ax(axgate_engine::AxError::UnknownHandle { handle }) if ctx.sessionless => {
+        ToolError::Ax(axgate_engine::AxError::UnknownHandle { handle }) if ctx.sessionless() => {
             ToolError::Usage(format!(
                 "unknown handle {handle}: handles do not outlive a sessionless (2026-07-28) \
                  request. Name the element by its path (from find or get_tree), or initialize \

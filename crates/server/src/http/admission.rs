@@ -1,7 +1,7 @@
-//! The scope check of a `tools/call`, in front of rmcp (the intake layer asks it): a tool
-//! beyond the token's scope is refused with a step-up challenge, before any session or
-//! handler sees the call. Also what exclusive mode asks of a request's scopes
-//! ([`asks`]) and its refusal as an answer ([`fleet_refusal`]).
+//! Whether the intake admits a request, in front of rmcp: the scope check of a `tools/call`
+//! ([`tool_scope`]: a tool beyond the token's scope is refused with a step-up challenge,
+//! before any session or handler sees the call), what exclusive mode asks of a request's
+//! scopes ([`asks`]) and the fleet's refusal as an answer ([`fleet_refusal`]).
 
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -12,10 +12,11 @@ use axgate_parse::jsonrpc::GrantedBy;
 use crate::audit::{Audit, AuditEvent, Outcome, session_tag};
 use crate::fleet::{Fleet, Refusal, Rights};
 use crate::http::auth::{Auth, Failure, Principal, Reason};
+use crate::mcp::origin::CallOrigin;
 
-/// What the check needs: the authorisation (none when auth is off: nothing is refused) and
-/// where refusals are recorded.
-pub struct Scope<'a> {
+/// What refusing a call with a step-up challenge needs: the authorisation that words the
+/// challenge (none when auth is off: nothing is refused) and where refusals are recorded.
+pub struct StepUp<'a> {
     pub auth: Option<&'a std::sync::Arc<Auth>>,
     pub audit: Option<&'a Audit>,
 }
@@ -29,8 +30,8 @@ pub struct Asks {
     pub admin_tool: bool,
 }
 
-pub fn asks(parts: &http::request::Parts, method: &str, params: Option<&Value>) -> Asks {
-    let rights = Rights::of(parts.extensions.get::<Principal>());
+pub fn asks(principal: Option<&Principal>, method: &str, params: Option<&Value>) -> Asks {
+    let rights = Rights::of(principal);
     let needs = params
         .filter(|_| method == "tools/call")
         .and_then(|p| p.get("name"))
@@ -47,17 +48,17 @@ pub fn asks(parts: &http::request::Parts, method: &str, params: Option<&Value>) 
 /// A `tools/call` of a known tool beyond the principal's scope: 403 with an
 /// `insufficient_scope` challenge naming the scope (so a client can step up) and a JSON-RPC
 /// error body for the request's `id` naming the scope and how to get it (so a client that
-/// shows the body, not the header, says what to fix), and a denied line in the audit trail.
-/// `None` lets the call through.
+/// shows the body, not the header, says what to fix), and a denied line in the audit trail
+/// naming the caller and session of `origin`. `None` lets the call through.
 pub async fn tool_scope(
-    scope: &Scope<'_>,
-    parts: &http::request::Parts,
-    session: Option<&str>,
+    step_up: &StepUp<'_>,
+    origin: &CallOrigin,
+    headers: &http::HeaderMap,
     id: &Option<Value>,
     params: Option<&Value>,
 ) -> Option<Response> {
-    let auth = scope.auth?;
-    let principal = parts.extensions.get::<Principal>()?;
+    let auth = step_up.auth?;
+    let principal = origin.principal.as_ref()?;
     let name = params.and_then(|p| p.get("name")).and_then(Value::as_str)?;
     let def = crate::mcp::tools::find_def(name)?;
     let needed = crate::mcp::gate::needed_scope(def);
@@ -66,10 +67,10 @@ pub async fn tool_scope(
     }
     tracing::warn!(principal = %principal.key(), tool = name, needed = %needed, "tool call refused: insufficient scope");
     auth.count(Reason::InsufficientScope);
-    if let Some(audit) = scope.audit {
+    if let Some(audit) = step_up.audit {
         let mut event = AuditEvent::new(name, Outcome::Denied);
         event.principal = principal.key().to_owned();
-        event.session = session.map(session_tag);
+        event.session = origin.session.as_deref().map(session_tag);
         event.app = params
             .and_then(|p| p.get("arguments"))
             .and_then(|a| a.get("app"))
@@ -82,7 +83,7 @@ pub async fn tool_scope(
     }
     let mut failure = Failure::insufficient(needed);
     failure.detail = format!("the tool {name} needs the {needed} scope");
-    let (status, headers, _) = failure.answer(&auth.metadata_url(&parts.headers));
+    let (status, headers, _) = failure.answer(&auth.metadata_url(headers));
     let held = axgate_parse::identity::format_scopes(&principal.scopes);
     let body = axgate_parse::jsonrpc::scope_error_body(
         id.clone(),
