@@ -139,11 +139,8 @@ impl AppState {
                 "read-only mode: tools that change UI or app state are hidden and refused"
             );
         }
-        metrics
-            .health
-            .build_info
-            .with_label_values(&[env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()])
-            .set(1);
+        let build = [env!("CARGO_PKG_VERSION"), git_sha(), engine.backend_name()];
+        metrics.health.build_info.with_label_values(&build).set(1);
         let tasks = Arc::new(crate::mcp::tasks::TaskStore::new(
             metrics.mcp.task_result_bytes.clone(),
             metrics.mcp.tasks_held.clone(),
