@@ -184,12 +184,12 @@ impl Gesture {
         }
     }
 
-    /// A stable name (worker op names, logs).
+    /// A stable name (the backend call metric's `op`: click, hover, long_press, scroll, drag).
     pub fn as_str(&self) -> &'static str {
         match self {
             Gesture::Click { .. } => "click",
             Gesture::Hover => "hover",
-            Gesture::Press { .. } => "press",
+            Gesture::Press { .. } => "long_press",
             Gesture::Scroll { .. } => "scroll",
             Gesture::Drag { .. } => "drag",
         }

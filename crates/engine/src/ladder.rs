@@ -230,7 +230,7 @@ pub async fn perform_rung(
             let _input = engine.input_lock().await;
             let act = Pointer::new(point, gesture).holding(held);
             engine
-                .run(app, stats, "pointer", move |b, ctx| {
+                .run(app, stats, gesture.as_str(), move |b, ctx| {
                     b.pointer(pid, &act, ctx)
                 })
                 .await
