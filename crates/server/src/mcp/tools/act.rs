@@ -123,13 +123,13 @@ pub(super) struct ClickArgs {
     target: String,
     #[serde(default)]
     button: Button,
-    /// 1, 2 (double click) or 0 (hover: move there, press nothing).
+    /// 1, 2 or 0 (hover).
     #[serde(default)]
     count: Option<u32>,
-    /// Keys held: any of `cmd`, `ctrl`, `opt`, `shift`.
+    /// cmd/ctrl/opt/shift held.
     #[serde(default)]
-    modifiers: Vec<String>,
-    /// Long press: hold the button this long (at most 3000).
+    modifiers: Option<Vec<String>>,
+    /// Long press, max 3000.
     #[serde(default)]
     hold_ms: Option<u64>,
     /// `auto` (default), `action` (press) or `pointer`.
@@ -161,10 +161,10 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     let count = args.count.unwrap_or(1);
     if !(0..=2).contains(&count) {
         return Err(ToolError::Usage(
-            "invalid argument `count`: 1, 2, or 0 to hover".into(),
+            "invalid argument `count`: 1 or 2, or 0 to hover".into(),
         ));
     }
-    let held = held_keys(&args.modifiers)?;
+    let held = held_keys(args.modifiers.as_deref())?;
     let button = match args.button {
         Button::Left => MouseButton::Left,
         Button::Right => MouseButton::Right,

@@ -446,9 +446,9 @@ pub(super) struct ScrollArgs {
     /// Lines to scroll (default 3, at most 100).
     #[serde(default)]
     amount: Option<u32>,
-    /// Keys held, as `click`'s.
+    // Keys held, as `click`'s (no description: the tool list has a byte budget; docs/TOOLS.md).
     #[serde(default)]
-    modifiers: Vec<String>,
+    modifiers: Option<Vec<String>>,
 }
 
 pub(super) static SCROLL: ToolDef = ToolDef {
@@ -473,14 +473,14 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     let point = center(&located)?;
     activates_nothing(ctx);
-    let held = held_keys(&args.modifiers)?;
+    let held = held_keys(args.modifiers.as_deref())?;
     let act = Pointer::new(point, Gesture::Scroll { delta }).holding(held);
     pointer_act(ctx, &located, act).await
 }
 
 /// The keys a pointer gesture holds (`modifiers`, the words of `press_key`).
-pub(super) fn held_keys(names: &[String]) -> Result<Modifiers, ToolError> {
-    Modifiers::parse(names.iter().map(String::as_str))
+pub(super) fn held_keys(names: Option<&[String]>) -> Result<Modifiers, ToolError> {
+    Modifiers::parse(names.unwrap_or_default().iter().map(String::as_str))
         .map_err(|e| ToolError::Usage(format!("invalid argument `modifiers`: {e}")))
 }
 
@@ -527,15 +527,15 @@ pub(super) struct DragArgs {
     /// The element to drop on (its centre); or give `to_x` and `to_y`.
     #[serde(default)]
     to: Option<String>,
-    /// Drop point, global x in points.
+    /// Drop x, global points.
     #[serde(default)]
     to_x: Option<f64>,
-    /// Drop point, global y in points.
+    /// Drop y, global points.
     #[serde(default)]
     to_y: Option<f64>,
-    /// Keys held, as `click`'s.
+    // Keys held, as `click`'s (no description: the tool list has a byte budget; docs/TOOLS.md).
     #[serde(default)]
-    modifiers: Vec<String>,
+    modifiers: Option<Vec<String>>,
 }
 
 pub(super) static DRAG: ToolDef = ToolDef {
@@ -573,7 +573,7 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     // or not: it is decided like a click there.
     receivers.extend(pointer_receiver(ctx, &located.conn.app, to).await?);
     decide(ctx, &located.conn.app.name, "drop onto", &receivers).await?;
-    let held = held_keys(&args.modifiers)?;
+    let held = held_keys(args.modifiers.as_deref())?;
     pointer_act(
         ctx,
         &located,
