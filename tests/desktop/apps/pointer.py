@@ -50,6 +50,9 @@ box.pack_start(status, False, False, 0)
 
 rows = name(Gtk.ListBox(), "Rows")
 rows.set_selection_mode(Gtk.SelectionMode.MULTIPLE)
+# As a file manager's list: a click selects, keys held with it extend or toggle (a list that
+# activates on a single click selects only what it activates).
+rows.set_activate_on_single_click(False)
 for label in ["One", "Two", "Three"]:
     rows.add(Gtk.Label(label=label))
 rows.connect(
