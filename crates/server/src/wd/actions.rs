@@ -305,39 +305,17 @@ impl Caller<'_> {
         };
         let button = pointer_button(click.button)?;
         let count = if button == "right" { 1 } else { click.count };
-        let target = self.point_element(click.point).await?;
-        self.tool(
-            "click",
-            json!({
-                "app": self.session.app_ref,
-                "target": target,
-                "button": button,
-                "count": count,
-                "modifiers": input.modifiers,
-            }),
-        )
-        .await?;
-        Ok(())
+        let how = json!({"button": button, "count": count});
+        self.click_at(input, click.point, how).await
     }
 
     /// A button held at one place for [`LONG_PRESS`] or more, then released: a long press
     /// of as long (at most the engine's longest hold), with the keys held.
     async fn long_press(&self, input: &Input, button: u8) -> Result<(), WdError> {
         let button = pointer_button(button)?;
-        let hold = input.held_for.min(MAX_HOLD);
-        let target = self.point_element(input.pointer).await?;
-        self.tool(
-            "click",
-            json!({
-                "app": self.session.app_ref,
-                "target": target,
-                "button": button,
-                "hold_ms": hold.as_millis() as u64,
-                "modifiers": input.modifiers,
-            }),
-        )
-        .await?;
-        Ok(())
+        let hold = input.held_for.min(MAX_HOLD).as_millis() as u64;
+        let how = json!({"button": button, "hold_ms": hold});
+        self.click_at(input, input.pointer, how).await
     }
 
     /// Rests the pointer where it was moved without pressing (the `click` tool's hover).
@@ -345,17 +323,22 @@ impl Caller<'_> {
         if !std::mem::take(&mut input.hovering) {
             return Ok(());
         }
-        let target = self.point_element(input.pointer).await?;
-        self.tool(
-            "click",
-            json!({
-                "app": self.session.app_ref,
-                "target": target,
-                "count": 0,
-                "modifiers": input.modifiers,
-            }),
-        )
-        .await?;
+        self.click_at(input, input.pointer, json!({"count": 0}))
+            .await
+    }
+
+    /// The `click` tool on the element at `at` with the keys held and the arguments `how`.
+    async fn click_at(&self, input: &Input, at: (f64, f64), how: Value) -> Result<(), WdError> {
+        let target = self.point_element(at).await?;
+        let mut call = json!({
+            "app": self.session.app_ref,
+            "target": target,
+            "modifiers": input.modifiers,
+        });
+        if let (Some(call), Value::Object(how)) = (call.as_object_mut(), how) {
+            call.extend(how);
+        }
+        self.tool("click", call).await?;
         Ok(())
     }
 
