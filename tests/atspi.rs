@@ -164,6 +164,54 @@ async fn the_click_ladder_climbs_to_the_pointer_when_the_action_does_nothing_and
     g.app.expect("pointer-click=1");
 }
 
+/// Keys held on a pointer click, a hover and a long press reach a GTK app as a user's would:
+/// Shift extends a multiple-selection list's selection and Control toggles a row (the keys
+/// pressed around the click, released after), a hover enters a button, a held press is
+/// released late.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn held_keys_hover_and_long_press_reach_a_gtk_app() {
+    require_desktop();
+    let _turn = DESKTOP.lock().await;
+    let app = App::start("pointer.py", &[], "axgate-pointer");
+    let server = AtspiServer::start("").await;
+    let mut c = server.session().await;
+    let mut rows = Vec::new();
+    for label in ["One", "Two", "Three"] {
+        rows.push(handle(&mut c, "axgate-pointer", "static_text", label).await);
+    }
+    let click = |row: usize, keys: &[&str]| json!({"app": "axgate-pointer", "target": rows[row], "modifiers": keys});
+    ok(&mut c, "click", click(0, &[])).await;
+    app.expect("rows=One");
+    let extended = ok(&mut c, "click", click(2, &["shift"])).await;
+    assert_eq!(extended["rung"], "pointer", "{extended}");
+    app.expect("rows=One,Two,Three");
+    ok(&mut c, "click", click(1, &["ctrl"])).await;
+    app.expect("rows=One,Three");
+    // The keys were let go: a plain click selects one row again.
+    ok(&mut c, "click", click(1, &[])).await;
+    app.expect("rows=Two");
+    let hover = handle(&mut c, "axgate-pointer", "button", "Hover").await;
+    ok(
+        &mut c,
+        "click",
+        json!({"app": "axgate-pointer", "target": hover, "count": 0}),
+    )
+    .await;
+    app.expect("hovered");
+    let hold = handle(&mut c, "axgate-pointer", "button", "Hold").await;
+    ok(
+        &mut c,
+        "click",
+        json!({"app": "axgate-pointer", "target": hold, "hold_ms": 800}),
+    )
+    .await;
+    let line = app.wait_line(|l| l.starts_with("long-press="), Duration::from_secs(5));
+    let held: u64 = line
+        .and_then(|l| l["long-press=".len()..].parse().ok())
+        .unwrap_or_else(|| panic!("no long press; the app's log: {:?}", app.lines()));
+    assert!((700..3000).contains(&held), "held {held} ms");
+}
+
 /// A Submit whose effect comes 800 ms after the click (after the act's wait): the accepted
 /// press is the act; no pointer click follows, so the app counts one submission.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

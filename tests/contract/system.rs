@@ -160,6 +160,8 @@ pub(crate) async fn capabilities(target: &impl Target) {
                 json!({"target": items, "direction": "down"}),
             )],
             Capability::Drag => vec![call("drag", json!({"from": name, "to": items}))],
+            Capability::Hover => vec![call("click", json!({"target": greet, "count": 0}))],
+            Capability::Press => vec![call("click", json!({"target": greet, "hold_ms": 600}))],
             Capability::Select => vec![call(
                 "select_option",
                 json!({"target": items, "option": "Beta"}),

@@ -12,6 +12,7 @@ mod clients;
 mod elements;
 mod execute;
 mod locators;
+mod pointer;
 mod scripts;
 mod sessions;
 

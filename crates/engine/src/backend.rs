@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::capabilities::{Capabilities, Capability, unsupported};
 use super::capture::Capture;
 use super::error::AxError;
-use super::keys::KeyCombo;
+use super::keys::{KeyCombo, Modifiers};
 use super::launch_request::LaunchRequest;
 use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
 
@@ -147,19 +147,81 @@ impl Launchable {
     }
 }
 
-/// Synthetic pointer input.
+/// A mouse button of synthetic pointer input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MouseButton {
     Left,
     Right,
 }
 
-/// One synthetic click: where (global points), which button, how many times (1–3).
+/// The longest a [`Gesture::Press`] holds the button: the press must end well inside the
+/// call's deadline (`EngineConfig::call_timeout`, 5 s by default).
+pub const MAX_HOLD: Duration = Duration::from_secs(3);
+
+/// What the pointer does at [`Pointer::at`].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Click {
-    pub point: (f64, f64),
-    pub button: MouseButton,
-    pub count: u32,
+pub enum Gesture {
+    /// `count` clicks (1–3) of `button`.
+    Click { button: MouseButton, count: u32 },
+    /// Moves there and stays, pressing nothing (tooltips, hover states).
+    Hover,
+    /// A long press: the button down, held for `hold` (at most [`MAX_HOLD`]), released there.
+    Press { button: MouseButton, hold: Duration },
+    /// Scrolls by (dx, dy) lines; positive dy scrolls down.
+    Scroll { delta: (f64, f64) },
+    /// Drags with the left button to `to` (global points).
+    Drag { to: (f64, f64) },
+}
+
+impl Gesture {
+    /// The capability a backend needs for it (a click is acting on elements).
+    pub fn capability(&self) -> Capability {
+        match self {
+            Gesture::Click { .. } => Capability::Act,
+            Gesture::Hover => Capability::Hover,
+            Gesture::Press { .. } => Capability::Press,
+            Gesture::Scroll { .. } => Capability::Scroll,
+            Gesture::Drag { .. } => Capability::Drag,
+        }
+    }
+
+    /// A stable name (the backend call metric's `op`: click, hover, long_press, scroll, drag).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Gesture::Click { .. } => "click",
+            Gesture::Hover => "hover",
+            Gesture::Press { .. } => "long_press",
+            Gesture::Scroll { .. } => "scroll",
+            Gesture::Drag { .. } => "drag",
+        }
+    }
+}
+
+/// One synthetic pointer gesture: where it starts (global points), the modifier keys held
+/// down through all of it (pressed before its first event, released after its last, even
+/// when it fails half-way), and what it does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pointer {
+    pub at: (f64, f64),
+    pub held: Modifiers,
+    pub gesture: Gesture,
+}
+
+impl Pointer {
+    /// A gesture with no key held.
+    pub fn new(at: (f64, f64), gesture: Gesture) -> Pointer {
+        Pointer {
+            at,
+            held: Modifiers::default(),
+            gesture,
+        }
+    }
+
+    /// The same gesture with `held` down.
+    #[must_use]
+    pub fn holding(self, held: Modifiers) -> Pointer {
+        Pointer { held, ..self }
+    }
 }
 
 /// A window operation.
@@ -327,8 +389,11 @@ pub trait Backend: Send + Sync + 'static {
     /// Moves keyboard focus to an element.
     fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError>;
 
-    /// Posts a synthetic pointer click at global coordinates.
-    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError>;
+    /// Posts one synthetic pointer gesture (a click, hover, long press, scroll or drag) with
+    /// its modifier keys held. A gesture whose capability ([`Gesture::capability`]) the
+    /// backend lacks fails with [`unsupported`] naming it. Callers
+    /// serialise synthetic input through the engine's input queue.
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError>;
 
     /// The element at global coordinates, if any.
     fn element_at(
@@ -376,30 +441,6 @@ pub trait Backend: Send + Sync + 'static {
     fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
         let _ = (pid, combo, ctx);
         Err(unsupported(self.name(), Capability::Keys))
-    }
-
-    /// Scrolls at a point by (dx, dy) lines; positive dy scrolls down.
-    fn scroll(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        delta: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        let _ = (pid, point, delta, ctx);
-        Err(unsupported(self.name(), Capability::Scroll))
-    }
-
-    /// Drags with the left button from one point to another.
-    fn drag(
-        &self,
-        pid: Pid,
-        from: (f64, f64),
-        to: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        let _ = (pid, from, to, ctx);
-        Err(unsupported(self.name(), Capability::Drag))
     }
 
     /// Selects an item (list row, tab, radio button, menu item) semantically.

@@ -1,6 +1,6 @@
 //! What a backend can do beyond what every backend must: reading trees and hit-testing are
 //! required; acting on elements (press, set values, focus, click), typing, keys, telling what
-//! a key would press, scrolling, dragging, selecting, window operations, launching, quitting,
+//! a key would press, scrolling, dragging, hovering, long presses, selecting, window operations, launching, quitting,
 //! activating, the clipboard and screenshots are capabilities a backend declares
 //! (`Backend::capabilities`). A call that needs a capability the backend lacks fails with
 //! [`unsupported`], whose text names the capability, and the backend contract suite
@@ -11,7 +11,7 @@ use super::error::AxError;
 /// One thing a backend may be unable to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Capability {
-    /// Acting on elements: `perform_action`, `set_value`, `focus`, `click_at` (a replay of a
+    /// Acting on elements: `perform_action`, `set_value`, `focus`, a pointer click (a replay of a
     /// recording reads only).
     Act,
     Typing,
@@ -19,6 +19,10 @@ pub enum Capability {
     KeyReceiver,
     Scroll,
     Drag,
+    /// Moving the pointer onto a point without pressing (`Gesture::Hover`).
+    Hover,
+    /// Holding a button down for a while (`Gesture::Press`).
+    Press,
     Select,
     Windows,
     Launch,
@@ -30,13 +34,15 @@ pub enum Capability {
 
 impl Capability {
     /// Every capability, in the order they are listed.
-    pub const ALL: [Capability; 13] = [
+    pub const ALL: [Capability; 15] = [
         Capability::Act,
         Capability::Typing,
         Capability::Keys,
         Capability::KeyReceiver,
         Capability::Scroll,
         Capability::Drag,
+        Capability::Hover,
+        Capability::Press,
         Capability::Select,
         Capability::Windows,
         Capability::Launch,
@@ -55,6 +61,8 @@ impl Capability {
             Capability::KeyReceiver => "key_receiver",
             Capability::Scroll => "scroll",
             Capability::Drag => "drag",
+            Capability::Hover => "hover",
+            Capability::Press => "press",
             Capability::Select => "select",
             Capability::Windows => "windows",
             Capability::Launch => "launch",
@@ -74,6 +82,8 @@ impl Capability {
             Capability::KeyReceiver => "tell what a key would press",
             Capability::Scroll => "scroll",
             Capability::Drag => "drag",
+            Capability::Hover => "hover the pointer",
+            Capability::Press => "hold the pointer down (long press)",
             Capability::Select => "select items",
             Capability::Windows => "operate windows",
             Capability::Launch => "launch apps",

@@ -42,6 +42,25 @@ impl Modifiers {
     pub fn is_empty(self) -> bool {
         self == Modifiers::default()
     }
+
+    /// Modifier names (cmd, ctrl, opt, shift and their usual aliases, any case).
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Modifiers, String> {
+        let mut mods = Modifiers::default();
+        for m in names {
+            match m.trim().to_lowercase().as_str() {
+                "cmd" | "command" | "meta" | "super" => mods.cmd = true,
+                "ctrl" | "control" => mods.ctrl = true,
+                "opt" | "option" | "alt" => mods.opt = true,
+                "shift" => mods.shift = true,
+                other => {
+                    return Err(format!(
+                        "unknown modifier {other:?}; use cmd, ctrl, opt or shift"
+                    ));
+                }
+            }
+        }
+        Ok(mods)
+    }
 }
 
 /// A key with its modifiers.
@@ -83,23 +102,9 @@ impl KeyCombo {
             None => ("", key),
         };
         let parts = prefix.split('+').filter(|p| !p.is_empty());
-        let mut mods = Modifiers::default();
-        for m in parts.chain(modifiers.iter().map(String::as_str)) {
-            match m.trim().to_lowercase().as_str() {
-                "cmd" | "command" | "meta" | "super" => mods.cmd = true,
-                "ctrl" | "control" => mods.ctrl = true,
-                "opt" | "option" | "alt" => mods.opt = true,
-                "shift" => mods.shift = true,
-                other => {
-                    return Err(format!(
-                        "unknown modifier {other:?}; use cmd, ctrl, opt or shift"
-                    ));
-                }
-            }
-        }
         Ok(KeyCombo {
             key: parse_key(key_part)?,
-            modifiers: mods,
+            modifiers: Modifiers::parse(parts.chain(modifiers.iter().map(String::as_str)))?,
         })
     }
 }

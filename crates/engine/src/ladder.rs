@@ -10,12 +10,13 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 use super::act::{Scope, Watch};
-use super::backend::{Click, MouseButton, SnapshotRequest};
+use super::backend::{Gesture, Pointer, SnapshotRequest};
 use super::capabilities::{Capability, lacks};
 use super::connection::Resolved;
 use super::diff::Change;
 use super::engine::Engine;
 use super::error::AxError;
+use super::keys::Modifiers;
 use super::model::{AppInfo, AxValue, Role};
 use super::worker::CallStats;
 
@@ -82,11 +83,14 @@ where
         }
         match perform(rung).await {
             Ok(()) => {}
-            // A backend that cannot act at all (a replay) refuses every rung alike: say so.
+            // A backend that cannot act at all (a replay) refuses every rung alike, and a hover
+            // or long press has the pointer rung only: say so.
             Err(e)
                 if e.is_timeout()
                     || matches!(e, AxError::AppExited { .. })
-                    || lacks(&e, Capability::Act) =>
+                    || [Capability::Act, Capability::Hover, Capability::Press]
+                        .iter()
+                        .any(|cap| lacks(&e, *cap)) =>
             {
                 return Err(e);
             }
@@ -202,14 +206,15 @@ async fn ensure_on_top(
     }
 }
 
-/// Performs one rung on an element.
+/// Performs one rung on an element; the pointer rung makes `gesture` (a click, a long press)
+/// at the element's click point with `held` down.
 pub async fn perform_rung(
     engine: &Engine,
     app: &AppInfo,
     element: &Resolved,
     rung: Rung,
-    button: MouseButton,
-    count: u32,
+    gesture: Gesture,
+    held: Modifiers,
     stats: &CallStats,
 ) -> Result<(), AxError> {
     let pid = app.pid;
@@ -223,17 +228,10 @@ pub async fn perform_rung(
                 .ok_or_else(|| AxError::Unsupported("the element has no frame to click".into()))?;
             ensure_on_top(engine, app, element, point, stats).await?;
             let _input = engine.input_lock().await;
+            let act = Pointer::new(point, gesture).holding(held);
             engine
-                .run(app, stats, "click_at", move |b, ctx| {
-                    b.click_at(
-                        pid,
-                        Click {
-                            point,
-                            button,
-                            count,
-                        },
-                        ctx,
-                    )
+                .run(app, stats, gesture.as_str(), move |b, ctx| {
+                    b.pointer(pid, &act, ctx)
                 })
                 .await
         }

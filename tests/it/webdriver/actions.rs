@@ -136,21 +136,6 @@ async fn pointer_actions_click_right_click_and_control_click() {
     )
     .await;
     assert_eq!(wd.count(&sid, CONTEXT_MENU_COPY).await, 1);
-    // Shift held over a click has no engine primitive: refused, not dropped.
-    let (status, body) = wd
-        .perform(
-            &sid,
-            json!([
-                keys(json!([{"type": "keyDown", "value": "\u{E008}"}, {"type": "pause"}])),
-                mouse(json!([
-                    on_text,
-                    {"type": "pointerDown", "button": 0},
-                    {"type": "pointerUp", "button": 0},
-                ])),
-            ]),
-        )
-        .await;
-    assert_w3c(status, &body, 500, "unsupported operation");
 }
 
 #[tokio::test]

@@ -77,12 +77,12 @@ async fn control_click_and_right_click_open_the_context_menu() {
     wd.exec_ok(&sid, "rightClick", json!({"elementId": text}))
         .await;
     assert_eq!(wd.count(&sid, CONTEXT_MENU_COPY).await, 1);
-    // Another modifier on a click has no engine primitive: refused, not ignored.
+    // Caps Lock (1 << 0) cannot be held on a click: refused, not ignored.
     let (status, body) = wd
         .exec(
             &sid,
             "click",
-            json!({"elementId": text, "keyModifierFlags": 1 << 1}),
+            json!({"elementId": text, "keyModifierFlags": 1 << 0}),
         )
         .await;
     assert_w3c(status, &body, 500, "unsupported operation");
@@ -255,7 +255,7 @@ async fn other_scripts_are_unsupported_operations() {
     for (path, script) in [
         ("sync", "return document.title"),
         ("async", "macos: nosuch"),
-        ("sync", "macos: hover"),
+        ("sync", "macos: deepLink"),
         ("sync", "macos: appleScript"),
     ] {
         let (status, body) = wd

@@ -3,12 +3,13 @@
 //! front first: `Component.GrabFocus` on the element under the pointer (or on the app's
 //! focused element) presents its window; the X server is then asked whether the app's window
 //! is really on top, and the window is raised through X11 when it is not. Input is
-//! asynchronous: the engine verifies effects afterwards.
+//! asynchronous: the engine verifies effects afterwards. Keys held through a pointer gesture
+//! are pressed before its first event and released after its last, also when it fails.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use axgate_engine::backend::{Click, MouseButton};
+use axgate_engine::backend::{Gesture, MouseButton, Pointer};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{AxError, CallCtx, Pid};
 
@@ -123,49 +124,151 @@ trait AsyncInput {
     async fn run(self, calls: &Calls<'_>) -> Result<(), AxError>;
 }
 
-struct Clicks {
-    x: i32,
-    y: i32,
-    button: MouseButton,
-    count: u32,
+/// A pointer gesture as `GenerateMouseEvent` names (`abs` moves; `b1p`/`b1r` press and
+/// release, `b1c` clicks, `b1d` double-clicks; buttons 4 and 5 are the wheel), with the
+/// keycodes of the held keys around it.
+struct Mouse {
+    held: Vec<u32>,
+    /// Each event: where, its name, and how long to wait after it.
+    events: Vec<(i32, i32, String, Duration)>,
 }
 
-impl AsyncInput for Clicks {
+impl AsyncInput for Mouse {
     async fn run(self, calls: &Calls<'_>) -> Result<(), AxError> {
-        let b = match self.button {
-            MouseButton::Left => 1,
-            MouseButton::Right => 3,
-        };
-        mouse(calls, self.x, self.y, "abs").await?;
-        if self.count == 2 {
-            return mouse(calls, self.x, self.y, &format!("b{b}d")).await;
+        let mut pressed = Vec::new();
+        let mut out = Ok(());
+        for code in &self.held {
+            out = key(calls, *code, KEY_PRESS).await;
+            if out.is_err() {
+                break;
+            }
+            pressed.push(*code);
         }
-        for _ in 0..self.count.max(1) {
-            mouse(calls, self.x, self.y, &format!("b{b}c")).await?;
+        if out.is_ok() {
+            for (x, y, name, after) in &self.events {
+                out = mouse(calls, *x, *y, name).await;
+                if out.is_err() {
+                    break;
+                }
+                if !after.is_zero() {
+                    tokio::time::sleep(*after).await;
+                }
+            }
         }
-        Ok(())
+        // Every key pressed is released, whatever failed on the way.
+        for code in pressed.iter().rev() {
+            let released = key(calls, *code, KEY_RELEASE).await;
+            out = out.and(released);
+        }
+        out
     }
 }
 
-pub(super) fn click_at(
+fn button_number(button: MouseButton) -> u8 {
+    match button {
+        MouseButton::Left => 1,
+        MouseButton::Right => 3,
+    }
+}
+
+/// The events of `act` (after the move onto its point).
+fn mouse_events(act: &Pointer) -> Result<Vec<(i32, i32, String, Duration)>, AxError> {
+    let round = |p: (f64, f64)| (p.0.round() as i32, p.1.round() as i32);
+    let (x, y) = round(act.at);
+    let none = Duration::ZERO;
+    let mut events = vec![(x, y, "abs".to_owned(), none)];
+    match act.gesture {
+        Gesture::Click { button, count } => {
+            let b = button_number(button);
+            if count == 2 {
+                events.push((x, y, format!("b{b}d"), none));
+            } else {
+                for _ in 0..count.clamp(1, 3) {
+                    events.push((x, y, format!("b{b}c"), none));
+                }
+            }
+        }
+        Gesture::Hover => {}
+        Gesture::Press { button, hold } => {
+            let b = button_number(button);
+            events.push((x, y, format!("b{b}p"), hold));
+            events.push((x, y, format!("b{b}r"), none));
+        }
+        Gesture::Scroll { delta } => {
+            if delta.1 == 0.0 || !delta.1.is_finite() {
+                return Err(AxError::Unsupported(
+                    "horizontal scrolling is not available through AT-SPI; scroll vertically \
+                     or drag the scroll bar"
+                        .to_owned(),
+                ));
+            }
+            let wheel = if delta.1 > 0.0 { 5 } else { 4 };
+            let steps = delta.1.abs().round().clamp(1.0, 10_000.0) as u32;
+            for _ in 0..steps {
+                events.push((x, y, format!("b{wheel}c"), none));
+            }
+        }
+        Gesture::Drag { to } => {
+            let (tx, ty) = round(to);
+            events.push((x, y, "b1p".to_owned(), none));
+            const STEPS: i32 = 8;
+            for i in 1..=STEPS {
+                let step = (x + (tx - x) * i / STEPS, y + (ty - y) * i / STEPS);
+                events.push((step.0, step.1, "abs".to_owned(), Duration::from_millis(5)));
+            }
+            events.push((tx, ty, "b1r".to_owned(), none));
+        }
+    }
+    Ok(events)
+}
+
+/// The keycodes of modifier keysyms in the keyboard mapping, in order.
+fn modifier_codes(min: u8, per: u8, syms: &[u32], mods: &[u32]) -> Result<Vec<u32>, AxError> {
+    mods.iter()
+        .map(|m| {
+            keyboard::find_keycode(min, per, syms, *m)
+                .map(|(code, _)| u32::from(code))
+                .ok_or_else(|| {
+                    AxError::Unsupported(format!("the keyboard has no key for modifier 0x{m:x}"))
+                })
+        })
+        .collect()
+}
+
+/// Posts a pointer gesture with its keys held. A hover or a scroll does not raise the app
+/// (moving the pointer over a window does not), the rest bring it to the front first.
+pub(super) fn pointer(
     core: &Core,
     pid: Pid,
-    click: Click,
+    act: &Pointer,
     ctx: &mut CallCtx,
 ) -> Result<(), AxError> {
-    let Click {
-        point,
-        button,
-        count,
-    } = click;
-    bring_front(core, pid, Some(point), ctx)?;
-    let clicks = Clicks {
-        x: point.0.round() as i32,
-        y: point.1.round() as i32,
-        button,
-        count,
+    let events = mouse_events(act)?;
+    if !matches!(act.gesture, Gesture::Hover | Gesture::Scroll { .. }) {
+        bring_front(core, pid, Some(act.at), ctx)?;
+    }
+    let held = match keyboard::modifier_keysyms(act.held) {
+        mods if mods.is_empty() => Vec::new(),
+        mods => {
+            let (min, per, syms) = Display::open()?.keyboard_mapping()?;
+            modifier_codes(min, per, &syms, &mods)?
+        }
     };
-    post(core, ctx, clicks)
+    let hold = events.iter().map(|e| e.3).sum::<Duration>();
+    if ctx.remaining() < hold {
+        return Err(AxError::Unsupported(format!(
+            "the gesture takes {hold:?}, more than the call has left ({:?}); hold it shorter",
+            ctx.remaining()
+        )));
+    }
+    let releases: Vec<(u32, u32)> = held.iter().rev().map(|c| (*c, KEY_RELEASE)).collect();
+    let out = post(core, ctx, Mouse { held, events });
+    if out.is_err() && !releases.is_empty() {
+        // A gesture cut off by its deadline never reached its releases: send them now.
+        let mut spare = CallCtx::new(Instant::now() + Duration::from_secs(1));
+        let _ = post(core, &mut spare, Keys(releases));
+    }
+    out
 }
 
 struct Keys(Vec<(u32, u32)>);
@@ -286,13 +389,7 @@ pub(super) fn press_key(
     if key_code.is_some_and(|(_, shift)| shift) && !mods.contains(&keyboard::SHIFT_L) {
         mods.push(keyboard::SHIFT_L);
     }
-    let mut codes = Vec::new();
-    for m in &mods {
-        let (code, _) = find(*m).ok_or_else(|| {
-            AxError::Unsupported(format!("the keyboard has no key for modifier 0x{m:x}"))
-        })?;
-        codes.push(u32::from(code));
-    }
+    let codes = modifier_codes(min, per, &syms, &mods)?;
     let mut events: Vec<(u32, u32)> = codes.iter().map(|c| (*c, KEY_PRESS)).collect();
     match key_code {
         Some((code, _)) => events.push((u32::from(code), KEY_PRESSRELEASE)),
@@ -303,87 +400,4 @@ pub(super) fn press_key(
     }
     events.extend(codes.iter().rev().map(|c| (*c, KEY_RELEASE)));
     post(core, ctx, Keys(events))
-}
-
-struct Wheel {
-    x: i32,
-    y: i32,
-    button: u32,
-    steps: u32,
-}
-
-impl AsyncInput for Wheel {
-    async fn run(self, calls: &Calls<'_>) -> Result<(), AxError> {
-        mouse(calls, self.x, self.y, "abs").await?;
-        for _ in 0..self.steps {
-            mouse(calls, self.x, self.y, &format!("b{}c", self.button)).await?;
-        }
-        Ok(())
-    }
-}
-
-/// Scrolls with the wheel (buttons 4 and 5); the registry has no horizontal wheel buttons.
-pub(super) fn scroll(
-    core: &Core,
-    pid: Pid,
-    point: (f64, f64),
-    delta: (f64, f64),
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    if delta.1 == 0.0 {
-        return Err(AxError::Unsupported(
-            "horizontal scrolling is not available through AT-SPI; scroll vertically or drag \
-             the scroll bar"
-                .to_owned(),
-        ));
-    }
-    bring_front(core, pid, Some(point), ctx)?;
-    let wheel = Wheel {
-        x: point.0.round() as i32,
-        y: point.1.round() as i32,
-        button: if delta.1 > 0.0 { 5 } else { 4 },
-        steps: delta.1.abs().round().max(1.0) as u32,
-    };
-    post(core, ctx, wheel)
-}
-
-struct Drag {
-    from: (i32, i32),
-    to: (i32, i32),
-}
-
-impl AsyncInput for Drag {
-    async fn run(self, calls: &Calls<'_>) -> Result<(), AxError> {
-        let (fx, fy) = self.from;
-        let (tx, ty) = self.to;
-        mouse(calls, fx, fy, "abs").await?;
-        mouse(calls, fx, fy, "b1p").await?;
-        const STEPS: i32 = 8;
-        for i in 1..=STEPS {
-            let x = fx + (tx - fx) * i / STEPS;
-            let y = fy + (ty - fy) * i / STEPS;
-            mouse(calls, x, y, "abs").await?;
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        mouse(calls, tx, ty, "b1r").await
-    }
-}
-
-pub(super) fn drag(
-    core: &Core,
-    pid: Pid,
-    from: (f64, f64),
-    to: (f64, f64),
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    bring_front(core, pid, Some(from), ctx)?;
-    let round = |p: (f64, f64)| (p.0.round() as i32, p.1.round() as i32);
-    post(
-        core,
-        ctx,
-        Drag {
-            from: round(from),
-            to: round(to),
-        },
-    )
 }

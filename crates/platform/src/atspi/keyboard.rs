@@ -3,7 +3,7 @@
 //! the server's keyboard mapping, and planning which spare keycodes take the keysyms the
 //! mapping lacks. Plain logic; `input.rs` changes the mapping and posts the events.
 
-use axgate_engine::keys::{Key, KeyCombo, NamedKey, x11_keysym};
+use axgate_engine::keys::{Key, KeyCombo, Modifiers, NamedKey, x11_keysym};
 
 pub(super) const SHIFT_L: u32 = 0xffe1;
 pub(super) const CONTROL_L: u32 = 0xffe3;
@@ -22,9 +22,8 @@ pub(super) fn char_keysym(c: char) -> u32 {
     }
 }
 
-/// The modifier keysyms to hold and the key's keysym, for a combo.
-pub(super) fn combo_keysyms(combo: &KeyCombo) -> (Vec<u32>, u32) {
-    let m = combo.modifiers;
+/// The modifier keysyms to hold for `m`, in the order they are pressed.
+pub(super) fn modifier_keysyms(m: Modifiers) -> Vec<u32> {
     let mut mods = Vec::new();
     if m.cmd || m.ctrl {
         mods.push(CONTROL_L);
@@ -35,6 +34,12 @@ pub(super) fn combo_keysyms(combo: &KeyCombo) -> (Vec<u32>, u32) {
     if m.shift {
         mods.push(SHIFT_L);
     }
+    mods
+}
+
+/// The modifier keysyms to hold and the key's keysym, for a combo.
+pub(super) fn combo_keysyms(combo: &KeyCombo) -> (Vec<u32>, u32) {
+    let mods = modifier_keysyms(combo.modifiers);
     let key = match combo.key {
         Key::Named(k) => x11_keysym(k),
         Key::Char(c) if !mods.is_empty() => char_keysym(c.to_ascii_lowercase()),

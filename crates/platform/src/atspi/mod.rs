@@ -45,7 +45,7 @@ use std::time::Duration;
 
 use atspi::zbus::Connection;
 
-use axgate_engine::backend::{Click, WindowAction};
+use axgate_engine::backend::{Pointer, WindowAction};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
@@ -297,8 +297,8 @@ impl Backend for AtspiBackend {
         self.on_node(pid, node, NodeOp::Focus, ctx)
     }
 
-    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
-        input::click_at(&self.core, pid, click, ctx)
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+        input::pointer(&self.core, pid, act, ctx)
     }
 
     fn element_at(
@@ -329,26 +329,6 @@ impl Backend for AtspiBackend {
 
     fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
         input::press_key(&self.core, pid, combo, ctx)
-    }
-
-    fn scroll(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        delta: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::scroll(&self.core, pid, point, delta, ctx)
-    }
-
-    fn drag(
-        &self,
-        pid: Pid,
-        from: (f64, f64),
-        to: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::drag(&self.core, pid, from, to, ctx)
     }
 
     fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {

@@ -15,7 +15,7 @@ use super::tree::{AppTree, Extra, Node};
 type Vars = BTreeMap<String, String>;
 
 /// Keys in `on` that are not action names.
-const EXTRA_TRIGGERS: &[&str] = &["change", "click", "select", "close_edited"];
+const EXTRA_TRIGGERS: &[&str] = &["change", "click", "hover", "select", "close_edited"];
 
 impl AppTree {
     /// Builds the live tree; ids start at `first_id` so different apps never share ids.

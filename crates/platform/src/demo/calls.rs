@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use axgate_engine::backend::{Click, Launchable, WindowAction};
+use axgate_engine::backend::{Gesture, Launchable, Pointer, WindowAction};
 use axgate_engine::capabilities::Capabilities;
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::launch_request::LaunchRequest;
@@ -15,7 +15,7 @@ use axgate_engine::{
 };
 
 use super::{
-    DemoBackend, hit, interact, keyboard, lock, render, scroll, selection, snapshot, windows,
+    DemoBackend, hit, interact, keyboard, lock, pointer, render, selection, snapshot, windows,
 };
 
 impl DemoBackend {
@@ -135,15 +135,23 @@ impl Backend for DemoBackend {
         Ok(())
     }
 
-    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
-        let Click {
-            point,
-            button,
-            count,
-        } = click;
-        self.input(pid, "synthetic clicks", ctx, |tree| {
-            Ok(((), interact::click_at(tree, point, button, count)))
-        })
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+        let act = *act;
+        let run = move |tree: &mut super::AppTree| Ok(((), pointer::gesture(tree, &act)?));
+        match act.gesture {
+            Gesture::Click { .. } => self.input(pid, "synthetic clicks", ctx, run),
+            Gesture::Press { .. } => self.input(pid, "synthetic long presses", ctx, run),
+            Gesture::Drag { .. } => self.input(pid, "synthetic drags", ctx, run),
+            // Moving the pointer over a window or scrolling it does not bring it to the front.
+            Gesture::Hover | Gesture::Scroll { .. } => {
+                self.simulation()
+                    .check_unlocked("synthetic pointer moves and scrolling")?;
+                self.with_app(pid, ctx, |tree, ctx| {
+                    ctx.trips(1);
+                    run(tree)
+                })
+            }
+        }
     }
 
     fn element_at(
@@ -200,32 +208,6 @@ impl Backend for DemoBackend {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok((keyboard::receiver(tree, combo), Vec::new()))
-        })
-    }
-
-    fn scroll(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        delta: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        self.simulation().check_unlocked("synthetic scrolling")?;
-        self.with_app(pid, ctx, |tree, ctx| {
-            ctx.trips(1);
-            Ok(((), scroll::scroll_at(tree, point, delta)?))
-        })
-    }
-
-    fn drag(
-        &self,
-        pid: Pid,
-        from: (f64, f64),
-        to: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        self.input(pid, "synthetic drags", ctx, |tree| {
-            Ok(((), scroll::drag(tree, from, to)))
         })
     }
 

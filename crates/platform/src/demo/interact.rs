@@ -1,13 +1,12 @@
-//! What a demo app does when it is driven: semantic actions, value writes, focus, synthetic
-//! clicks (hit testing is `hit.rs`). Each function works on one locked app tree and returns the change
-//! events to deliver once the lock is released. Values are never logged.
+//! What a demo app does when it is driven: semantic actions, value writes, focus (pointer
+//! gestures are `pointer.rs`, hit testing `hit.rs`). Each function works on one locked app
+//! tree and returns the change events to deliver once the lock is released. Values are never
+//! logged.
 
-use axgate_engine::backend::MouseButton;
 use axgate_engine::{AxError, AxValue, ChangeEvent, NodeId, Role};
 
-use super::hit::element_at;
 use super::tree::AppTree;
-use super::{effects, roles, scroll, selection, state};
+use super::{effects, roles, scroll, state};
 
 /// Performs a semantic action: checks the element is enabled and supports the action, then
 /// runs the element's effects for it (an element without effects accepts and ignores it,
@@ -107,68 +106,4 @@ pub(super) fn focus(tree: &mut AppTree, id: NodeId) -> Result<Vec<ChangeEvent>, 
     let mut events = Vec::new();
     state::set_focus(tree, id, &mut events);
     Ok(events)
-}
-
-/// A synthetic click at global coordinates. A left click runs the hit element's `click`
-/// effects if it has any, else its `press` semantics, else selects it (list rows), else
-/// focuses it (text fields), walking
-/// up to the nearest ancestor that reacts; clicks on disabled elements do nothing. A right
-/// click opens the element's context menu when it has `show_menu`. `count` clicks (at most
-/// three) are delivered one after another, hit-testing each time.
-pub(super) fn click_at(
-    tree: &mut AppTree,
-    point: (f64, f64),
-    button: MouseButton,
-    count: u32,
-) -> Vec<ChangeEvent> {
-    let mut events = Vec::new();
-    for _ in 0..count.clamp(1, 3) {
-        let Some(hit) = element_at(tree, point) else {
-            break;
-        };
-        match button {
-            MouseButton::Left => left_click(tree, hit, &mut events),
-            MouseButton::Right => {
-                let node = tree.get(hit);
-                if let Some(reaction) = node
-                    .filter(|n| n.states.enabled && n.actions.iter().any(|a| a == "show_menu"))
-                    .and_then(|n| n.effects("show_menu"))
-                {
-                    effects::run(tree, hit, &reaction, &mut events);
-                }
-            }
-        }
-    }
-    events
-}
-
-fn left_click(tree: &mut AppTree, hit: NodeId, events: &mut Vec<ChangeEvent>) {
-    let mut cursor = Some(hit);
-    while let Some(id) = cursor {
-        let Some(node) = tree.get(id) else {
-            return;
-        };
-        if !node.states.enabled {
-            return;
-        }
-        if let Some(reaction) = node.effects("click") {
-            effects::run(tree, id, &reaction, events);
-            return;
-        }
-        if node.actions.iter().any(|a| a == "press") {
-            if let Some(reaction) = node.effects("press") {
-                effects::run(tree, id, &reaction, events);
-            }
-            return;
-        }
-        if matches!(node.role, Role::ListItem | Role::Row | Role::Cell) {
-            selection::select_item(tree, id, events);
-            return;
-        }
-        if roles::focusable(node.role) {
-            state::set_focus(tree, id, events);
-            return;
-        }
-        cursor = node.parent;
-    }
 }

@@ -34,6 +34,7 @@ mod hit;
 mod interact;
 mod keyboard;
 mod menus;
+mod pointer;
 mod process;
 mod render;
 mod roles;

@@ -7,7 +7,7 @@
 //! shortcut?, default_button?, cancel_button?, marks_edited?, children?}`. `labelled_by` names
 //! (by identifier) the label element that names this one, like macOS `AXTitleUIElement`
 //! and AT-SPI `labelled-by`; `tree.rs` computes each node's accessible name from these. Triggers that are not actions: `change` (after a value write),
-//! `click` (pointer only), `select` (after the node was selected) and `close_edited` (a window
+//! `click` (pointer only), `hover` (the pointer rests on it), `select` (after the node was selected) and `close_edited` (a window
 //! asked to close, or its app to quit, with unsaved changes: these effects run instead, e.g.
 //! opening a save dialog). `shortcut` (`"cmd+s"`) is a menu item's key equivalent;
 //! `default_button`/`cancel_button` mark the buttons Return and Escape press in their window;
@@ -139,7 +139,8 @@ pub(super) struct NodeSpec {
     pub(super) states: StatesSpec,
     #[serde(default)]
     pub(super) actions: Vec<String>,
-    /// Effects keyed by action name or trigger (`change`, `click`, `select`, `close_edited`).
+    /// Effects keyed by action name or trigger (`change`, `click`, `hover`, `select`,
+    /// `close_edited`).
     #[serde(default)]
     pub(super) on: BTreeMap<String, Vec<Effect>>,
     /// A menu item's key equivalent, such as `cmd+shift+s`.

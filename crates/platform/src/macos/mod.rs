@@ -52,7 +52,7 @@ mod windows;
 
 use std::sync::Arc;
 
-use axgate_engine::backend::{Click, WindowAction};
+use axgate_engine::backend::{Pointer, WindowAction};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
@@ -179,8 +179,8 @@ impl Backend for MacBackend {
         actions::focus(&self.handles, pid, node, ctx)
     }
 
-    fn click_at(&self, pid: Pid, click: Click, ctx: &mut CallCtx) -> Result<(), AxError> {
-        input::click_at(pid, click, ctx)
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+        input::pointer(pid, act, ctx)
     }
 
     fn element_at(
@@ -208,26 +208,6 @@ impl Backend for MacBackend {
 
     fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
         typing::press_key(pid, combo, ctx)
-    }
-
-    fn scroll(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        delta: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::scroll(pid, point, delta, ctx)
-    }
-
-    fn drag(
-        &self,
-        pid: Pid,
-        from: (f64, f64),
-        to: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        input::drag(pid, from, to, ctx)
     }
 
     fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use core_foundation::string::CFString;
 
-use core_graphics::event::{CGEvent, CGEventFlags, CGEventTapLocation, CGEventType};
+use core_graphics::event::{CGEvent, CGEventTapLocation, CGEventType};
 use core_graphics::event_source::CGEventSource;
 
 use axgate_engine::keys::{KeyCombo, Modifiers};
@@ -112,7 +112,7 @@ fn press(source: &CGEventSource, stroke: &Stroke, layout: &KeyLayout) -> Result<
             for down in [true, false] {
                 let event = keyboard(code, down)?;
                 event.set_string_from_utf16_unchecked(units);
-                event.set_flags(flags(modifiers));
+                event.set_flags(input::flags(modifiers));
                 post(&event);
             }
         }
@@ -122,7 +122,7 @@ fn press(source: &CGEventSource, stroke: &Stroke, layout: &KeyLayout) -> Result<
                 if key.modifier {
                     event.set_type(CGEventType::FlagsChanged);
                 }
-                event.set_flags(flags(key.flags));
+                event.set_flags(input::flags(key.flags));
                 post(&event);
             }
         }
@@ -133,19 +133,4 @@ fn press(source: &CGEventSource, stroke: &Stroke, layout: &KeyLayout) -> Result<
 fn post(event: &CGEvent) {
     event.post(CGEventTapLocation::HID);
     thread::sleep(KEY_GAP);
-}
-
-fn flags(modifiers: Modifiers) -> CGEventFlags {
-    let mut flags = CGEventFlags::CGEventFlagNull;
-    for (on, flag) in [
-        (modifiers.cmd, CGEventFlags::CGEventFlagCommand),
-        (modifiers.ctrl, CGEventFlags::CGEventFlagControl),
-        (modifiers.opt, CGEventFlags::CGEventFlagAlternate),
-        (modifiers.shift, CGEventFlags::CGEventFlagShift),
-    ] {
-        if on {
-            flags |= flag;
-        }
-    }
-    flags
 }

@@ -13,7 +13,7 @@ pub mod writer;
 
 use std::path::{Path, PathBuf};
 
-use axgate_engine::backend::Click;
+use axgate_engine::backend::{Gesture, Pointer};
 use axgate_engine::capabilities::{Capabilities, Capability, unsupported, unsupported_because};
 use axgate_engine::{
     AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
@@ -270,8 +270,13 @@ impl Backend for ReplayBackend {
         Err(self.cannot("move focus"))
     }
 
-    fn click_at(&self, _pid: Pid, _click: Click, _ctx: &mut CallCtx) -> Result<(), AxError> {
-        Err(self.cannot("click"))
+    /// A click is acting (the `act` capability, as every other write); the other gestures
+    /// name their own capability.
+    fn pointer(&self, _pid: Pid, act: &Pointer, _ctx: &mut CallCtx) -> Result<(), AxError> {
+        match act.gesture {
+            Gesture::Click { .. } => Err(self.cannot("click")),
+            _ => Err(unsupported(self.name(), act.gesture.capability())),
+        }
     }
 
     /// The deepest recorded element whose frame holds the point (what the app's own hit test

@@ -1,10 +1,11 @@
 //! W3C Perform Actions (`POST /session/{id}/actions`) and Release Actions (`DELETE`), as
 //! the engine's acts: key sources press keys (`press_key`) with the modifiers held down
 //! at that moment; a pointer's down and up at one place is a click of the element there
-//! (`click`: button 0 left, 2 right; two in a row a double click; Control held makes a left
-//! click a right one, as macOS does), down, a move and up is a `drag`; a wheel source is
-//! `scroll`. Modifiers stay held across ticks and sources until their key goes up or the
-//! actions are released. The action types are the few W3C defines, read here from JSON:
+//! (`click`: button 0 left, 2 right; two in a row a double click; held for 500 ms or more of
+//! pauses a long press), down, a move and up is a `drag`; a move without a button down
+//! followed by no press is a hover; a wheel source is `scroll`. Modifiers stay held across
+//! ticks and sources until their key goes up or the actions are released, and every pointer
+//! act holds them (Control on a left click makes it a right one on macOS). The action types are the few W3C defines, read here from JSON:
 //! Mozilla's `webdriver` crate would bring its HTTP server's dependencies for them
 //! (docs/WEBDRIVER.md).
 
@@ -14,11 +15,15 @@ use serde_json::{Map, Value, json};
 
 use super::elements::{Caller, ELEMENT_KEY};
 use super::sessions::{Input, PendingClick};
+use axgate_engine::backend::MAX_HOLD;
 use axgate_webdriver::keys::{self, Key};
 use axgate_webdriver::{ErrorCode, WdError};
 
 /// The longest pause honoured (a longer one is cut to it).
 const MAX_PAUSE: Duration = Duration::from_secs(60);
+/// A button held at one place at least this long before its release is a long press
+/// (docs/WEBDRIVER.md, "W3C actions").
+const LONG_PRESS: Duration = Duration::from_millis(500);
 /// Wheel points per line of the engine's scroll.
 const POINTS_PER_LINE: f64 = 10.0;
 
@@ -120,9 +125,14 @@ impl Caller<'_> {
         let steps = ticks(body)?;
         let mut input = self.session.input.lock().await;
         let result = self.run(&steps, &mut input).await;
-        // A click still waiting to see whether a second one follows lands now.
+        // A click still waiting to see whether a second one follows lands now, and a pointer
+        // moved without pressing rests there.
         let flushed = self.flush(&mut input).await;
-        result.and(flushed).map(|()| Value::Null)
+        let hovered = match flushed {
+            Ok(()) => self.hover(&mut input).await,
+            Err(e) => Err(e),
+        };
+        result.and(hovered).map(|()| Value::Null)
     }
 
     /// Release Actions: every key and button let go, nothing pressed.
@@ -131,6 +141,7 @@ impl Caller<'_> {
         let flushed = self.flush(&mut input).await;
         input.modifiers.clear();
         input.down = None;
+        input.hovering = false;
         flushed.map(|()| Value::Null)
     }
 
@@ -148,7 +159,16 @@ impl Caller<'_> {
                         .get("duration")
                         .and_then(Value::as_u64)
                         .unwrap_or(0);
-                    tokio::time::sleep(Duration::from_millis(ms).min(MAX_PAUSE)).await;
+                    let pause = Duration::from_millis(ms).min(MAX_PAUSE);
+                    if input.down.is_some() {
+                        // A button held through the pause: the engine holds it (a long press).
+                        input.held_for += pause;
+                    } else if !pause.is_zero() {
+                        // A pointer moved there rests there while the pause runs (a tooltip);
+                        // the zero pauses that keep other sources in step are no rest.
+                        self.hover(input).await?;
+                        tokio::time::sleep(pause).await;
+                    }
                 }
                 ("key", "keyDown") => match the_key(step.action)? {
                     Key::Modifier(m) => {
@@ -183,6 +203,8 @@ impl Caller<'_> {
                     if input.pending.is_some_and(|p| p.point != to) {
                         self.flush(input).await?;
                     }
+                    input.hovering =
+                        input.down.is_none() && (input.hovering || to != input.pointer);
                     input.pointer = to;
                 }
                 ("pointer", "pointerDown") => {
@@ -194,6 +216,8 @@ impl Caller<'_> {
                         self.flush(input).await?;
                     }
                     input.down = Some((button, input.pointer));
+                    input.held_for = Duration::ZERO;
+                    input.hovering = false;
                 }
                 ("pointer", "pointerUp") => {
                     let button = button(step.action)?;
@@ -203,7 +227,10 @@ impl Caller<'_> {
                     if down != button {
                         return Err(bad("pointerUp names another button than pointerDown"));
                     }
-                    if from == input.pointer {
+                    if from == input.pointer && input.held_for >= LONG_PRESS {
+                        self.flush(input).await?;
+                        self.long_press(input, button).await?;
+                    } else if from == input.pointer {
                         match &mut input.pending {
                             Some(p) if p.point == from && p.button == button && p.count < 2 => {
                                 p.count += 1;
@@ -224,6 +251,7 @@ impl Caller<'_> {
                 }
                 ("wheel", "scroll") => {
                     self.flush(input).await?;
+                    input.hovering = false;
                     self.wheel(step.action, input).await?;
                 }
                 (source, kind) => {
@@ -275,29 +303,42 @@ impl Caller<'_> {
         let Some(click) = input.pending.take() else {
             return Ok(());
         };
-        let button = match (click.button, input.modifiers.as_slice()) {
-            (0, []) => "left",
-            (0, ["ctrl"]) | (2, [] | ["ctrl"]) => "right",
-            (0 | 2, held) => {
-                return Err(unsupported(format!(
-                    "a click with {} held is not sent by axgate (a click holds Control only, as \
-                     a right click); release the modifiers first",
-                    held.join("+")
-                )));
-            }
-            (other, _) => {
-                return Err(unsupported(format!(
-                    "pointer button {other} is not served; use 0 (left) or 2 (right)"
-                )));
-            }
-        };
+        let button = pointer_button(click.button)?;
         let count = if button == "right" { 1 } else { click.count };
-        let target = self.point_element(click.point).await?;
-        self.tool(
-            "click",
-            json!({"app": self.session.app_ref, "target": target, "button": button, "count": count}),
-        )
-        .await?;
+        let how = json!({"button": button, "count": count});
+        self.click_at(input, click.point, how).await
+    }
+
+    /// A button held at one place for [`LONG_PRESS`] or more, then released: a long press
+    /// of as long (at most the engine's longest hold), with the keys held.
+    async fn long_press(&self, input: &Input, button: u8) -> Result<(), WdError> {
+        let button = pointer_button(button)?;
+        let hold = input.held_for.min(MAX_HOLD).as_millis() as u64;
+        let how = json!({"button": button, "hold_ms": hold});
+        self.click_at(input, input.pointer, how).await
+    }
+
+    /// Rests the pointer where it was moved without pressing (the `click` tool's hover).
+    async fn hover(&self, input: &mut Input) -> Result<(), WdError> {
+        if !std::mem::take(&mut input.hovering) {
+            return Ok(());
+        }
+        self.click_at(input, input.pointer, json!({"count": 0}))
+            .await
+    }
+
+    /// The `click` tool on the element at `at` with the keys held and the arguments `how`.
+    async fn click_at(&self, input: &Input, at: (f64, f64), how: Value) -> Result<(), WdError> {
+        let target = self.point_element(at).await?;
+        let mut call = json!({
+            "app": self.session.app_ref,
+            "target": target,
+            "modifiers": input.modifiers,
+        });
+        if let (Some(call), Value::Object(how)) = (call.as_object_mut(), how) {
+            call.extend(how);
+        }
+        self.tool("click", call).await?;
         Ok(())
     }
 
@@ -305,19 +346,15 @@ impl Caller<'_> {
         self.element_at(x, y).await
     }
 
-    /// A press at `from` released at the pointer: a drag, left button, no modifiers.
+    /// A press at `from` released at the pointer: a drag with the left button and the keys
+    /// held.
     async fn pointer_drag(&self, input: &Input, from: (f64, f64)) -> Result<(), WdError> {
-        if !input.modifiers.is_empty() {
-            return Err(unsupported(format!(
-                "a drag with {} held is not sent by axgate; release the modifiers first",
-                input.modifiers.join("+")
-            )));
-        }
         let source = self.point_element(from).await?;
         let (to_x, to_y) = input.pointer;
         self.tool(
             "drag",
-            json!({"app": self.session.app_ref, "from": source, "to_x": to_x, "to_y": to_y}),
+            json!({"app": self.session.app_ref, "from": source, "to_x": to_x, "to_y": to_y,
+                   "modifiers": input.modifiers}),
         )
         .await?;
         Ok(())
@@ -326,11 +363,6 @@ impl Caller<'_> {
     /// A wheel `scroll`: at `x`/`y` from its origin, by `deltaX`/`deltaY` (positive: right
     /// and down, as W3C's wheel).
     async fn wheel(&self, action: &Map<String, Value>, input: &Input) -> Result<(), WdError> {
-        if !input.modifiers.is_empty() {
-            return Err(unsupported(
-                "a scroll with modifiers held is not sent by axgate; release them first",
-            ));
-        }
         let at = self.destination(action, input.pointer).await?;
         let target = self.point_element(at).await?;
         let (dx, dy) = (coordinate(action, "deltaX")?, coordinate(action, "deltaY")?);
@@ -346,11 +378,23 @@ impl Caller<'_> {
                     "target": target,
                     "direction": if delta > 0.0 { positive } else { negative },
                     "amount": lines,
+                    "modifiers": input.modifiers,
                 }),
             )
             .await?;
         }
         Ok(())
+    }
+}
+
+/// The `click` tool's button of a W3C pointer button.
+fn pointer_button(button: u8) -> Result<&'static str, WdError> {
+    match button {
+        0 => Ok("left"),
+        2 => Ok("right"),
+        other => Err(unsupported(format!(
+            "pointer button {other} is not served; use 0 (left) or 2 (right)"
+        ))),
     }
 }
 

@@ -14,6 +14,7 @@ use super::bridge::call_tool;
 use super::elements::Caller;
 use super::script::{self, Script};
 use crate::identity::Principal;
+use axgate_engine::backend::MAX_HOLD;
 use axgate_engine::launch::asked_names;
 use axgate_webdriver::keys::{self, Key};
 use axgate_webdriver::{ErrorCode, WdError};
@@ -100,7 +101,9 @@ impl Caller<'_> {
         };
         let args = arguments(body)?;
         match command {
-            "click" | "rightClick" | "doubleClick" => self.click(command, &args).await,
+            "click" | "rightClick" | "doubleClick" | "tap" | "doubleTap" | "hover" | "press" => {
+                self.click(command, &args).await
+            }
             "scroll" => self.scroll(&args).await,
             "swipe" => self.swipe(&args).await,
             "clickAndDrag" | "clickAndDragAndHold" | "pressAndDrag" | "pressAndDragAndHold" => {
@@ -115,10 +118,6 @@ impl Caller<'_> {
             "getClipboard" => self.get_clipboard(&args).await,
             "setClipboard" => self.set_clipboard(&args).await,
             "appleScript" => self.apple_script(&args).await,
-            "hover" | "press" | "tap" | "doubleTap" => Err(unsupported(format!(
-                "macos: {command} has no engine primitive in axgate (it moves or holds the \
-                 pointer without clicking); docs/WEBDRIVER.md lists what runs"
-            ))),
             other => Err(unsupported(format!(
                 "macos: {other} is not served by axgate; docs/WEBDRIVER.md lists the macos: \
                  commands it runs"
@@ -191,35 +190,49 @@ impl Caller<'_> {
             })
     }
 
-    /// `click`, `rightClick`, `doubleClick`. Control held on a click is a right click, as
-    /// macOS makes it; other modifiers have no pointer primitive in the engine.
+    /// `click`, `rightClick`, `doubleClick`, `tap` (a click), `doubleTap` (a double click),
+    /// `hover` (the pointer rests, nothing pressed) and `press` (a long press of `duration`
+    /// seconds): the `click` tool with the keys of `keyModifierFlags` held.
     async fn click(&self, command: &str, args: &Map<String, Value>) -> Result<Value, WdError> {
         let modifiers = flags(args, "keyModifierFlags")?;
-        let target = self.target(args, "elementId", "x", "y").await?;
-        let (button, count) = match (command, modifiers.as_slice()) {
-            ("click", []) => ("left", 1),
-            ("click" | "rightClick", ["ctrl"]) | ("rightClick", []) => ("right", 1),
-            ("doubleClick", []) => ("left", 2),
-            _ => {
-                return Err(unsupported(format!(
-                    "a {command} with {} held is not sent by axgate (a click holds Control only, \
-                     as a right click); leave keyModifierFlags out",
-                    modifiers.join("+")
-                )));
+        let hold_ms = match command {
+            "press" => {
+                let seconds = number(args, "duration")?.unwrap_or(1.0);
+                let most = MAX_HOLD.as_secs_f64();
+                if !(0.0..=most).contains(&seconds) {
+                    return Err(WdError::invalid_argument(format!(
+                        "`duration` is the press's length in seconds, 0 to {most}"
+                    )));
+                }
+                Some((seconds * 1000.0).round() as u64)
             }
+            _ => None,
         };
-        self.tool(
-            "click",
-            json!({"app": self.session.app_ref, "target": target, "button": button, "count": count}),
-        )
-        .await?;
+        let target = self.target(args, "elementId", "x", "y").await?;
+        let (button, count) = match command {
+            "rightClick" => ("right", 1),
+            "doubleClick" | "doubleTap" => ("left", 2),
+            "hover" => ("left", 0),
+            _ => ("left", 1),
+        };
+        let mut call = json!({
+            "app": self.session.app_ref,
+            "target": target,
+            "button": button,
+            "count": count,
+            "modifiers": modifiers,
+        });
+        if let Some(ms) = hold_ms {
+            call["hold_ms"] = json!(ms);
+        }
+        self.tool("click", call).await?;
         Ok(Value::Null)
     }
 
     /// `scroll`: `deltaX`/`deltaY` in points (positive: towards the top and the left, as
     /// XCTest's scroll wheel), in lines of the engine's scroll.
     async fn scroll(&self, args: &Map<String, Value>) -> Result<Value, WdError> {
-        no_modifiers(args, "scroll")?;
+        let modifiers = flags(args, "keyModifierFlags")?;
         let dx = number(args, "deltaX")?.unwrap_or(0.0);
         let dy = number(args, "deltaY")?.unwrap_or(0.0);
         if !dx.is_finite() || !dy.is_finite() {
@@ -240,6 +253,7 @@ impl Caller<'_> {
                     "target": target,
                     "direction": if delta > 0.0 { towards } else { away },
                     "amount": lines,
+                    "modifiers": modifiers,
                 }),
             )
             .await?;
@@ -250,7 +264,7 @@ impl Caller<'_> {
     /// `swipe`: a swipe up moves the content up, showing what is below: the engine's
     /// scroll down, three lines.
     async fn swipe(&self, args: &Map<String, Value>) -> Result<Value, WdError> {
-        no_modifiers(args, "swipe")?;
+        let modifiers = flags(args, "keyModifierFlags")?;
         let direction = match text(args, "direction")? {
             Some("up") => "down",
             Some("down") => "up",
@@ -265,7 +279,8 @@ impl Caller<'_> {
         let target = self.target(args, "elementId", "x", "y").await?;
         self.tool(
             "scroll",
-            json!({"app": self.session.app_ref, "target": target, "direction": direction}),
+            json!({"app": self.session.app_ref, "target": target, "direction": direction,
+                   "modifiers": modifiers}),
         )
         .await?;
         Ok(Value::Null)
@@ -275,11 +290,11 @@ impl Caller<'_> {
     /// `destinationElementId` or the point `endX`/`endY`. Durations and velocity are not
     /// the engine's to choose (it drags at its own pace).
     async fn drag(&self, args: &Map<String, Value>) -> Result<Value, WdError> {
-        no_modifiers(args, "drag")?;
+        let modifiers = flags(args, "keyModifierFlags")?;
         let from = self
             .target(args, "sourceElementId", "startX", "startY")
             .await?;
-        let mut call = json!({"app": self.session.app_ref, "from": from});
+        let mut call = json!({"app": self.session.app_ref, "from": from, "modifiers": modifiers});
         if let Some(to) = text(args, "destinationElementId")? {
             self.resolve(to).await?;
             call["to"] = Value::String(to.to_owned());
@@ -473,17 +488,6 @@ impl Caller<'_> {
 }
 
 /// The gestures that take `keyModifierFlags` but whose engine primitive holds no key.
-fn no_modifiers(args: &Map<String, Value>, what: &str) -> Result<(), WdError> {
-    let modifiers = flags(args, "keyModifierFlags")?;
-    if modifiers.is_empty() {
-        return Ok(());
-    }
-    Err(unsupported(format!(
-        "a {what} with {} held is not sent by axgate; leave keyModifierFlags out",
-        modifiers.join("+")
-    )))
-}
-
 /// Mac2's clipboard content types: axgate's clipboard is text.
 fn plaintext(args: &Map<String, Value>) -> Result<(), WdError> {
     match text(args, "contentType")? {

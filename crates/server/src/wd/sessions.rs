@@ -29,13 +29,17 @@ pub(super) struct PendingClick {
 }
 
 /// What W3C actions hold between commands until Release Actions: the modifiers down, the
-/// pointer's place, a button down and where it went down, a click not yet sent.
+/// pointer's place, a button down and where it went down, how long it has been held (the
+/// pauses since), a click not yet sent, and whether the pointer moved without pressing (a
+/// hover, sent unless a press follows).
 #[derive(Debug, Default)]
 pub(super) struct Input {
     pub(super) modifiers: Vec<&'static str>,
     pub(super) pointer: (f64, f64),
     pub(super) down: Option<(u8, (f64, f64))>,
+    pub(super) held_for: std::time::Duration,
     pub(super) pending: Option<PendingClick>,
+    pub(super) hovering: bool,
 }
 
 /// How a session ends: idle past its timeout (the session's own, else the configured one),

@@ -125,7 +125,8 @@ fn menus_work_with_the_pointer_and_cancel_closes_them() {
     let p = pid(&b, APP);
     let click = |ident: &str| {
         let point = centre(&b, APP, ident);
-        b.click_at(p, super::left_click(point), &mut ctx()).unwrap();
+        b.pointer(p, &Pointer::new(point, LEFT_CLICK), &mut ctx())
+            .unwrap();
     };
     click("file");
     assert!(visible(&b, "file_menu"));

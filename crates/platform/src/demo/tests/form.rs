@@ -2,21 +2,12 @@
 
 use super::*;
 use axgate_engine::Role;
-use axgate_engine::backend::{Click, MouseButton};
 
 const APP: &str = "Form";
 
 fn click(b: &DemoBackend, point: (f64, f64), button: MouseButton, count: u32) {
-    b.click_at(
-        pid(b, APP),
-        Click {
-            point,
-            button,
-            count,
-        },
-        &mut ctx(),
-    )
-    .expect("click");
+    let click = Gesture::Click { button, count };
+    gesture(b, APP, point, Modifiers::default(), click).expect("click");
 }
 
 #[test]

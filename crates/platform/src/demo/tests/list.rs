@@ -24,7 +24,15 @@ fn bar(b: &DemoBackend) -> f64 {
 }
 
 fn scroll(b: &DemoBackend, point: (f64, f64), dy: f64) {
-    b.scroll(pid(b, APP), point, (0.0, dy), &mut ctx()).unwrap();
+    let delta = (0.0, dy);
+    gesture(
+        b,
+        APP,
+        point,
+        Modifiers::default(),
+        Gesture::Scroll { delta },
+    )
+    .unwrap();
 }
 
 fn top(b: &DemoBackend, identifier: &str) -> f64 {
@@ -89,9 +97,9 @@ fn scrolling_outside_a_scroll_area_does_nothing() {
     scroll(&b, centre(&b, APP, "selection"), 5.0);
     scroll(&b, (0.0, 0.0), 5.0);
     assert_eq!(visible_rows(&b)[0], 1);
-    let err = b
-        .scroll(pid(&b, APP), (0.0, 0.0), (f64::NAN, 1.0), &mut ctx())
-        .unwrap_err();
+    let delta = (f64::NAN, 1.0);
+    let none = Modifiers::default();
+    let err = gesture(&b, APP, (0.0, 0.0), none, Gesture::Scroll { delta }).unwrap_err();
     assert_eq!(err.kind(), "invalid_value");
 }
 
@@ -106,13 +114,8 @@ fn the_scroll_bar_can_be_set_and_dragged() {
         .frame
         .unwrap();
     let from = bar_frame.center();
-    b.drag(
-        pid(&b, APP),
-        from,
-        (from.0, bar_frame.y + bar_frame.h),
-        &mut ctx(),
-    )
-    .unwrap();
+    let to = (from.0, bar_frame.y + bar_frame.h);
+    gesture(&b, APP, from, Modifiers::default(), Gesture::Drag { to }).unwrap();
     assert_eq!(bar(&b), 1.0);
     assert_eq!(visible_rows(&b), (191..=200).collect::<Vec<_>>());
 }
@@ -138,8 +141,12 @@ fn selecting_a_row_selects_only_it_and_shows_it() {
     }
     // A click selects too.
     scroll(&b, centre(&b, APP, "rows_scroll"), -1000.0);
-    b.click_at(p, left_click(centre(&b, APP, "row_3")), &mut ctx())
-        .unwrap();
+    b.pointer(
+        p,
+        &Pointer::new(centre(&b, APP, "row_3"), LEFT_CLICK),
+        &mut ctx(),
+    )
+    .unwrap();
     assert_eq!(value(&b, APP, "selection"), text("Selected: Row 3"));
 }
 
@@ -179,7 +186,9 @@ fn select_picks_tabs_radios_and_menu_items() {
 #[test]
 fn dragging_the_volume_thumb_sets_it_proportionally() {
     let b = DemoBackend::new();
-    let p = pid(&b, "Form");
+    let drag = |b: &DemoBackend, from, to| {
+        gesture(b, "Form", from, Modifiers::default(), Gesture::Drag { to }).unwrap();
+    };
     let track = b
         .node_by_identifier("Form", "volume")
         .unwrap()
@@ -194,15 +203,13 @@ fn dragging_the_volume_thumb_sets_it_proportionally() {
     let steps = [(0.75, 75.0), (1.4, 100.0), (-0.2, 0.0), (0.1, 10.0)];
     for (at, expected) in steps {
         let from = (thumb(&b), y);
-        b.drag(p, from, (track.x + at * track.w, y), &mut ctx())
-            .unwrap();
+        drag(&b, from, (track.x + at * track.w, y));
         let got = value(&b, "Form", "volume");
         assert_eq!(got, Some(AxValue::Number(expected)), "{at}");
     }
     // A drag that starts on nothing draggable changes nothing.
-    b.drag(p, (5.0, 5.0), (track.x, y), &mut ctx()).unwrap();
-    b.drag(p, centre(&b, "Form", "submit"), (track.x, y), &mut ctx())
-        .unwrap();
+    drag(&b, (5.0, 5.0), (track.x, y));
+    drag(&b, centre(&b, "Form", "submit"), (track.x, y));
     assert_eq!(value(&b, "Form", "volume"), Some(AxValue::Number(10.0)));
     assert_eq!(value(&b, "Form", "status"), text("Ready"));
 }

@@ -33,7 +33,7 @@ fn the_hung_app_blocks_past_its_deadline_then_times_out() {
         ),
         (
             "click",
-            Box::new(|c| b.click_at(p, left_click((1300.0, 110.0)), c)),
+            Box::new(|c| b.pointer(p, &Pointer::new((1300.0, 110.0), LEFT_CLICK), c)),
         ),
     ];
     for (what, call) in calls {

@@ -7,6 +7,7 @@ mod keys;
 mod launch;
 mod list;
 mod machine;
+mod pointer;
 mod textedit;
 mod typing;
 mod windows;
@@ -14,7 +15,8 @@ mod windows;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axgate_engine::keys::KeyCombo;
+use axgate_engine::backend::{Gesture, MouseButton, Pointer};
+use axgate_engine::keys::{KeyCombo, Modifiers};
 use axgate_engine::{
     AxError, AxValue, Backend, CallCtx, ChangeEvent, NodeId, Snapshot, SnapshotRequest,
 };
@@ -56,14 +58,25 @@ fn set(b: &DemoBackend, app: &str, identifier: &str, v: AxValue) -> Result<(), A
     b.set_value(pid(b, app), id(b, app, identifier), &v, &mut ctx())
 }
 
-/// The centre of an element's frame, in global points.
-/// A single left click at `point`.
-fn left_click(point: (f64, f64)) -> axgate_engine::backend::Click {
-    axgate_engine::backend::Click {
-        point,
-        button: axgate_engine::backend::MouseButton::Left,
-        count: 1,
-    }
+/// A single left click.
+const LEFT_CLICK: Gesture = Gesture::Click {
+    button: MouseButton::Left,
+    count: 1,
+};
+
+/// Makes a pointer gesture at `at` in `app` with `held` down.
+fn gesture(
+    b: &DemoBackend,
+    app: &str,
+    at: (f64, f64),
+    held: Modifiers,
+    gesture: Gesture,
+) -> Result<(), AxError> {
+    b.pointer(
+        pid(b, app),
+        &Pointer::new(at, gesture).holding(held),
+        &mut ctx(),
+    )
 }
 
 fn centre(b: &DemoBackend, app: &str, identifier: &str) -> (f64, f64) {

@@ -3,7 +3,6 @@
 //! drives (typing, select all, clear, traits that change the typeface, context menu,
 //! File ▸ Duplicate).
 
-use axgate_engine::backend::{Click, MouseButton};
 use axgate_engine::{RawNode, Role};
 
 use super::*;
@@ -193,12 +192,8 @@ fn bold_and_italic_change_the_typeface_and_underline_does_not() {
     }
     assert_eq!(value(&b, APP, "underline"), Some(AxValue::Bool(true)));
     // A pointer click on the bold box, as a Mac2 `macos: click` at its centre does.
-    b.click_at(
-        pid(&b, APP),
-        left_click(centre(&b, APP, "bold")),
-        &mut ctx(),
-    )
-    .unwrap();
+    let none = Modifiers::default();
+    gesture(&b, APP, centre(&b, APP, "bold"), none, LEFT_CLICK).unwrap();
     assert_eq!(typeface(&b), text("Bold"));
     // Format ▸ Italic by its key equivalent, with the text view focused.
     key(&b, APP, "cmd+i");
@@ -246,12 +241,12 @@ fn the_font_size_is_chosen_or_written_and_alignment_is_one_of_four() {
 fn a_right_click_on_the_text_view_opens_its_context_menu() {
     let b = textedit();
     type_text(&b, APP, "copied").unwrap();
-    let right = Click {
-        point: centre(&b, APP, TEXT),
+    let at = centre(&b, APP, TEXT);
+    let right = Gesture::Click {
         button: MouseButton::Right,
         count: 1,
     };
-    b.click_at(pid(&b, APP), right, &mut ctx()).unwrap();
+    gesture(&b, APP, at, Modifiers::default(), right).unwrap();
     let menu = b.node_by_identifier(APP, "text_context_menu").unwrap();
     assert!(menu.states.visible);
     let all = nodes(&b);
@@ -274,8 +269,7 @@ fn a_right_click_on_the_text_view_opens_its_context_menu() {
     assert_eq!(b.read_clipboard(&mut ctx()).unwrap(), "copied");
     assert!(b.node_by_identifier(APP, "text_context_menu").is_none());
     // A left click on the text view opens no menu.
-    b.click_at(pid(&b, APP), left_click(right.point), &mut ctx())
-        .unwrap();
+    gesture(&b, APP, at, Modifiers::default(), LEFT_CLICK).unwrap();
     assert!(b.node_by_identifier(APP, "text_context_menu").is_none());
 }
 
@@ -307,4 +301,16 @@ fn duplicate_opens_a_second_document_window_whose_controls_are_its_own() {
     assert_eq!(window_titles(&b), ["Untitled", "Untitled 2", "Untitled 3"]);
     key(&b, APP, "cmd+w");
     assert_eq!(window_titles(&b), ["Untitled", "Untitled 2"]);
+}
+
+#[test]
+fn a_ctrl_click_on_the_text_view_is_a_right_click() {
+    let b = textedit();
+    let at = centre(&b, APP, TEXT);
+    let held = super::pointer::held;
+    gesture(&b, APP, at, held(&["shift"]), LEFT_CLICK).unwrap();
+    assert!(b.node_by_identifier(APP, "text_context_menu").is_none());
+    gesture(&b, APP, at, held(&["ctrl"]), LEFT_CLICK).unwrap();
+    let menu = b.node_by_identifier(APP, "text_context_menu");
+    assert!(menu.is_some_and(|m| m.states.visible));
 }

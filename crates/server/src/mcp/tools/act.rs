@@ -6,7 +6,10 @@ use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use std::time::Duration;
+
 use super::app_arg::{AppArg, app_ref};
+use super::input::held_keys;
 use super::receivers::pointer_receiver;
 use super::target::{Located, Outcome, VERIFY_WAIT, acted, acted_as, locate_for_write, observe};
 use super::{Profile, ToolDef, input_schema, output_schema, parse_args};
@@ -15,7 +18,7 @@ use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActSummary;
 use axgate_engine::AxError;
-use axgate_engine::backend::MouseButton;
+use axgate_engine::backend::{Gesture, MAX_HOLD, MouseButton};
 use axgate_engine::ladder::{Climb, Rung, climb, ladder, perform_rung};
 
 #[derive(Deserialize, JsonSchema)]
@@ -120,9 +123,15 @@ pub(super) struct ClickArgs {
     target: String,
     #[serde(default)]
     button: Button,
-    /// 1 or 2 (double click).
+    /// 1, 2 or 0 (hover).
     #[serde(default)]
     count: Option<u32>,
+    /// cmd/ctrl/opt/shift held.
+    #[serde(default)]
+    modifiers: Option<Vec<String>>,
+    /// Long press, max 3000.
+    #[serde(default)]
+    hold_ms: Option<u64>,
     /// `auto` (default), `action` (press) or `pointer`.
     #[serde(default)]
     strategy: Strategy,
@@ -150,25 +159,57 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     let fallback = args.fallback.unwrap_or(false);
     let require_effect = args.require_effect.unwrap_or(false);
     let count = args.count.unwrap_or(1);
-    if !(1..=2).contains(&count) {
-        return Err(ToolError::Usage("invalid argument `count`: 1 or 2".into()));
+    if !(0..=2).contains(&count) {
+        return Err(ToolError::Usage(
+            "invalid argument `count`: 1 or 2, or 0 to hover".into(),
+        ));
     }
-    let located = locate_for_write(ctx, &args.app, &args.target).await?;
-    let app = located.conn.app.clone();
-    // A pointer click lands on whatever is under the element's centre: decide on that too.
-    let under = match (args.strategy, located.element.node.frame) {
-        (Strategy::Action, _) | (_, None) => None,
-        (_, Some(frame)) => pointer_receiver(ctx, &app, frame.center()).await?,
-    };
-    confirm_destructive(ctx, &located, "click", under.into_iter().collect()).await?;
-    let scope = located.scope(ctx).await?;
-    let node = &located.element.node;
+    let held = held_keys(args.modifiers.as_deref())?;
     let button = match args.button {
         Button::Left => MouseButton::Left,
         Button::Right => MouseButton::Right,
     };
+    let gesture = match (count, args.hold_ms) {
+        (0, None) => Gesture::Hover,
+        (1, Some(ms)) if Duration::from_millis(ms) <= MAX_HOLD => Gesture::Press {
+            button,
+            hold: Duration::from_millis(ms),
+        },
+        (_, Some(_)) => {
+            return Err(ToolError::Usage(format!(
+                "invalid argument `hold_ms`: a long press is one press (count 1) held at most {} ms",
+                MAX_HOLD.as_millis()
+            )));
+        }
+        (count, None) => Gesture::Click { button, count },
+    };
+    let plain = held.is_empty() && matches!(gesture, Gesture::Click { .. });
+    let located = locate_for_write(ctx, &args.app, &args.target).await?;
+    let app = located.conn.app.clone();
+    if gesture == Gesture::Hover {
+        // Resting the pointer on an element presses nothing.
+        activates_nothing(ctx);
+    } else {
+        // A pointer click lands on whatever is under the element's centre: decide on that too.
+        let under = match (args.strategy, located.element.node.frame) {
+            (Strategy::Action, _) | (_, None) => None,
+            (_, Some(frame)) => pointer_receiver(ctx, &app, frame.center()).await?,
+        };
+        confirm_destructive(ctx, &located, "click", under.into_iter().collect()).await?;
+    }
+    let scope = located.scope(ctx).await?;
+    let node = &located.element.node;
     let rungs: Vec<Rung> = match (args.strategy, args.button, count) {
         (Strategy::Pointer, _, _) => vec![Rung::Pointer],
+        (Strategy::Action, _, _) if !plain => {
+            return Err(ToolError::Usage(
+                "held keys, hovering and long presses need the pointer (the press action \
+                 carries no keys and cannot hold): use strategy auto or pointer"
+                    .into(),
+            ));
+        }
+        // The press action carries no keys and cannot hover or hold: the pointer does it.
+        (Strategy::Auto, _, _) if !plain => vec![Rung::Pointer],
         (Strategy::Action, Button::Left, 1) => vec![Rung::Press],
         (Strategy::Action, _, _) => {
             return Err(ToolError::Usage(
@@ -212,8 +253,8 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
                 &app,
                 &located.element,
                 rung,
-                button,
-                count,
+                gesture,
+                held,
                 &ctx.stats,
             )
         },

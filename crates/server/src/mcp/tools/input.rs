@@ -21,8 +21,8 @@ use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActSummary;
 use crate::secrets::Secret;
 use axgate_engine::act::act_and_observe;
-use axgate_engine::engine::BackendOp;
-use axgate_engine::keys::KeyCombo;
+use axgate_engine::backend::{Gesture, Pointer};
+use axgate_engine::keys::{KeyCombo, Modifiers};
 use axgate_engine::values::{coerce, matches};
 use axgate_engine::{AxError, AxValue, Target};
 
@@ -446,6 +446,9 @@ pub(super) struct ScrollArgs {
     /// Lines to scroll (default 3, at most 100).
     #[serde(default)]
     amount: Option<u32>,
+    // Keys held, as `click`'s (no description: the tool list has a byte budget; docs/TOOLS.md).
+    #[serde(default)]
+    modifiers: Option<Vec<String>>,
 }
 
 pub(super) static SCROLL: ToolDef = ToolDef {
@@ -470,26 +473,32 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     let point = center(&located)?;
     activates_nothing(ctx);
-    let pid = located.conn.app.pid;
-    pointer_act(ctx, &located, "scroll", move |b, c| {
-        b.scroll(pid, point, delta, c)
-    })
-    .await
+    let held = held_keys(args.modifiers.as_deref())?;
+    let act = Pointer::new(point, Gesture::Scroll { delta }).holding(held);
+    pointer_act(ctx, &located, act).await
 }
 
-/// Synthetic pointer input to the located element's app: under the machine-wide input lock,
+/// The keys a pointer gesture holds (`modifiers`, the words of `press_key`).
+pub(super) fn held_keys(names: Option<&[String]>) -> Result<Modifiers, ToolError> {
+    Modifiers::parse(names.unwrap_or_default().iter().map(String::as_str))
+        .map_err(|e| ToolError::Usage(format!("invalid argument `modifiers`: {e}")))
+}
+
+/// A pointer gesture on the located element's app: under the machine-wide input lock,
 /// verified by the changes it causes.
 async fn pointer_act(
     ctx: &ToolCtx,
     located: &Located,
-    op: &'static str,
-    input: impl BackendOp<()>,
+    act: Pointer,
 ) -> Result<CallToolResult, ToolError> {
     let scope = located.scope(ctx).await?;
     let app = located.conn.app.clone();
+    let (pid, op) = (app.pid, act.gesture.as_str());
     let changes = observe(ctx, &app, &scope, || async {
         let _input = ctx.engine.input_lock().await;
-        ctx.engine.run(&app, &ctx.stats, op, input).await
+        ctx.engine
+            .run(&app, &ctx.stats, op, move |b, c| b.pointer(pid, &act, c))
+            .await
     })
     .await?;
     Ok(acted(ctx, located, op, changes, None).await)
@@ -518,12 +527,15 @@ pub(super) struct DragArgs {
     /// The element to drop on (its centre); or give `to_x` and `to_y`.
     #[serde(default)]
     to: Option<String>,
-    /// Drop point, global x in points.
+    /// Drop x, global points.
     #[serde(default)]
     to_x: Option<f64>,
-    /// Drop point, global y in points.
+    /// Drop y, global points.
     #[serde(default)]
     to_y: Option<f64>,
+    // Keys held, as `click`'s (no description: the tool list has a byte budget; docs/TOOLS.md).
+    #[serde(default)]
+    modifiers: Option<Vec<String>>,
 }
 
 pub(super) static DRAG: ToolDef = ToolDef {
@@ -561,6 +573,11 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     // or not: it is decided like a click there.
     receivers.extend(pointer_receiver(ctx, &located.conn.app, to).await?);
     decide(ctx, &located.conn.app.name, "drop onto", &receivers).await?;
-    let pid = located.conn.app.pid;
-    pointer_act(ctx, &located, "drag", move |b, c| b.drag(pid, from, to, c)).await
+    let held = held_keys(args.modifiers.as_deref())?;
+    pointer_act(
+        ctx,
+        &located,
+        Pointer::new(from, Gesture::Drag { to }).holding(held),
+    )
+    .await
 }
