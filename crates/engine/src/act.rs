@@ -79,23 +79,23 @@ impl Heard {
 /// The part of an app an act may affect: the app's top level (windows, menus appearing)
 /// plus the subtree of the target's top-level ancestor.
 #[derive(Clone, Debug)]
-pub struct Scope {
+pub struct Reach {
     top: Option<(NodeId, ElementPath)>,
     /// The element acted on, as read just before the act: always re-read when the picture
     /// is not taken whole.
     target: Option<RawNode>,
 }
 
-impl Scope {
+impl Reach {
     /// The scope of an element: its window (or other top-level ancestor).
     pub async fn of(
         engine: &Engine,
         app: &AppInfo,
         element: &Resolved,
         stats: &CallStats,
-    ) -> Result<Scope, AxError> {
+    ) -> Result<Reach, AxError> {
         let Some(first) = element.path.steps.first() else {
-            return Ok(Scope::app());
+            return Ok(Reach::app());
         };
         let request = SnapshotRequest {
             root: None,
@@ -108,7 +108,7 @@ impl Scope {
             .await?;
         let children = snapshot.nodes.iter().filter(|n| n.parent == Some(0));
         let top = pick_child(children, first);
-        Ok(Scope {
+        Ok(Reach {
             target: top.is_some().then(|| element.node.clone()),
             top: top.map(|n| {
                 (
@@ -122,8 +122,8 @@ impl Scope {
     }
 
     /// The whole app, bounded.
-    pub fn app() -> Scope {
-        Scope {
+    pub fn app() -> Reach {
+        Reach {
             top: None,
             target: None,
         }
@@ -134,7 +134,7 @@ impl Scope {
 pub async fn picture(
     engine: &Engine,
     app: &AppInfo,
-    scope: &Scope,
+    scope: &Reach,
     stats: &CallStats,
 ) -> Result<Picture, AxError> {
     let deadline = engine.deadline();
@@ -186,7 +186,7 @@ impl Watch {
     pub async fn start(
         engine: &Engine,
         app: &AppInfo,
-        scope: &Scope,
+        scope: &Reach,
         stats: &CallStats,
     ) -> Result<Watch, AxError> {
         let events = engine.subscribe();
@@ -204,7 +204,7 @@ impl Watch {
 
     /// Leaves the last picture after the act, with the events since, for the next act in
     /// the same large window.
-    pub fn keep(self, engine: &Engine, app: &AppInfo, scope: &Scope) {
+    pub fn keep(self, engine: &Engine, app: &AppInfo, scope: &Reach) {
         let (Some((window, _)), Some(picture)) = (&scope.top, self.last) else {
             return;
         };
@@ -228,7 +228,7 @@ impl Watch {
         &mut self,
         engine: &Engine,
         app: &AppInfo,
-        scope: &Scope,
+        scope: &Reach,
         stats: &CallStats,
         wait: Duration,
         acted_at: Instant,
@@ -326,7 +326,7 @@ impl Watch {
         &self,
         engine: &Engine,
         app: &AppInfo,
-        scope: &Scope,
+        scope: &Reach,
         stats: &CallStats,
         heard: Heard,
         polled: bool,
@@ -364,7 +364,7 @@ impl Watch {
         &mut self,
         engine: &Engine,
         app: &AppInfo,
-        scope: &Scope,
+        scope: &Reach,
         stats: &CallStats,
     ) -> Result<Vec<Change>, AxError> {
         let mut heard = Heard::default();
@@ -387,7 +387,7 @@ impl Watch {
 async fn kept_before(
     engine: &Engine,
     app: &AppInfo,
-    scope: &Scope,
+    scope: &Reach,
     stats: &CallStats,
 ) -> Result<Option<Picture>, AxError> {
     let (Some((window, _)), Some(target)) = (&scope.top, &scope.target) else {
@@ -454,7 +454,7 @@ async fn reread(
 pub async fn act_and_observe<F, Fut>(
     engine: &Engine,
     app: &AppInfo,
-    scope: &Scope,
+    scope: &Reach,
     stats: &CallStats,
     wait: Duration,
     act: F,

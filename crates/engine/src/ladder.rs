@@ -9,7 +9,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use super::act::{Scope, Watch};
+use super::act::{Reach, Watch};
 use super::backend::{Gesture, Pointer, SnapshotRequest};
 use super::capabilities::{Capability, lacks};
 use super::connection::Resolved;
@@ -52,7 +52,7 @@ pub struct Climbed {
 pub async fn climb<P, Fut>(
     engine: &Engine,
     app: &AppInfo,
-    scope: &Scope,
+    scope: &Reach,
     stats: &CallStats,
     wait: Duration,
     rungs: &[Rung],

@@ -14,7 +14,7 @@ use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActSummary;
-use axgate_engine::act::Scope;
+use axgate_engine::act::Reach;
 use axgate_engine::tree::{self, IndexedNode};
 use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 
@@ -359,7 +359,7 @@ pub(super) async fn select_menu(
     .await?;
     let app = located.conn.app.clone();
     let id = item.node.id;
-    let changes = observe(ctx, &app, &Scope::app(), || {
+    let changes = observe(ctx, &app, &Reach::app(), || {
         ctx.engine.perform_action(&app, id, "press", &ctx.stats)
     })
     .await?;

@@ -409,7 +409,7 @@ pub(super) async fn press_key(
     let receivers = key_receivers(ctx, &located, &combo).await?;
     let verb = format!("press the key {combo}, which presses");
     decide(ctx, &located.conn.app.name, &verb, &receivers).await?;
-    let scope = axgate_engine::act::Scope::app();
+    let scope = axgate_engine::act::Reach::app();
     let app = located.conn.app.clone();
     let changes = observe(ctx, &app, &scope, || async {
         press(ctx, &located, combo).await.map_err(|e| match e {

@@ -362,7 +362,7 @@ pub(super) async fn window_action(
     } else {
         activates_nothing(ctx);
     }
-    let scope = axgate_engine::act::Scope::app();
+    let scope = axgate_engine::act::Reach::app();
     let app = located.conn.app.clone();
     let (pid, id) = (app.pid, located.element.node.id);
     let changes = observe(ctx, &app, &scope, || {

@@ -12,7 +12,7 @@ use super::structured;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActOut, ChangeOut, NodeOut};
-use axgate_engine::act::{Scope, act_and_observe};
+use axgate_engine::act::{Reach, act_and_observe};
 use axgate_engine::connection::read_node;
 use axgate_engine::diff::{Change, render};
 use axgate_engine::handles::describe;
@@ -27,7 +27,7 @@ pub(super) const VERIFY_WAIT: Duration = Duration::from_millis(1500);
 pub(super) async fn observe<F, Fut>(
     ctx: &ToolCtx,
     app: &AppInfo,
-    scope: &Scope,
+    scope: &Reach,
     act: F,
 ) -> Result<Vec<Change>, AxError>
 where
@@ -50,8 +50,8 @@ impl Located {
         format!("{} at {}", describe(n), self.element.path)
     }
 
-    pub(super) async fn scope(&self, ctx: &ToolCtx) -> Result<Scope, ToolError> {
-        Ok(Scope::of(&ctx.engine, &self.conn.app, &self.element, &ctx.stats).await?)
+    pub(super) async fn scope(&self, ctx: &ToolCtx) -> Result<Reach, ToolError> {
+        Ok(Reach::of(&ctx.engine, &self.conn.app, &self.element, &ctx.stats).await?)
     }
 }
 

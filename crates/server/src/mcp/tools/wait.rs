@@ -17,7 +17,7 @@ use super::{
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ChangeOut, NodeOut};
-use axgate_engine::act::{Scope, next_event, picture};
+use axgate_engine::act::{Reach, next_event, picture};
 use axgate_engine::diff::{diff as tree_diff, render};
 use axgate_engine::{
     AppConnection, AxError, AxValue, ElementPath, RawNode, Resolved, SnapshotRequest, Target, tree,
@@ -562,7 +562,7 @@ pub(super) async fn diff(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
         .connections
         .open(&ctx.engine, &args.app, &ctx.stats)
         .await?;
-    let now = picture(&ctx.engine, &conn.app, &Scope::app(), &ctx.stats).await?;
+    let now = picture(&ctx.engine, &conn.app, &Reach::app(), &ctx.stats).await?;
     let nodes = now.len();
     let before = conn.swap_baseline(now.clone());
     let (text, changes) = match &before {
