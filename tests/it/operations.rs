@@ -387,7 +387,7 @@ async fn readyz_says_which_backend_serves_and_why() {
     assert!(
         body["capabilities"]
             .as_array()
-            .is_some_and(|c| c.len() == 13 && c.contains(&"clipboard".into())),
+            .is_some_and(|c| c.len() == 15 && c.contains(&"clipboard".into())),
         "{body}"
     );
 }

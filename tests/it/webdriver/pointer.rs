@@ -90,9 +90,9 @@ async fn a_move_without_a_press_hovers_and_a_held_press_is_long() {
     let wd = Wd::new(&server);
     let sid = wd.session("Settings").await;
     let search = wd.find(&sid, "id", "search_button").await;
-    assert!(!shown(&server, "Settings", "search_help"));
+    assert!(!shown(&server, "Settings", "hover_tip"));
     perform(&wd, &sid, json!([mouse(json!([on(&search)]))])).await;
-    assert!(shown(&server, "Settings", "search_help"));
+    assert!(shown(&server, "Settings", "hover_tip"));
     let form = wd.session("Form").await;
     let subscribe = wd.find(&form, "id", "subscribe").await;
     let before = long_presses(&server);
@@ -138,7 +138,7 @@ async fn macos_hover_press_tap_and_modifier_clicks() {
         .exec_ok(&sid, "hover", json!({"elementId": search}))
         .await;
     assert_eq!(answer, Value::Null);
-    assert!(shown(&server, "Settings", "search_help"));
+    assert!(shown(&server, "Settings", "hover_tip"));
     let form = wd.session("Form").await;
     let color = wd.find(&form, "id", "color").await;
     let before = long_presses(&server);

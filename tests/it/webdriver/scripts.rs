@@ -38,16 +38,7 @@ async fn allowed_scripts_run_only_on_macos_and_are_audited_without_their_text() 
         .await;
     assert_w3c(status, &body, 400, "invalid argument");
     // A prerun is run before the session exists: here it cannot, so there is no session.
-    let prerun = json!({"appium:bundleId": "Form", "appium:prerun": {"command": "beep"}});
-    let (status, body) = wd.send("POST", "/session", Some(caps(prerun))).await;
-    assert_w3c(status, &body, 500, "session not created");
-    assert!(
-        body["value"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("macOS only"),
-        "{body}"
-    );
+    not_created(&wd, "appium:prerun", "macOS only").await;
 
     let lines = audit_lines(&audit);
     let runs: Vec<_> = lines
@@ -77,14 +68,15 @@ async fn read_only_mode_refuses_scripts_even_when_allowed() {
     ))
     .await;
     let wd = Wd::new(&server);
-    let prerun = json!({"appium:bundleId": "Form", "appium:postrun": {"command": "beep"}});
-    let (status, body) = wd.send("POST", "/session", Some(caps(prerun))).await;
+    not_created(&wd, "appium:postrun", "policy.read_only").await;
+}
+
+/// Asserts a Form session with `key` (`appium:prerun` or `postrun`) is not created, saying
+/// `why`.
+async fn not_created(wd: &Wd, key: &str, why: &str) {
+    let asked = json!({"appium:bundleId": "Form", key: {"command": "beep"}});
+    let (status, body) = wd.send("POST", "/session", Some(caps(asked))).await;
     assert_w3c(status, &body, 500, "session not created");
-    assert!(
-        body["value"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("policy.read_only"),
-        "{body}"
-    );
+    let message = body["value"]["message"].as_str().expect("message");
+    assert!(message.contains(why), "{body}");
 }

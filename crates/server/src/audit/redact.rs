@@ -84,6 +84,7 @@ const RULES: &[(&str, Rule)] = &[
     ("key", Rule::Key),
     ("option", Rule::Option),
     ("count", Rule::Number),
+    ("hold_ms", Rule::Number),
     ("amount", Rule::Number),
     ("x", Rule::Number),
     ("y", Rule::Number),

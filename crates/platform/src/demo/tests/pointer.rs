@@ -38,7 +38,7 @@ fn shift_extends_and_cmd_toggles_a_lists_selection() {
 #[test]
 fn hovering_shows_a_help_tag_and_presses_nothing() {
     let b = DemoBackend::new();
-    let shown = |b: &DemoBackend| flag(b, "Settings", "search_help", |s| s.visible);
+    let shown = |b: &DemoBackend| flag(b, "Settings", "hover_tip", |s| s.visible);
     assert!(!shown(&b));
     let none = Modifiers::default();
     let field = centre(&b, "Settings", "search_field");

@@ -129,7 +129,7 @@ pub(super) struct ClickArgs {
     /// cmd/ctrl/opt/shift held.
     #[serde(default)]
     modifiers: Option<Vec<String>>,
-    /// Long press, max 3000.
+    // A long press (at most 3000; no description: the byte budget, docs/TOOLS.md).
     #[serde(default)]
     hold_ms: Option<u64>,
     /// `auto` (default), `action` (press) or `pointer`.

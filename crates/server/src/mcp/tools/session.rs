@@ -22,7 +22,7 @@ pub(super) struct LeaseArgs {
     #[serde(deserialize_with = "app_ref")]
     #[schemars(with = "AppArg")]
     app: String,
-    /// Lease length in seconds (default 300, at most 3600); calling again extends it.
+    /// Seconds (default 300, at most 3600); calling again extends it.
     #[serde(default)]
     seconds: Option<u64>,
 }

@@ -29,12 +29,12 @@ pub(super) struct LaunchArgs {
     /// Wait for a window this long (default 15000).
     #[serde(default)]
     timeout_ms: Option<u64>,
-    /// For a new process only.
+    // Arguments and environment variables of a new process (no descriptions: the tool list
+    // has a byte budget, and the names say it; docs/TOOLS.md).
     #[serde(default)]
-    arguments: Vec<String>,
-    /// Added to its environment.
+    arguments: Option<Vec<String>>,
     #[serde(default)]
-    environment: BTreeMap<String, String>,
+    environment: Option<BTreeMap<String, String>>,
 }
 
 #[derive(Serialize, JsonSchema)]
@@ -72,8 +72,8 @@ pub(super) async fn launch_app(
     // environment is checked first (engine `launch_request`).
     let request = LaunchRequest {
         spec: args.app,
-        arguments: args.arguments,
-        environment: args.environment.into_iter().collect(),
+        arguments: args.arguments.unwrap_or_default(),
+        environment: args.environment.unwrap_or_default().into_iter().collect(),
     };
     let app: AppInfo = ctx
         .engine
@@ -311,7 +311,7 @@ pub(super) struct WindowArgs {
 pub(super) static WINDOW_ACTION: ToolDef = ToolDef {
     name: "window_action",
     title: "Operate a window",
-    description: "Focuses, minimizes, maximizes, restores, closes, moves or resizes a window.",
+    description: "Does one of its actions to a window.",
     profile: Profile {
         destructive: true,
         ..Profile::ACT

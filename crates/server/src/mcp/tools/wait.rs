@@ -541,7 +541,7 @@ pub(super) struct DiffOut {
 pub(super) static DIFF: ToolDef = ToolDef {
     name: "diff",
     title: "Changes since the last look",
-    description: "What was added, removed or changed since this session's last diff of the app.",
+    description: "What changed since this session's last diff of the app.",
     profile: Profile {
         idempotent: false,
         ..Profile::READ
