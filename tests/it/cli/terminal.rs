@@ -165,9 +165,14 @@ async fn a_reader_that_leaves_early_ends_the_client_quietly() {
         vec!["call", "--url", &url, "--list"],
         vec!["completions", "bash"],
     ] {
-        let mut child = super::start(&args, &[]);
-        // The reader leaves before anything is written.
-        drop(child.stdout.take());
+        // The reader leaves before the client starts, so no write can land in the pipe's
+        // buffer first (a fast `completions` used to, and exited 0).
+        let (reader, writer) = std::io::pipe().expect("a pipe");
+        drop(reader);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_axgate"));
+        crate::spawned::piped_without_job_env(command.args(&args));
+        let mut child = command.stdout(writer).spawn().expect("start the client");
+        drop(command);
         let (status, stderr) = tokio::task::spawn_blocking(move || {
             let mut stderr = String::new();
             let mut pipe = child.stderr.take().expect("stderr");
