@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use serde_json::{Map, Value};
 
 use super::ClientError;
@@ -54,8 +54,11 @@ pub enum ClientCommand {
     Test(TestArgs),
 }
 
-/// Where the server is, and the token to present.
+/// Where the server is, and the token to present. The client-credentials flags other than
+/// --client-id (group `client_credentials`) mean nothing without it.
 #[derive(Args, Clone)]
+#[command(group(ArgGroup::new("client_credentials").multiple(true)
+    .args(["client_secret_file", "token_url", "scope"]).requires("client_id")))]
 pub struct Connect {
     /// Say nothing on stderr while waiting (busy retries, progress); at a terminal these
     /// lines are shown by default, never when stderr is a file or a pipe.
@@ -77,23 +80,13 @@ pub struct Connect {
           conflicts_with = "github_oidc")]
     pub client_id: Option<String>,
     /// A file holding the OAuth client secret (one line).
-    #[arg(
-        long,
-        value_name = "FILE",
-        env = "AXGATE_CLIENT_SECRET_FILE",
-        requires = "client_id"
-    )]
+    #[arg(long, value_name = "FILE", env = "AXGATE_CLIENT_SECRET_FILE")]
     pub client_secret_file: Option<PathBuf>,
     /// The authorization server's token endpoint.
-    #[arg(
-        long,
-        value_name = "URL",
-        env = "AXGATE_CLIENT_TOKEN_URL",
-        requires = "client_id"
-    )]
+    #[arg(long, value_name = "URL", env = "AXGATE_CLIENT_TOKEN_URL")]
     pub token_url: Option<String>,
     /// Scopes to ask for (space- or comma-separated), e.g. "axgate:read axgate:act".
-    #[arg(long, env = "AXGATE_CLIENT_SCOPE", requires = "client_id")]
+    #[arg(long, env = "AXGATE_CLIENT_SCOPE")]
     pub scope: Option<String>,
     /// The resource the token is for (RFC 8707 `resource`; the audience of --github-oidc):
     /// the server's configured `auth.audience`. Default: --url.
@@ -139,6 +132,14 @@ pub enum Format {
     Text,
     /// Nothing on success; errors still go to stderr.
     Quiet,
+}
+
+/// An `--app` as the tools take it: a number is a pid, anything else a name or bundle id.
+pub(crate) fn app_value(app: &str) -> Value {
+    match app.parse::<u64>() {
+        Ok(pid) => Value::from(pid),
+        Err(_) => Value::from(app),
+    }
 }
 
 /// Printing options.

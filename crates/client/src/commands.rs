@@ -8,7 +8,7 @@ use std::io::IsTerminal as _;
 
 use serde_json::{Map, Value, json};
 
-use super::args::{self, ClientCommand, Connect, Format, Output};
+use super::args::{self, ClientCommand, Connect, Format, app_value};
 use super::connect::{check_env, token_source};
 use super::listing;
 use super::output::{self, Images};
@@ -96,17 +96,6 @@ fn connect_of(command: &ClientCommand) -> &Connect {
     }
 }
 
-fn format_of(output: &Output, default: Format) -> Format {
-    output.format.unwrap_or(default)
-}
-
-fn folder<'a>(output: &'a Output, stem: &'a str) -> Images<'a> {
-    Images::Folder {
-        dir: &output.output_dir,
-        stem,
-    }
-}
-
 /// The command's calls and printing; its exit code.
 async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientError> {
     match command {
@@ -115,58 +104,38 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
             "`axgate test` runs scenario files; it is not one call".into(),
         )),
         ClientCommand::Call(a) => {
-            let format = format_of(&a.output, Format::Json);
+            let format = a.output.format_or(Format::Json);
             let Some(tool) = a.tool.as_deref().filter(|_| !a.list) else {
                 return output::print_tools(&client.list_tools().await?, format);
             };
             let arguments = args::arguments(&a.arguments)?;
             let result = client.call(tool, arguments).await?;
-            output::print_result(&result, format, &folder(&a.output, tool))
+            output::print_result(&result, format, &a.output.images(tool))
         }
         ClientCommand::Apps(a) => {
             let result = client.call("list_apps", json!({})).await?;
             output::print_result(
                 &result,
-                format_of(&a.output, Format::Text),
-                &folder(&a.output, "apps"),
+                a.output.format_or(Format::Text),
+                &a.output.images("apps"),
             )
         }
-        ClientCommand::Tree(a) => {
-            let format = format_of(&a.output, Format::Text);
-            listing::tree(
-                client,
-                a,
-                app_value(&a.app),
-                format,
-                &folder(&a.output, "tree"),
-            )
-            .await
-        }
-        ClientCommand::Find(a) => {
-            let format = format_of(&a.output, Format::Text);
-            listing::find(
-                client,
-                a,
-                app_value(&a.app),
-                format,
-                &folder(&a.output, "find"),
-            )
-            .await
-        }
+        ClientCommand::Tree(a) => listing::tree(client, a).await,
+        ClientCommand::Find(a) => listing::find(client, a).await,
         ClientCommand::Click(a) => {
-            let format = format_of(&a.output, Format::Text);
+            let format = a.output.format_or(Format::Text);
             let target = match locate(client, &a.app, &a.target).await? {
                 Ok(path) => path,
                 Err(failed) => {
-                    return output::print_result(&failed, format, &folder(&a.output, "click"));
+                    return output::print_result(&failed, format, &a.output.images("click"));
                 }
             };
             let arguments = json!({"app": app_value(&a.app), "target": target});
             let result = client.call("click", arguments).await?;
-            output::print_result(&result, format, &folder(&a.output, "click"))
+            output::print_result(&result, format, &a.output.images("click"))
         }
         ClientCommand::Type(a) => {
-            let format = format_of(&a.output, Format::Text);
+            let format = a.output.format_or(Format::Text);
             let mut arguments = Map::new();
             arguments.insert("app".into(), app_value(&a.app));
             arguments.insert("text".into(), json!(a.text));
@@ -174,15 +143,15 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
                 match locate(client, &a.app, target).await? {
                     Ok(path) => arguments.insert("target".into(), json!(path)),
                     Err(failed) => {
-                        return output::print_result(&failed, format, &folder(&a.output, "type"));
+                        return output::print_result(&failed, format, &a.output.images("type"));
                     }
                 };
             }
             let result = client.call("type_text", Value::Object(arguments)).await?;
-            output::print_result(&result, format, &folder(&a.output, "type"))
+            output::print_result(&result, format, &a.output.images("type"))
         }
         ClientCommand::Screenshot(a) => {
-            let format = format_of(&a.output_options, Format::Text);
+            let format = a.output_options.format_or(Format::Text);
             let app = match &a.app {
                 Some(app) => app.clone(),
                 None => match frontmost(client).await? {
@@ -191,7 +160,7 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
                         return output::print_result(
                             &failed,
                             format,
-                            &folder(&a.output_options, "screenshot"),
+                            &a.output_options.images("screenshot"),
                         );
                     }
                 },
@@ -202,7 +171,7 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
             let stem = format!("screenshot-{}", file_safe(&app));
             let images = match &a.output {
                 Some(file) => Images::File(file),
-                None => folder(&a.output_options, &stem),
+                None => a.output_options.images(&stem),
             };
             output::print_result(&result, format, &images)
         }
@@ -210,13 +179,6 @@ async fn perform(client: &Client, command: &ClientCommand) -> Result<u8, ClientE
 }
 
 /// An app given on the command line: a pid (digits) goes as a number, anything else as a name.
-fn app_value(app: &str) -> Value {
-    match app.parse::<u64>() {
-        Ok(pid) => json!(pid),
-        Err(_) => json!(app),
-    }
-}
-
 fn file_safe(name: &str) -> String {
     name.chars()
         .map(|c| {

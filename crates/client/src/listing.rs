@@ -9,8 +9,8 @@ use std::io::Write as _;
 
 use serde_json::{Value, json};
 
-use super::args::{FindArgs, Format, TreeArgs};
-use super::output::{Images, inert, print_result};
+use super::args::{FindArgs, Format, TreeArgs, app_value};
+use super::output::{inert, print_result};
 use super::paths::TitlePaths;
 use super::{Client, ClientError, exit};
 
@@ -21,13 +21,12 @@ const MAX_PAGES: usize = 200;
 const NAMING_PAGE: u64 = 2_000;
 
 /// `axgate tree`; the exit code.
-pub(crate) async fn tree(
-    client: &Client,
-    args: &TreeArgs,
-    app: Value,
-    format: Format,
-    images: &Images<'_>,
-) -> Result<u8, ClientError> {
+pub(crate) async fn tree(client: &Client, args: &TreeArgs) -> Result<u8, ClientError> {
+    let (app, format, images) = (
+        app_value(&args.app),
+        args.output.format_or(Format::Text),
+        &args.output.images("tree"),
+    );
     // The nodes carry the paths the listing prints (get_tree sends them only when asked).
     let mut arguments = json!({"app": app, "nodes": true});
     if let Some(depth) = args.depth {
@@ -75,13 +74,12 @@ pub(crate) async fn tree(
 }
 
 /// `axgate find`; the exit code.
-pub(crate) async fn find(
-    client: &Client,
-    args: &FindArgs,
-    app: Value,
-    format: Format,
-    images: &Images<'_>,
-) -> Result<u8, ClientError> {
+pub(crate) async fn find(client: &Client, args: &FindArgs) -> Result<u8, ClientError> {
+    let (app, format, images) = (
+        app_value(&args.app),
+        args.output.format_or(Format::Text),
+        &args.output.images("find"),
+    );
     let result = client
         .call("find", json!({"app": app, "text": args.query}))
         .await?;

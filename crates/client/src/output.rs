@@ -13,7 +13,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
-use super::args::Format;
+use super::args::{Format, Output};
 use super::{ClientError, exit};
 
 /// Where image content goes.
@@ -22,6 +22,21 @@ pub enum Images<'a> {
     Folder { dir: &'a Path, stem: &'a str },
     /// The first image to this file (`axgate screenshot --output`).
     File(&'a Path),
+}
+
+impl Output {
+    /// The `--format` asked for, else the command's own default.
+    pub(crate) fn format_or(&self, default: Format) -> Format {
+        self.format.unwrap_or(default)
+    }
+
+    /// Images go to `--output-dir`, named after `stem` (the command or the tool).
+    pub(crate) fn images<'a>(&'a self, stem: &'a str) -> Images<'a> {
+        Images::Folder {
+            dir: &self.output_dir,
+            stem,
+        }
+    }
 }
 
 impl Images<'_> {

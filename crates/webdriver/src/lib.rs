@@ -11,10 +11,11 @@
 //! - [`keys`]: Mac2's modifier bits, XCTest's key constants and W3C key codepoints as the
 //!   keys axgate presses;
 //! - [`locator`]: the find strategies over that document, with [`predicate`], [`chain`]
-//!   and [`xpath`].
+//!   and [`xpath`], which share one lexer (`scan`) and their comparisons (`compare`).
 
 pub mod caps;
 pub mod chain;
+mod compare;
 pub mod describe;
 pub mod doc;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod keys;
 pub mod locator;
 pub mod predicate;
 pub mod roles;
+mod scan;
 pub mod xpath;
 
 pub use doc::{Doc, El};

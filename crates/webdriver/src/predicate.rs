@@ -8,9 +8,11 @@
 
 use regex::Regex;
 
+use crate::compare::CmpOp;
 use crate::doc::El;
 use crate::error::WdError;
 use crate::roles::type_number;
+use crate::scan::{self, Lexicon, Tok};
 
 /// The keys a predicate may name.
 pub const KEYS: &[&str] = &[
@@ -51,12 +53,7 @@ pub struct Cmp {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Op {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
+    Cmp(CmpOp),
     BeginsWith,
     Contains,
     EndsWith,
@@ -73,100 +70,21 @@ enum Lit {
     Nil,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
-    Str(String),
-    Num(f64),
-    Sym(&'static str),
-}
+/// Predicate words (keys, keywords, `$variables`, dotted key paths), strings with
+/// backslash escapes, negative numbers.
+const LEXICON: Lexicon = Lexicon {
+    escapes: true,
+    number_lead: '-',
+    word_start: |c| c.is_alphabetic() || c == '_' || c == '$',
+    word: |scan| scan.take(0, |c| c.is_alphanumeric() || matches!(c, '_' | '$' | '.')),
+    symbols: &[
+        "==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||", "=", "<", ">", "!", "(", ")", "{",
+        "}", "[", "]", ",",
+    ],
+};
 
 fn lex(text: &str) -> Result<Vec<Tok>, WdError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == '\'' || c == '"' {
-            let mut s = String::new();
-            i += 1;
-            loop {
-                match chars.get(i) {
-                    None => return Err(bad(text, "a quoted string is not closed")),
-                    Some('\\') => {
-                        if let Some(&n) = chars.get(i + 1) {
-                            s.push(n);
-                        }
-                        i += 2;
-                    }
-                    Some(&q) if q == c => {
-                        i += 1;
-                        break;
-                    }
-                    Some(&o) => {
-                        s.push(o);
-                        i += 1;
-                    }
-                }
-            }
-            out.push(Tok::Str(s));
-            continue;
-        }
-        if c.is_ascii_digit() || (c == '-' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
-            let start = i;
-            i += 1;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                i += 1;
-            }
-            let s: String = chars[start..i].iter().collect();
-            let n = s.parse().map_err(|_| bad(text, "a number is malformed"))?;
-            out.push(Tok::Num(n));
-            continue;
-        }
-        if c.is_alphabetic() || c == '_' || c == '$' {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_alphanumeric()
-                    || chars[i] == '_'
-                    || chars[i] == '$'
-                    || chars[i] == '.')
-            {
-                i += 1;
-            }
-            out.push(Tok::Word(chars[start..i].iter().collect()));
-            continue;
-        }
-        let two: String = chars[i..chars.len().min(i + 2)].iter().collect();
-        let sym = ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"]
-            .into_iter()
-            .find(|s| two == *s);
-        if let Some(s) = sym {
-            out.push(Tok::Sym(s));
-            i += 2;
-            continue;
-        }
-        let one = match c {
-            '=' => "=",
-            '<' => "<",
-            '>' => ">",
-            '!' => "!",
-            '(' => "(",
-            ')' => ")",
-            '{' => "{",
-            '}' => "}",
-            '[' => "[",
-            ']' => "]",
-            ',' => ",",
-            _ => return Err(bad(text, &format!("unexpected character {c:?}"))),
-        };
-        out.push(Tok::Sym(one));
-        i += 1;
-    }
-    Ok(out)
+    scan::lex(text, &LEXICON).map_err(|why| bad(text, &why))
 }
 
 fn bad(text: &str, why: &str) -> WdError {
@@ -313,13 +231,12 @@ impl Parser<'_> {
     }
 
     fn op(&mut self) -> Result<Op, WdError> {
+        let symbol = match self.peek() {
+            Some(Tok::Sym(s)) => CmpOp::of_symbol(s),
+            _ => None,
+        };
         let op = match self.peek() {
-            Some(Tok::Sym("==" | "=")) => Op::Eq,
-            Some(Tok::Sym("!=" | "<>")) => Op::Ne,
-            Some(Tok::Sym("<")) => Op::Lt,
-            Some(Tok::Sym("<=" | "=<")) => Op::Le,
-            Some(Tok::Sym(">")) => Op::Gt,
-            Some(Tok::Sym(">=" | "=>")) => Op::Ge,
+            _ if let Some(op) = symbol => Op::Cmp(op),
             Some(Tok::Word(w)) => match w.to_ascii_uppercase().as_str() {
                 "BEGINSWITH" => Op::BeginsWith,
                 "CONTAINS" => Op::Contains,
@@ -420,9 +337,9 @@ impl Cmp {
         let lit = &self.values[0];
         let Some(actual) = attr else {
             return match (self.op, lit) {
-                (Op::Eq, Lit::Nil) => true,
-                (Op::Ne, Lit::Nil) => false,
-                (Op::Ne, _) => true,
+                (Op::Cmp(CmpOp::Eq), Lit::Nil) => true,
+                (Op::Cmp(CmpOp::Ne), Lit::Nil) => false,
+                (Op::Cmp(CmpOp::Ne), _) => true,
                 _ => false,
             };
         };
@@ -437,18 +354,13 @@ impl Cmp {
             }
         };
         match self.op {
-            Op::Eq => self.equal(Some(&actual), lit),
-            Op::Ne => !self.equal(Some(&actual), lit),
-            Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+            Op::Cmp(CmpOp::Eq) => self.equal(Some(&actual), lit),
+            Op::Cmp(CmpOp::Ne) => !self.equal(Some(&actual), lit),
+            Op::Cmp(op) => {
                 let (Ok(a), Lit::Num(b)) = (actual.parse::<f64>(), lit) else {
                     return false;
                 };
-                match self.op {
-                    Op::Lt => a < *b,
-                    Op::Le => a <= *b,
-                    Op::Gt => a > *b,
-                    _ => a >= *b,
-                }
+                op.numbers(a, *b)
             }
             Op::BeginsWith | Op::Contains | Op::EndsWith => {
                 let Lit::Str(s) = lit else { return false };

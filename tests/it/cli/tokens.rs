@@ -135,3 +135,23 @@ fn the_server_leaves_alone_exactly_the_prefix_the_client_reads() {
         axgate::config::CLIENT_ENV_PREFIX
     );
 }
+
+/// A part of the client-credentials set without `--client-id` (by flag or by variable) is a
+/// usage error that names the missing flag, before anything is sent: the secret file and
+/// the token endpoint mean nothing alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credentials_flag_without_the_client_id_is_a_usage_error() {
+    for (args, env) in [
+        (vec!["--token-url", "http://127.0.0.1:9/token"], vec![]),
+        (vec!["--client-secret-file", "/nonexistent"], vec![]),
+        (vec![], vec![("AXGATE_CLIENT_SCOPE", "axgate:read")]),
+    ] {
+        let argv: Vec<&str> = ["apps", "--url", "http://127.0.0.1:9/mcp"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .collect();
+        let ran = run(&argv, &env).await;
+        ran.expect_code(2);
+        assert!(ran.stderr.contains("--client-id <CLIENT_ID>"), "{ran:?}");
+    }
+}

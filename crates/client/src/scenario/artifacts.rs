@@ -27,6 +27,7 @@ use super::expect::text_of;
 use super::failure::Failure;
 use super::picture::{self, Geometry, PixelRect};
 use super::template::Redactor;
+use crate::args::app_value;
 use crate::{Client, ClientError};
 
 /// The server's resource with the calling session's own audit lines.
@@ -152,14 +153,6 @@ pub async fn capture(
     }
     evidence.missing = evidence.missing.iter().map(|m| redactor.text(m)).collect();
     Ok(evidence)
-}
-
-/// An app named as the case names it: a pid as a number.
-fn app_value(app: &str) -> Value {
-    match app.parse::<u64>() {
-        Ok(pid) => json!(pid),
-        Err(_) => json!(app),
-    }
 }
 
 /// The screenshot of `app`, with the failing step's element outlined when the step named

@@ -6,7 +6,8 @@
 use crate::doc::{Doc, SOURCE_ATTRIBUTES};
 use crate::error::WdError;
 
-use super::parse::{ArOp, Axis, CmpOp, Expr, Step, Test};
+use super::parse::{ArOp, Axis, Expr, Step, Test};
+use crate::compare::CmpOp;
 
 /// A node of the document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -349,15 +350,7 @@ impl Ctx<'_> {
                 };
                 eq == (op == CmpOp::Eq)
             }
-            _ => {
-                let (x, y) = (self.to_num(a), self.to_num(b));
-                match op {
-                    CmpOp::Lt => x < y,
-                    CmpOp::Le => x <= y,
-                    CmpOp::Gt => x > y,
-                    _ => x >= y,
-                }
-            }
+            _ => op.numbers(self.to_num(a), self.to_num(b)),
         }
     }
 

@@ -2,7 +2,9 @@
 //! `div`/`mod` are operators) and a recursive-descent parser into [`Expr`], its nesting
 //! bounded so hostile input cannot exhaust the stack.
 
+use crate::compare::CmpOp;
 use crate::error::WdError;
+use crate::scan::{self, Lexicon, Tok};
 
 /// How deep expressions may nest.
 const MAX_DEPTH: usize = 64;
@@ -29,16 +31,6 @@ pub(super) enum Expr {
         preds: Vec<Expr>,
         steps: Vec<Step>,
     },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,14 +73,6 @@ pub(super) struct Step {
     pub(super) preds: Vec<Expr>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Name(String),
-    Lit(String),
-    Num(f64),
-    Sym(&'static str),
-}
-
 pub(super) fn bad(text: &str, why: &str) -> WdError {
     WdError::invalid_selector(format!(
         "invalid XPath {text:?}: {why}. axgate evaluates XPath 1.0 over the page source, such as \
@@ -96,69 +80,28 @@ pub(super) fn bad(text: &str, why: &str) -> WdError {
     ))
 }
 
-const SYMS: [&str; 22] = [
-    "//", "::", "..", "!=", "<=", ">=", "/", "(", ")", "[", "]", ".", "@", ",", "|", "+", "-", "=",
-    "<", ">", "*", "$",
-];
+/// XPath names (a `prefix:` kept whole; `::` is an axis), strings without escapes, numbers
+/// that may start with a dot.
+const LEXICON: Lexicon = Lexicon {
+    escapes: false,
+    number_lead: '.',
+    word_start: |c| c.is_alphabetic() || c == '_',
+    word: |scan| {
+        let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '.');
+        let mut name = scan.take(0, name_char);
+        if scan.peek(0) == Some(':') && scan.peek(1) != Some(':') {
+            name += &scan.take(1, name_char);
+        }
+        name
+    },
+    symbols: &[
+        "//", "::", "..", "!=", "<=", ">=", "/", "(", ")", "[", "]", ".", "@", ",", "|", "+", "-",
+        "=", "<", ">", "*", "$",
+    ],
+};
 
 fn lex(text: &str) -> Result<Vec<Tok>, WdError> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out: Vec<Tok> = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == '"' || c == '\'' {
-            let close = chars[i + 1..]
-                .iter()
-                .position(|x| *x == c)
-                .ok_or_else(|| bad(text, "a string literal is not closed"))?;
-            out.push(Tok::Lit(chars[i + 1..i + 1 + close].iter().collect()));
-            i += close + 2;
-            continue;
-        }
-        if c.is_ascii_digit() || (c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit)) {
-            let start = i;
-            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
-                i += 1;
-            }
-            let s: String = chars[start..i].iter().collect();
-            out.push(Tok::Num(
-                s.parse().map_err(|_| bad(text, "a number is malformed"))?,
-            ));
-            continue;
-        }
-        if c.is_alphabetic() || c == '_' {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_alphanumeric() || matches!(chars[i], '_' | '-' | '.'))
-            {
-                i += 1;
-            }
-            // A prefix (`ns:name`) is kept whole; `::` is an axis.
-            if chars.get(i) == Some(&':') && chars.get(i + 1) != Some(&':') {
-                i += 1;
-                while i < chars.len()
-                    && (chars[i].is_alphanumeric() || matches!(chars[i], '_' | '-' | '.'))
-                {
-                    i += 1;
-                }
-            }
-            out.push(Tok::Name(chars[start..i].iter().collect()));
-            continue;
-        }
-        let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
-        let sym = SYMS
-            .iter()
-            .find(|s| rest.starts_with(**s))
-            .ok_or_else(|| bad(text, &format!("unexpected character {c:?}")))?;
-        out.push(Tok::Sym(sym));
-        i += sym.chars().count();
-    }
-    Ok(out)
+    scan::lex(text, &LEXICON).map_err(|why| bad(text, &why))
 }
 
 /// Parses an XPath 1.0 expression.
@@ -199,7 +142,7 @@ impl Parser<'_> {
     /// An operator name (`and`, `div`, …) only where an operator may stand: after an
     /// operand.
     fn is_op_name(&self, name: &str) -> bool {
-        matches!(self.peek(), Some(Tok::Name(x)) if x == name)
+        matches!(self.peek(), Some(Tok::Word(x)) if x == name)
     }
 
     fn eat(&mut self, s: &str) -> bool {
@@ -342,11 +285,11 @@ impl Parser<'_> {
             });
         }
         let primary = match self.peek() {
-            Some(Tok::Lit(s)) => Some(Expr::Lit(s.clone())),
+            Some(Tok::Str(s)) => Some(Expr::Lit(s.clone())),
             Some(Tok::Num(n)) => Some(Expr::Num(*n)),
             Some(Tok::Sym("(")) => None,
             Some(Tok::Sym("$")) => return Err(bad(self.text, "variables are not supported")),
-            Some(Tok::Name(n))
+            Some(Tok::Word(n))
                 if matches!(self.toks.get(self.at + 1), Some(Tok::Sym("(")))
                     && !matches!(
                         n.as_str(),
@@ -412,7 +355,7 @@ impl Parser<'_> {
     fn starts_step(&self) -> bool {
         matches!(
             self.peek(),
-            Some(Tok::Name(_) | Tok::Sym("." | ".." | "@" | "*"))
+            Some(Tok::Word(_) | Tok::Sym("." | ".." | "@" | "*"))
         )
     }
 
@@ -445,7 +388,7 @@ impl Parser<'_> {
         }
         let axis = if self.eat("@") {
             Axis::Attribute
-        } else if let (Some(Tok::Name(n)), Some(Tok::Sym("::"))) =
+        } else if let (Some(Tok::Word(n)), Some(Tok::Sym("::"))) =
             (self.peek(), self.toks.get(self.at + 1))
         {
             let axis = match n.as_str() {
@@ -473,7 +416,7 @@ impl Parser<'_> {
                 self.at += 1;
                 Test::Any
             }
-            Some(Tok::Name(n)) => {
+            Some(Tok::Word(n)) => {
                 let n = n.clone();
                 self.at += 1;
                 if self.eat("(") {
