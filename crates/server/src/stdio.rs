@@ -4,10 +4,10 @@
 //! stdio transport. Nothing but protocol messages is written to stdout; logs go to stderr.
 //! No HTTP listener is opened.
 //!
-//! Who is calling: the local user who started the process. No credential is presented and no
-//! `http::request::Parts` exist, so requests carry no origin: `mcp::origin::CallOrigin::of`
-//! makes them the local user's (no `Principal`) — the same as HTTP with `[auth]` off, which
-//! grants every scope. The policy applies as over HTTP
+//! Who is calling: the local user who started the process. No credential is presented; this
+//! entry stamps every request it reads with the local user's origin
+//! (`mcp::origin::CallOrigin::local`: no `Principal`), the same as HTTP with `[auth]` off,
+//! which grants every scope. A request that no entry stamped gets no scope at all. The policy applies as over HTTP
 //! (read-only mode, app rules, rate limits, confirmation of destructive presses). The admin
 //! tools are not listed: there are no HTTP sessions to administer. The session ends when stdin closes (the host hung
 //! up) or at `shutdown`.
@@ -16,12 +16,16 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use rmcp::ServiceExt as _;
-use rmcp::service::QuitReason;
+use rmcp::model::GetExtensions as _;
+use rmcp::service::{QuitReason, RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServiceExt as _};
 
 use crate::audit::Audit;
 use crate::config::Config;
 use crate::mcp::AxServer;
+use crate::mcp::origin::CallOrigin;
 use crate::mcp::server::Shared;
 use crate::metrics::Metrics;
 use axgate_engine::Engine;
@@ -77,8 +81,9 @@ pub fn serve<'a>(
             tasks,
             direct: None,
         }));
+        let (reader, writer) = rmcp::transport::io::stdio_pipes();
         let running = server
-            .serve(rmcp::transport::io::stdio_pipes())
+            .serve(Stamped(AsyncRwTransport::new_server(reader, writer)))
             .await
             .map_err(|e| StdioError::Handshake(e.to_string()))?;
         tracing::info!(
@@ -106,4 +111,31 @@ pub fn serve<'a>(
             other => Err(StdioError::Session(format!("{other:?}"))),
         }
     })
+}
+
+/// The stdio entry's transport: each request read from stdin carries the local user's
+/// [`CallOrigin`], as each request through the HTTP intake carries its caller's.
+struct Stamped<T>(T);
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for Stamped<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.0.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let mut message = self.0.receive().await?;
+        if let rmcp::model::JsonRpcMessage::Request(request) = &mut message {
+            request.request.extensions_mut().insert(CallOrigin::local());
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.0.close()
+    }
 }

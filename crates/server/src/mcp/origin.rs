@@ -1,8 +1,8 @@
 //! Where a call comes from, decided once at its entry: [`CallOrigin`] (transport, protocol
 //! era, session, request id, principal). The HTTP intake (`http/intake`) builds it from the
 //! request's headers and the auth layer's `Principal` and puts it in the request's
-//! extensions, the WebDriver bridge (`wd/bridge`) sets its own, and a stdio request, which
-//! carries none, is the local user's ([`CallOrigin::local`]). Every later stage — the
+//! extensions, the WebDriver bridge (`wd/bridge`) sets its own, and the stdio entry stamps
+//! each request it reads as the local user's ([`CallOrigin::local`]). Every later stage — the
 //! handler, the gate, tasks, outcome logging and the audit line — reads it from there, so no
 //! stage after the entry parses a header again.
 
@@ -81,14 +81,19 @@ impl Sessionless {
 }
 
 impl CallOrigin {
-    /// The origin of the request whose rmcp context has `extensions`: the one its entry put
-    /// in the HTTP request's extensions (rmcp hands the request's parts on). A request
-    /// without HTTP parts came over stdio: the local user's. Parts without an origin never
-    /// passed an entry that sets one; the auth layer's `Principal` still names the caller,
-    /// so such a call is never treated as the local user's.
+    /// The origin of the request whose rmcp context has `extensions`, as its entry set it:
+    /// the stdio entry stamps the request itself, the HTTP intake and the WebDriver bridge
+    /// put it in the HTTP request's extensions (rmcp hands the request's parts on). HTTP
+    /// parts without an origin never passed an entry that sets one; the auth layer's
+    /// `Principal` still names the caller, so such a call is never the local user's. A
+    /// request with neither came through no entry at all: it gets a principal without any
+    /// scope ([`CallOrigin::unstamped`]), never the local user's every scope.
     pub fn of(extensions: &Extensions) -> Cow<'_, CallOrigin> {
+        if let Some(origin) = extensions.get::<CallOrigin>() {
+            return Cow::Borrowed(origin);
+        }
         let Some(parts) = extensions.get::<http::request::Parts>() else {
-            return Cow::Owned(CallOrigin::local());
+            return Cow::Owned(CallOrigin::unstamped());
         };
         match parts.extensions.get::<CallOrigin>() {
             Some(origin) => Cow::Borrowed(origin),
@@ -97,6 +102,18 @@ impl CallOrigin {
                 principal: parts.extensions.get::<Principal>().cloned(),
                 ..CallOrigin::local()
             }),
+        }
+    }
+
+    /// A request no entry stamped: a principal that holds no scope, named so that the
+    /// refusal says what is wrong.
+    fn unstamped() -> CallOrigin {
+        CallOrigin {
+            principal: Some(Principal::static_token(
+                "(a request no entry stamped)",
+                Default::default(),
+            )),
+            ..CallOrigin::local()
         }
     }
 
@@ -188,11 +205,22 @@ mod tests {
         assert_eq!(origin.transport, Transport::Http);
         assert_eq!(origin.principal, Some(principal));
         assert_eq!(origin.session, None);
-        let none = Extensions::new();
-        let stdio = CallOrigin::of(&none);
+    }
+
+    /// The stdio entry's stamp makes the local user (every scope); a request that no entry
+    /// stamped is nobody's: a principal without any scope.
+    #[test]
+    fn only_a_stamped_request_is_the_local_users() {
+        let mut stamped = Extensions::new();
+        stamped.insert(CallOrigin::local());
+        let stdio = CallOrigin::of(&stamped);
         assert_eq!(
             (stdio.transport, stdio.principal.is_none()),
             (Transport::Stdio, true)
         );
+        let unstamped = Extensions::new();
+        let principal = CallOrigin::of(&unstamped).principal.clone();
+        let scopes = principal.map(|p| p.scopes.len());
+        assert_eq!(scopes, Some(0), "no scope without an entry's stamp");
     }
 }
