@@ -103,9 +103,8 @@ pub enum PrincipalKind {
 }
 
 /// An authenticated caller. The auth middleware inserts it into the request's extensions;
-/// rmcp copies the request's `http::request::Parts` (extensions included) into every MCP
-/// request's extensions, so a handler reads it with
-/// `ctx.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<Principal>())`.
+/// the entry that admits an MCP request copies it into the call's origin (the server's
+/// `mcp::origin::CallOrigin`), which every later stage reads instead.
 ///
 /// Its identity is [`Principal::key`], namespaced by how it authenticated — `token:alice`
 /// for the static token named `alice`, `jwt:<issuer>#alice` for a JWT whose subject is
