@@ -32,7 +32,7 @@ async fn the_python_sdk_sees_read_only_mode_and_the_deny_list() {
     command
         .arg(&script)
         .arg(&server.url)
-        .arg(&token)
+        .env("CLIENT_CHECK_TOKEN", &token)
         .stdin(Stdio::null());
     // The script bounds itself (90 s); the server lives on this runtime, so wait off it.
     let run = tokio::task::spawn_blocking(move || command.output());
@@ -123,7 +123,7 @@ async fn the_python_and_typescript_sdks_show_the_scope_a_call_needs() {
     python
         .arg(repo.join("tests/clients/python/scope_check.py"))
         .arg(&server.url)
-        .arg(&token);
+        .env("CLIENT_CHECK_TOKEN", &token);
     let mut node = std::process::Command::new("node");
     node.arg(repo.join("tests/clients/ts/scope_check.mjs"))
         .arg(&server.url)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Read-only mode and the app deny-list as the official Python MCP SDK (2.x) sees them.
 
-Usage: policy_check.py URL TOKEN
+Usage: CLIENT_CHECK_TOKEN=<bearer token> policy_check.py URL
 
 Connects with `Authorization: Bearer TOKEN` to an axgate started by tests/it/clients_policy.rs
 with `policy.read_only = true` and `policy.deny_apps = ["Editor"]`, and prints one JSON line
@@ -31,8 +31,8 @@ def outcome(result: Any) -> dict[str, Any]:
     return {"is_error": bool(result.is_error), "text": text}
 
 
-async def main(url: str, token: str) -> None:
-    async with checks.bearer_http(token) as http:
+async def main(url: str) -> None:
+    async with checks.bearer_http() as http:
         transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
         async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
             tools = await client.list_tools()
@@ -49,7 +49,7 @@ async def main(url: str, token: str) -> None:
 
 if __name__ == "__main__":
     try:
-        asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=90))
+        asyncio.run(asyncio.wait_for(main(sys.argv[1]), timeout=90))
     except Exception:  # noqa: BLE001 - any failure of the SDK is the test's failure
         traceback.print_exc()
         print("FAIL the SDK run did not complete", flush=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What the official Python MCP SDK (2.x) reports for a call beyond the token's scope.
 
-Usage: scope_check.py URL TOKEN
+Usage: CLIENT_CHECK_TOKEN=<bearer token> scope_check.py URL
 
 Connects with a read-only token (`axgate:read`) to an axgate started by
 tests/it/clients_policy.rs and calls `set_value`, which needs `axgate:act`. The server answers
@@ -26,8 +26,8 @@ import checks  # noqa: E402 - the shared steps live beside this script
 
 
 
-async def main(url: str, token: str) -> None:
-    async with checks.bearer_http(token) as http:
+async def main(url: str) -> None:
+    async with checks.bearer_http() as http:
         transport = streamable_http_client(url, http_client=http, terminate_on_close=True)
         async with Client(transport, mode="legacy", read_timeout_seconds=60) as client:
             try:
@@ -43,7 +43,7 @@ async def main(url: str, token: str) -> None:
 
 if __name__ == "__main__":
     try:
-        asyncio.run(asyncio.wait_for(main(sys.argv[1], sys.argv[2]), timeout=60))
+        asyncio.run(asyncio.wait_for(main(sys.argv[1]), timeout=60))
     except Exception:  # noqa: BLE001
         traceback.print_exc()
         print("FAIL the SDK run did not complete", flush=True)
