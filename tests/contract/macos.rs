@@ -14,17 +14,18 @@
 //! the suite proves. Its config must allow what [`CONFIG`] allows. A contract with a
 //! configuration of its own still spawns its server.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axgate::ax::{Backend, Capabilities};
 use axgate::platform::macos::MacBackend;
 
 use crate::run::{AppSide, Run, Target};
 use crate::spawned::Axgate;
+use crate::support::change_log::ChangeLog;
 
 /// The macOS backend's contract target.
 pub(crate) struct Macos;
@@ -86,7 +87,7 @@ impl Target for Macos {
 struct Fixture {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Arc<Mutex<Vec<String>>>,
+    log: ChangeLog,
 }
 
 impl Fixture {
@@ -103,49 +104,26 @@ impl Fixture {
                     program.display()
                 )
             });
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let out = child.stdout.take().expect("stdout");
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                sink.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(line);
-            }
-        });
         let fixture = Fixture {
             stdin: child.stdin.take(),
+            log: ChangeLog::follow(&mut child),
             child,
-            lines,
         };
         fixture.wait_line("ready");
         fixture
     }
 
-    fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
     fn wait_line(&self, line: &str) {
-        let until = Instant::now() + Duration::from_secs(20);
-        while !self.lines().iter().any(|l| l == line) {
-            assert!(
-                Instant::now() < until,
-                "the fixture never said {line:?}: {:?}",
-                self.lines()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.log
+            .expect(line, Duration::from_secs(20), "the fixture");
     }
 }
 
 impl AppSide for Fixture {
     fn field(&self, field: &str) -> Option<String> {
         let prefix = format!("{field}=");
-        self.lines()
+        self.log
+            .lines()
             .iter()
             .rev()
             .find_map(|l| l.strip_prefix(&prefix).map(str::to_owned))

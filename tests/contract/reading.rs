@@ -6,19 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::run::Target;
-
-/// The controls every contract app has: (role, accessible name).
-pub(crate) const CONTROLS: &[(&str, &str)] = &[
-    ("text_field", "Name"),
-    ("secure_text_field", "Password"),
-    ("check_box", "Subscribe"),
-    ("slider", "Volume"),
-    ("button", "Greet"),
-    ("button", "Clear"),
-    ("button", "Disabled"),
-    ("list", "Items"),
-];
+use crate::run::{Run, Target};
+use crate::support::CONTRACT_CONTROLS as CONTROLS;
 
 fn named<'a>(nodes: &'a [Value], role: &str, title: &str) -> Vec<&'a Value> {
     nodes
@@ -140,6 +129,20 @@ pub(crate) async fn apps_windows_and_waits_read(target: &impl Target) {
     assert!(window["frame"]["w"].as_f64() > Some(0.0), "{windows}");
 
     // Waits on what is there hold at once; on what is not, time out naming it.
+    waits_on_what_is_there_hold(&mut run).await;
+    run.err(
+        "wait_for",
+        json!({"query": {"role": "button", "name": "Never Shown"}, "condition": "exists",
+               "timeout_ms": 300}),
+        &["timed out after 300 ms", "no such element"],
+    )
+    .await;
+}
+
+/// `wait_for` holds at once on what is there: the status label that says "Ready" exists and
+/// the Disabled button is disabled (each within 2 s). Reading only: the waiting contracts
+/// begin with it too.
+pub(crate) async fn waits_on_what_is_there_hold(run: &mut Run) {
     let ready = run
         .ok(
             "wait_for",
@@ -156,11 +159,4 @@ pub(crate) async fn apps_windows_and_waits_read(target: &impl Target) {
         )
         .await;
     assert_eq!(state["satisfied"], true, "{state}");
-    run.err(
-        "wait_for",
-        json!({"query": {"role": "button", "name": "Never Shown"}, "condition": "exists",
-               "timeout_ms": 300}),
-        &["timed out after 300 ms", "no such element"],
-    )
-    .await;
 }

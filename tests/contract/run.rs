@@ -162,14 +162,7 @@ impl Run {
     /// Calls a tool on the contract app; fails on a tool error; returns `structuredContent`.
     pub(crate) async fn ok(&mut self, tool: &str, extra: Value) -> Value {
         let args = self.args(extra);
-        let result = self.c.call(tool, args.clone()).await;
-        assert_ne!(
-            result["isError"],
-            true,
-            "{tool} {args} failed: {}",
-            text_of(&result)
-        );
-        result["structuredContent"].clone()
+        self.c.ok(tool, args).await
     }
 
     /// Calls a tool on the contract app that must fail with text holding every needle;

@@ -7,26 +7,13 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::reading::waits_on_what_is_there_hold;
 use crate::run::{Run, Target};
 use crate::support::{SseReader, text_of};
 
 pub(crate) async fn waits(target: &impl Target) {
     let mut run = target.start("").await;
-    let ready = run
-        .ok(
-            "wait_for",
-            json!({"query": {"role": "static_text", "text": "Ready"}, "condition": "exists"}),
-        )
-        .await;
-    assert_eq!(ready["satisfied"], true, "{ready}");
-    let disabled = run.handle("button", "Disabled").await;
-    let state = run
-        .ok(
-            "wait_for",
-            json!({"target": disabled, "condition": "disabled", "timeout_ms": 2000}),
-        )
-        .await;
-    assert_eq!(state["satisfied"], true, "{state}");
+    waits_on_what_is_there_hold(&mut run).await;
 
     let name = run.handle("text_field", "Name").await;
     run.ok("set_value", json!({"target": name, "value": "Wait"}))

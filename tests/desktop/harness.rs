@@ -5,18 +5,19 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use axgate::config::{Config, Layers};
 use axgate::platform::atspi::AtspiBackend;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::support::{Client, text_of};
+use super::support::Client;
+use super::support::change_log::ChangeLog;
 use tokio::sync::oneshot;
 
 /// Tests that drive the desktop run one at a time: pointer and keyboard input are global.
@@ -127,7 +128,7 @@ pub struct App {
     pub pid: u32,
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: Arc<Mutex<Vec<String>>>,
+    log: ChangeLog,
 }
 
 impl App {
@@ -155,22 +156,12 @@ impl App {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("cannot start {name}: {e}"));
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        let out = child.stdout.take().expect("stdout");
-        let sink = lines.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(out).lines().map_while(Result::ok) {
-                sink.lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(line);
-            }
-        });
         let app = App {
             name: name.to_owned(),
             pid: child.id(),
             stdin: child.stdin.take(),
+            log: ChangeLog::follow(&mut child),
             child,
-            lines,
         };
         if says_ready {
             app.wait_line(|l| l == "ready", Duration::from_secs(20))
@@ -181,38 +172,17 @@ impl App {
     }
 
     pub fn lines(&self) -> Vec<String> {
-        self.lines
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        self.log.lines()
     }
 
     /// Waits until a line of the change log satisfies `pred`.
     pub fn wait_line(&self, pred: impl Fn(&str) -> bool, limit: Duration) -> Option<String> {
-        let until = Instant::now() + limit;
-        loop {
-            if let Some(l) = self.lines().into_iter().find(|l| pred(l)) {
-                return Some(l);
-            }
-            if Instant::now() >= until {
-                return None;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.log.wait_line(pred, limit)
     }
 
     /// Asserts the app logged `line` within five seconds.
     pub fn expect(&self, line: &str) {
-        if self
-            .wait_line(|l| l == line, Duration::from_secs(5))
-            .is_none()
-        {
-            panic!(
-                "{} never logged {line:?}; its log: {:?}",
-                self.name,
-                self.lines()
-            );
-        }
+        self.log.expect(line, Duration::from_secs(5), &self.name);
     }
 
     /// Sends a command line to the app's stdin.
@@ -276,14 +246,7 @@ pub async fn handle(c: &mut Client, app: &str, role: &str, title: &str) -> Strin
 
 /// Calls a tool and returns its structured content, failing on a tool error.
 pub async fn ok(c: &mut Client, tool: &str, args: Value) -> Value {
-    let result = c.call(tool, args.clone()).await;
-    assert_ne!(
-        result["isError"],
-        true,
-        "{tool} {args} failed: {}",
-        text_of(&result)
-    );
-    result["structuredContent"].clone()
+    c.ok(tool, args).await
 }
 
 /// Decodes a screenshot result's PNG: (width, height, distinct colours seen).

@@ -115,6 +115,36 @@ pub(crate) async fn run_on(server: &TestServer, command: &str, args: &[&str]) ->
     run(&all, &[]).await
 }
 
+/// A scenario on the Form, named `name`, whose one case types `${secret:VAR}` where it shows
+/// (the Email field) and then fails: `field`'s value is not `wrong`. Its teardown clears the
+/// form. The failure's message, tree, diff and screenshot would all carry the secret if the
+/// runner did not hide it.
+pub(crate) fn secret_shown_then_failing(name: &str, var: &str, field: &str, wrong: &str) -> String {
+    format!(
+        r#"
+name: {name}
+app: Form
+cases:
+  - name: a secret typed where it shows
+    steps:
+      - tool: set_value
+        args:
+          target: window[0]/text_field["Email"]
+          value: ${{secret:{var}}}
+      - tool: get_element
+        args:
+          target: window[0]/text_field["{field}"]
+        expect:
+          fields:
+            element.value: {wrong}
+    teardown:
+      - tool: click
+        args:
+          target: window[0]/button["Clear"]
+"#
+    )
+}
+
 /// The server's live sessions (what `axgate_sessions_active` reports).
 pub(crate) fn sessions(server: &TestServer) -> usize {
     server.state.sessions.registry().len()

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::support::{self, Client, Served, check, text_of};
+use crate::support::{self, CONTRACT_CONTROLS, Client, Served, check, text_of};
 use loaders::{AEROSPACE_PID, CHROMIUM_PID};
 
 /// A server replaying `recording` (written to a file and named by `backend.recording`, as
@@ -451,19 +451,10 @@ async fn the_contract_apps_controls_are_found_by_the_names_the_contracts_use() {
         serde_json::from_str(&std::fs::read_to_string(CONTRACT_APP).expect("contract recording"))
             .expect("JSON");
     let (_served, mut c, _dir) = replay(&recording).await;
-    // The contract suite's CONTROLS (tests/contract/reading.rs), each once, named as a
+    // The contract suite's controls (`CONTRACT_CONTROLS`), each once, named as a
     // person reads it: Volume and Items by AXDescription only, Name by its linked label,
     // Password by its placeholder.
-    for (role, name) in [
-        ("text_field", "Name"),
-        ("secure_text_field", "Password"),
-        ("check_box", "Subscribe"),
-        ("slider", "Volume"),
-        ("button", "Greet"),
-        ("button", "Clear"),
-        ("button", "Disabled"),
-        ("list", "Items"),
-    ] {
+    for (role, name) in CONTRACT_CONTROLS {
         let found = check(
             &mut c,
             "find",

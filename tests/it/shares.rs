@@ -95,6 +95,40 @@ async fn answer_within(tcp: &mut TcpStream, limit: Duration) -> String {
     String::from_utf8_lossy(&got).into_owned()
 }
 
+/// A server with 16 connection places and a header timeout (20 s) that frees none of them
+/// while a test runs: only the cap's own rules can make room.
+async fn sixteen_places() -> TestServer {
+    TestServer::with_config(config(
+        "[server]\nmax_connections = 16\nheader_timeout_ms = 20000\n",
+    ))
+    .await
+}
+
+/// `/healthz` answers 200 within a second, `probes` times, `pause` apart, each on a new
+/// connection (the client keeps none idle).
+async fn health_answers(addr: std::net::SocketAddr, probes: u32, pause: Duration) {
+    let health = reqwest::Client::builder()
+        .timeout(SECOND)
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    for probe in 0..probes {
+        let started = Instant::now();
+        let status = health
+            .get(format!("http://{addr}/healthz"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16());
+        assert_eq!(
+            status.as_ref().ok(),
+            Some(&200),
+            "probe {probe}: {status:?} after {:?}",
+            started.elapsed()
+        );
+        tokio::time::sleep(pause).await;
+    }
+}
+
 /// Issue 33: the rate limit counted a request only once its body was parsed, so a caller
 /// over its rate could hold places with trickled bodies. A POST takes its call on arrival.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -220,10 +254,7 @@ async fn one_principals_trickled_bodies_leave_another_and_health_answering() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_of_half_open_connections_leaves_health_answering_within_a_second() {
-    let server = TestServer::with_config(config(
-        "[server]\nmax_connections = 16\nheader_timeout_ms = 20000\n",
-    ))
-    .await;
+    let server = sixteen_places().await;
     let addr = server.addr;
     // About 200 new silent connections a second, for three seconds, none closed by us.
     let flood = tokio::spawn(async move {
@@ -238,26 +269,7 @@ async fn a_flood_of_half_open_connections_leaves_health_answering_within_a_secon
         open.len()
     });
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let health = reqwest::Client::builder()
-        .timeout(SECOND)
-        .pool_max_idle_per_host(0)
-        .build()
-        .unwrap();
-    for probe in 0..10 {
-        let started = Instant::now();
-        let status = health
-            .get(format!("http://{addr}/healthz"))
-            .send()
-            .await
-            .map(|r| r.status().as_u16());
-        assert_eq!(
-            status.as_ref().ok(),
-            Some(&200),
-            "probe {probe}: {status:?} after {:?}",
-            started.elapsed()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    health_answers(addr, 10, Duration::from_millis(200)).await;
     let opened = flood.await.expect("flood");
     assert!(opened > 100, "the flood opened {opened} connections");
     let evicted = server
@@ -324,10 +336,7 @@ async fn one_principals_get_streams_leave_another_and_health_answering() {
 /// `server.max_connections`. At the cap an idle kept-alive connection gives its place.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_idle_after_a_quick_request_give_their_places() {
-    let server = TestServer::with_config(config(
-        "[server]\nmax_connections = 16\nheader_timeout_ms = 20000\n",
-    ))
-    .await;
+    let server = sixteen_places().await;
     let addr = server.addr;
     let mut kept = Vec::new();
     for _ in 0..40 {
@@ -342,22 +351,6 @@ async fn connections_idle_after_a_quick_request_give_their_places() {
         kept.push(tcp);
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let health = reqwest::Client::builder()
-        .timeout(SECOND)
-        .pool_max_idle_per_host(0)
-        .build()
-        .unwrap();
-    for probe in 0..5 {
-        let status = health
-            .get(format!("http://{addr}/healthz"))
-            .send()
-            .await
-            .map(|r| r.status().as_u16());
-        assert_eq!(
-            status.as_ref().ok(),
-            Some(&200),
-            "probe {probe}: {status:?}"
-        );
-    }
+    health_answers(addr, 5, Duration::ZERO).await;
     drop(kept);
 }

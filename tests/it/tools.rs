@@ -2,7 +2,7 @@
 //! effects as seen from the app's side, and every error path as an `isError` result whose
 //! text says what to do next.
 
-use crate::support::{TestServer, check, get_tree, session, start_session, text_of};
+use crate::support::{Client, TestServer, check, get_tree, session, start_session, text_of};
 use serde_json::{Value, json};
 
 #[tokio::test]
@@ -70,13 +70,9 @@ async fn discovery_tools() {
     .await;
     let form = &apps["structuredContent"]["apps"].as_array().unwrap()[0];
     assert_eq!(form["name"], "Form");
-    let pid = form["pid"].as_u64().unwrap();
-    // An app can be named by name, bundle id or pid.
-    for app in [
-        json!("form"),
-        json!("dev.axgate.demo.form"),
-        json!(pid.to_string()),
-    ] {
+    let pid = form["pid"].as_u64().unwrap().to_string();
+    // An app can be named by name, bundle id or pid: each names the Form's window.
+    for app in ["form", "dev.axgate.demo.form", &pid] {
         let w = check(
             &mut c,
             "list_windows",
@@ -85,7 +81,8 @@ async fn discovery_tools() {
             &["Demo Form"],
         )
         .await;
-        assert_eq!(w["structuredContent"]["windows"][0]["path"], "window[0]");
+        let windows = &w["structuredContent"]["windows"];
+        assert_eq!(windows[0]["path"], "window[0]", "{app}: {windows}");
     }
 }
 
@@ -195,13 +192,28 @@ async fn find_matches_role_title_and_text() {
     assert_eq!(many["structuredContent"]["truncated"], true);
 }
 
+/// `perform_action` pressing `target` (a path or a handle) in the Form, through [`check`]:
+/// whether it errs and what its text holds.
+async fn press(c: &mut Client, target: &str, is_error: bool, expect: &[&str]) -> Value {
+    let args = json!({"app": "Form", "target": target, "action": "press"});
+    check(c, "perform_action", args, is_error, expect).await
+}
+
+/// The handle `find` gives for the Form's first element with `title` in its title.
+async fn form_handle(c: &mut Client, title: &str) -> String {
+    let found = c.call("find", json!({"app": "Form", "title": title})).await;
+    found["structuredContent"]["matches"][0]["handle"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no {title:?} in the Form: {found}"))
+        .to_owned()
+}
+
 #[tokio::test]
 async fn perform_action_acts_and_the_app_sees_it() {
     let (server, mut c) = start_session().await;
-    let r = check(
+    let r = press(
         &mut c,
-        "perform_action",
-        json!({"app": "Form", "target": "window[0]/check_box[\"Subscribe\"]", "action": "press"}),
+        r#"window[0]/check_box["Subscribe"]"#,
         false,
         &["press"],
     )
@@ -210,21 +222,8 @@ async fn perform_action_acts_and_the_app_sees_it() {
     let app_side = server.demo.node_by_identifier("Form", "subscribe").unwrap();
     assert_eq!(app_side.value, Some(axgate::ax::AxValue::Bool(true)));
     // A handle from find works as a target too.
-    let found = c
-        .call("find", json!({"app": "Form", "title": "Submit"}))
-        .await;
-    let handle = found["structuredContent"]["matches"][0]["handle"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    check(
-        &mut c,
-        "perform_action",
-        json!({"app": "Form", "target": handle, "action": "press"}),
-        false,
-        &[],
-    )
-    .await;
+    let handle = form_handle(&mut c, "Submit").await;
+    press(&mut c, &handle, false, &[]).await;
     let status = server.demo.node_by_identifier("Form", "status").unwrap();
     assert!(
         matches!(status.value, Some(axgate::ax::AxValue::Text(ref s)) if s.starts_with("Submitted")),
@@ -308,21 +307,8 @@ async fn handles_are_per_session() {
     let server = TestServer::start().await;
     let mut a = session(&server).await;
     let mut b = session(&server).await;
-    let found = a
-        .call("find", json!({"app": "Form", "title": "Clear"}))
-        .await;
-    let handle = found["structuredContent"]["matches"][0]["handle"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    check(
-        &mut b,
-        "perform_action",
-        json!({"app": "Form", "target": handle, "action": "press"}),
-        true,
-        &["unknown handle"],
-    )
-    .await;
+    let handle = form_handle(&mut a, "Clear").await;
+    press(&mut b, &handle, true, &["unknown handle"]).await;
 }
 
 #[tokio::test]

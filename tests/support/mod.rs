@@ -14,9 +14,24 @@ use axgate::server::{self, AppState};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+pub mod change_log;
 pub mod wait;
 
 pub const PROTOCOL: &str = "2025-11-25";
+
+/// The controls every contract app has, (role, accessible name): what the contract suite's
+/// reading contracts look for (`tests/contract/reading.rs`) and the recording of the macOS
+/// contract app must show (`tests/it/replay.rs`).
+pub const CONTRACT_CONTROLS: &[(&str, &str)] = &[
+    ("text_field", "Name"),
+    ("secure_text_field", "Password"),
+    ("check_box", "Subscribe"),
+    ("slider", "Volume"),
+    ("button", "Greet"),
+    ("button", "Clear"),
+    ("button", "Disabled"),
+    ("list", "Items"),
+];
 
 /// A running server; dropping it shuts the server down.
 pub struct TestServer {
@@ -333,6 +348,19 @@ impl Client {
         resp.get("result")
             .cloned()
             .unwrap_or_else(|| panic!("{tool}: {resp}"))
+    }
+
+    /// tools/call that must succeed; returns its `structuredContent`, or fails naming the
+    /// tool, its arguments and the error's text.
+    pub async fn ok(&mut self, tool: &str, args: Value) -> Value {
+        let result = self.call(tool, args.clone()).await;
+        assert_ne!(
+            result["isError"],
+            true,
+            "{tool} {args} failed: {}",
+            text_of(&result)
+        );
+        result["structuredContent"].clone()
     }
 }
 

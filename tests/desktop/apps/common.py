@@ -36,6 +36,23 @@ def name(widget, text):
     return widget
 
 
+def buttons(*specs, disabled=()):
+    """A row of buttons, one per (label, action): a click prints clicked=LABEL, then runs the
+    action; a button whose label is in `disabled` cannot be clicked."""
+    row = Gtk.Box(spacing=6)
+    for label, action in specs:
+        button = Gtk.Button(label=label)
+        button.connect("clicked", _clicked, label, action)
+        button.set_sensitive(label not in disabled)
+        row.add(button)
+    return row
+
+
+def _clicked(_button, label, action):
+    say("clicked=" + label)
+    action()
+
+
 def listen(status_label=None, extra=None):
     """Reads commands from stdin inside the GTK main loop."""
 

@@ -59,28 +59,17 @@ scale.connect("value-changed", lambda s: say("volume=%g" % s.get_value()))
 grid.attach(scale, 1, 3, 1, 1)
 
 
-def greet(_button):
-    say("clicked=Greet")
-    status.set_text("Hello, " + entry.get_text())
-
-
-def clear(_button):
-    say("clicked=Clear")
+def clear():
     entry.set_text("")
     status.set_text("Cleared")
 
 
-def disabled(_button):
-    say("clicked=Disabled")
-    status.set_text("Should not happen")
-
-
-buttons = Gtk.Box(spacing=6)
-for label, handler in [("Greet", greet), ("Clear", clear), ("Disabled", disabled)]:
-    button = Gtk.Button(label=label)
-    button.connect("clicked", handler)
-    button.set_sensitive(label != "Disabled")
-    buttons.add(button)
+buttons = common.buttons(
+    ("Greet", lambda: status.set_text("Hello, " + entry.get_text())),
+    ("Clear", clear),
+    ("Disabled", lambda: status.set_text("Should not happen")),
+    disabled={"Disabled"},
+)
 grid.attach(buttons, 1, 4, 1, 1)
 grid.attach(status, 1, 5, 1, 1)
 

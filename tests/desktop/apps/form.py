@@ -36,23 +36,10 @@ status.connect("notify::label", lambda l, _p: say("status=" + l.get_text()))
 grid.attach(status, 1, 5, 1, 1)
 
 
-def greet(_button):
-    say("clicked=Greet")
-    status.set_text("Hello, " + entry.get_text())
-
-
-def clear(_button):
-    say("clicked=Clear")
-    entry.set_text("")
-
-
-buttons = Gtk.Box(spacing=6)
-greet_button = Gtk.Button(label="Greet")
-greet_button.connect("clicked", greet)
-clear_button = Gtk.Button(label="Clear")
-clear_button.connect("clicked", clear)
-buttons.add(greet_button)
-buttons.add(clear_button)
+buttons = common.buttons(
+    ("Greet", lambda: status.set_text("Hello, " + entry.get_text())),
+    ("Clear", lambda: entry.set_text("")),
+)
 grid.attach(buttons, 1, 4, 1, 1)
 
 common.listen(status)

@@ -323,15 +323,13 @@ async fn right_click_opens_a_context_menu_through_show_menu() {
 #[tokio::test]
 async fn click_on_a_control_in_a_hidden_panel_does_not_act_on_another_element() {
     let (server, mut c) = start_session().await;
-    let proxy = r#"window[0]/tab_group[0]/group["Advanced"]/text_field["Proxy"]"#;
-    let panel = get_element(
-        &mut c,
-        "Settings",
-        "window[0]/tab_group[0]/group[\"Advanced\"]",
-        &[],
-    )
-    .await;
-    assert_eq!(panel["structuredContent"]["visible"], false);
+    let panel = r#"window[0]/tab_group[0]/group["Advanced"]"#;
+    let proxy = format!(r#"{panel}/text_field["Proxy"]"#);
+    let hidden = get_element(&mut c, "Settings", panel, &[]).await;
+    assert_eq!(
+        hidden["structuredContent"]["visible"], false,
+        "the panel is hidden"
+    );
     let r = c
         .call("click", json!({"app": "Settings", "target": proxy}))
         .await;

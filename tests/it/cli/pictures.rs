@@ -12,7 +12,7 @@ use axgate::http::auth::tokens;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use super::run;
+use super::{run, secret_shown_then_failing};
 use crate::support::{TestServer, config};
 
 /// The outline's colour (`scenario/picture.rs`).
@@ -123,64 +123,10 @@ fn write(dir: &Path, name: &str, text: &str) -> String {
     path.display().to_string()
 }
 
-const PASSING: &str = r#"
-name: passing
-app: Form
-cases:
-  - name: the status is there
-    steps:
-      - tool: get_element
-        args:
-          target: window[0]/static_text["Status"]
-"#;
-
-/// Fails on the Name field (outlined), after typing the secret where it shows.
-const FAILING: &str = r#"
-name: failing
-app: Form
-cases:
-  - name: a secret typed where it shows
-    steps:
-      - tool: set_value
-        args:
-          target: window[0]/text_field["Email"]
-          value: ${secret:LONG_SECRET}
-      - tool: get_element
-        args:
-          target: window[0]/text_field["Name"]
-        expect:
-          fields:
-            element.value: nobody
-    teardown:
-      - tool: click
-        args:
-          target: window[0]/button["Clear"]
-"#;
+const PASSING: &str = include_str!("pictures/passing.yaml");
 
 /// Names the Editor's window `<script>…` and then fails.
-const INJECTED: &str = r#"
-name: injected
-app: Editor
-cases:
-  - name: a title with a script
-    steps:
-      - tool: select_menu
-        args:
-          menu: File > Save As…
-      - tool: wait_for
-        args: {query: {role: dialog}, condition: exists, timeout_ms: 3000}
-      - tool: set_value
-        args:
-          target: dialog[0]/text_field["File name"]
-          value: <script>alert(1)</script>.txt
-      - tool: click
-        args:
-          target: dialog[0]/button["Save"]
-      - tool: list_windows
-        expect:
-          fields:
-            windows[0].title: notes.txt
-"#;
+const INJECTED: &str = include_str!("pictures/injected.yaml");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_html_report_shows_steps_and_outlined_screenshots_escaped_and_masked() {
@@ -189,7 +135,12 @@ async fn the_html_report_shows_steps_and_outlined_screenshots_escaped_and_masked
     let dir = tempfile::tempdir().expect("dir");
     let files = [
         write(dir.path(), "passing.yaml", PASSING),
-        write(dir.path(), "failing.yaml", FAILING),
+        write(
+            dir.path(),
+            "failing.yaml",
+            // Fails on the Name field, which the screenshot outlines.
+            &secret_shown_then_failing("failing", "LONG_SECRET", "Name", "nobody"),
+        ),
         write(dir.path(), "injected.yaml", INJECTED),
     ];
     // Long, on several lines, with characters HTML escapes: masked before any cut or escape.
@@ -283,43 +234,10 @@ async fn the_html_report_shows_steps_and_outlined_screenshots_escaped_and_masked
     assert_outlined(&decode(&png), outline, "the artifact");
 }
 
-const PICTURED: &str = r#"
-name: pictured
-app: Form
-cases:
-  - name: the form looks the same
-    steps:
-      - tool: screenshot
-        expect:
-          image: {baseline: baselines/form.png, tolerance: 0.0001}
-"#;
+const PICTURED: &str = include_str!("pictures/pictured.yaml");
 
 /// Types a name first: the window no longer looks like the baseline.
-const CHANGED: &str = r#"
-name: changed
-app: Form
-cases:
-  - name: the form with a name
-    steps:
-      - tool: set_value
-        args:
-          target: window[0]/text_field["Name"]
-          value: Someone Else Entirely
-      - tool: screenshot
-        expect:
-          image: {baseline: baselines/form.png, tolerance: 0.0001}
-    teardown:
-      - tool: click
-        args:
-          target: window[0]/button["Clear"]
-  - name: a button is not the window
-    steps:
-      - tool: screenshot
-        args:
-          target: window[0]/button["Submit"]
-        expect:
-          image: baselines/form.png
-"#;
+const CHANGED: &str = include_str!("pictures/changed.yaml");
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_screenshot_step_compares_with_its_baseline_and_leaves_a_diff() {

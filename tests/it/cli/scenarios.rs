@@ -13,7 +13,7 @@ use axgate::http::auth::tokens;
 use serde_json::{Value, json};
 
 use super::credentials::{Credentials, SECRET as CI_SECRET, run_owned};
-use super::run;
+use super::{run, secret_shown_then_failing};
 use crate::auth::AUD;
 use crate::spawned::{Axgate, repo};
 use crate::support::{TestServer, config};
@@ -28,30 +28,6 @@ fn example(name: &str) -> String {
         .display()
         .to_string()
 }
-
-/// A case that types the secret where it shows (a plain text field) and then fails: its
-/// failure message, tree and diff would all carry the secret if the runner did not hide it.
-const LEAK: &str = r#"
-name: leak
-app: Form
-cases:
-  - name: a secret typed where it shows
-    steps:
-      - tool: set_value
-        args:
-          target: window[0]/text_field["Email"]
-          value: ${secret:LOGIN_PASSWORD}
-      - tool: get_element
-        args:
-          target: window[0]/text_field["Email"]
-        expect:
-          fields:
-            element.value: nothing
-    teardown:
-      - tool: click
-        args:
-          target: window[0]/button["Clear"]
-"#;
 
 /// Every file under `dir`.
 fn files_under(dir: &Path) -> Vec<PathBuf> {
@@ -111,7 +87,8 @@ async fn the_examples_pass_and_fail_with_junit_artifacts_and_no_secret_anywhere(
         config_file.to_str().expect("utf-8"),
     ]);
     let leak = dir.path().join("leak.yaml");
-    std::fs::write(&leak, LEAK).expect("write leak.yaml");
+    let leak_yaml = secret_shown_then_failing("leak", "LOGIN_PASSWORD", "Email", "nothing");
+    std::fs::write(&leak, leak_yaml).expect("write leak.yaml");
     let junit = dir.path().join("reports/junit.xml");
     let artifacts = dir.path().join("artifacts");
     let (junit_arg, artifacts_arg, leak_arg) = (

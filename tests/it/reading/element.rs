@@ -215,42 +215,27 @@ async fn get_focused_follows_focus() {
 #[tokio::test]
 async fn element_at_hit_tests_known_frames() {
     let (_server, mut c) = start_session().await;
-    // (app, target, the path element_at reports at the target's centre)
+    // (app, target, the path element_at reports at the target's centre; both below window[0])
     let cases = [
-        (
-            "Form",
-            r#"window[0]/button["Submit"]"#,
-            "window[0]/button[0]",
-        ),
-        (
-            "Form",
-            r#"window[0]/button["Stubborn"]"#,
-            "window[0]/button[3]",
-        ),
-        (
-            "Form",
-            r#"window[0]/slider["Volume"]"#,
-            "window[0]/slider[0]",
-        ),
-        (
-            "Form",
-            "window[0]/secure_text_field[0]",
-            "window[0]/secure_text_field[0]",
-        ),
+        ("Form", r#"button["Submit"]"#, "button[0]"),
+        ("Form", r#"button["Stubborn"]"#, "button[3]"),
+        ("Form", r#"slider["Volume"]"#, "slider[0]"),
+        ("Form", "secure_text_field[0]", "secure_text_field[0]"),
         (
             "Settings",
-            r#"window[0]/tab_group[0]/group["General"]/radio_group[0]/radio_button["Dark"]"#,
-            "window[0]/tab_group[0]/group[0]/radio_group[0]/radio_button[1]",
+            r#"tab_group[0]/group["General"]/radio_group[0]/radio_button["Dark"]"#,
+            "tab_group[0]/group[0]/radio_group[0]/radio_button[1]",
         ),
         // A row's centre lies on its text: the topmost element is the static text.
         (
             "List",
-            "window[0]/scroll_area[0]/list[0]/list_item[3]",
-            "window[0]/scroll_area[0]/list[0]/list_item[3]/static_text[0]",
+            "scroll_area[0]/list[0]/list_item[3]",
+            "scroll_area[0]/list[0]/list_item[3]/static_text[0]",
         ),
     ];
     for (app, target, path) in cases {
-        let e = get_element(&mut c, app, target, &[]).await;
+        let (target, path) = (format!("window[0]/{target}"), format!("window[0]/{path}"));
+        let e = get_element(&mut c, app, &target, &[]).await;
         let f = &e["structuredContent"]["element"]["frame"];
         let (x, y) = (
             f["x"].as_f64().unwrap() + f["w"].as_f64().unwrap() / 2.0,

@@ -54,8 +54,9 @@ fn python() -> PathBuf {
     python
 }
 
-/// The steps both Python clients take (`wdcheck.py`'s suite).
-fn check_python_suite(run: &Run) {
+/// What every client's suite starts with: a Mac2 session (no browser), and the text view
+/// found by each of the five locator strategies; the `find` step, for the client's own checks.
+fn check_session_and_locators(run: &Run) -> Value {
     let report = run.report();
     let session = run.step("session");
     assert_eq!(
@@ -80,6 +81,13 @@ fn check_python_suite(run: &Run) {
             "{strategy}\n{report}"
         );
     }
+    find
+}
+
+/// The steps both Python clients take (`wdcheck.py`'s suite).
+fn check_python_suite(run: &Run) {
+    let report = run.report();
+    let find = check_session_and_locators(run);
     assert_eq!(
         (&find["tab_stops"], &find["radios"]),
         (&json!(12), &json!(4)),
@@ -139,29 +147,7 @@ async fn webdriverio_runs_the_mac2_style_suite() {
     );
     let run = run("webdriverio", Path::new("node"), "suite.mjs").await;
     let report = run.report();
-    let session = run.step("session");
-    assert_eq!(
-        (
-            &session["platformName"],
-            &session["automationName"],
-            &session["browserName"]
-        ),
-        (&json!("mac"), &json!("Mac2"), &Value::Null),
-        "{report}"
-    );
-    let find = run.step("find");
-    for strategy in [
-        "accessibility id",
-        "class name",
-        "predicate string",
-        "class chain",
-        "xpath",
-    ] {
-        assert_eq!(
-            find["found"][strategy], "First Text View",
-            "{strategy}\n{report}"
-        );
-    }
+    let find = check_session_and_locators(&run);
     assert_eq!(find["tab_stops"], 12, "{report}");
     assert_eq!(find["check_boxes"], "bold,italic,underline", "{report}");
     assert_eq!(find["predicate"], "typeface", "IN, CONTAINS[c]\n{report}");
