@@ -218,7 +218,7 @@ async fn key_receiver_unsupported(run: &mut Run, needle: &str) {
     let combo = KeyCombo::parse("return", &[]).expect("a key");
     let answer = tokio::task::spawn_blocking(move || {
         let mut ctx = CallCtx::new(Instant::now() + Duration::from_secs(5));
-        backend.key_receiver(pid, &combo, &mut ctx)
+        backend.key_receiver(pid, combo, &mut ctx)
     })
     .await
     .expect("the backend call");

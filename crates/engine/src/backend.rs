@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::capabilities::{Capabilities, Capability, unsupported};
 use super::capture::Capture;
-use super::error::AxError;
+use super::error::AxResult;
 use super::keys::{KeyCombo, Modifiers};
 use super::launch_request::LaunchRequest;
 use super::model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, WindowInfo};
@@ -224,7 +224,7 @@ impl Pointer {
     }
 }
 
-/// A window operation.
+/// What a window operation does.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum WindowAction {
     Focus,
@@ -245,6 +245,13 @@ pub enum WindowAction {
     /// Full screen: the window takes the whole screen. A second call changes nothing;
     /// `Restore` leaves full screen.
     FullScreen,
+}
+
+/// What a window operation should do: to which window (an app's window element), and what.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WindowRequest {
+    pub window: NodeId,
+    pub action: WindowAction,
 }
 
 /// One readiness check of a backend (`/readyz`, `axgate check`).
@@ -352,112 +359,74 @@ pub trait Backend: Send + Sync + 'static {
     fn set_event_sink(&self, sink: EventSink);
 
     /// Running apps that have an accessibility tree.
-    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError>;
+    fn list_apps(&self, ctx: &mut CallCtx) -> AxResult<Vec<AppInfo>>;
 
     /// A cheap call that proves the app answers (used to clear the unresponsive mark).
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError>;
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult;
 
     /// A bounded subtree with every attribute the engine uses, fetched in batches.
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError>;
+    fn snapshot(&self, pid: Pid, req: &SnapshotRequest, ctx: &mut CallCtx) -> AxResult<Snapshot>;
 
     /// The app's windows.
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError>;
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult<Vec<WindowInfo>>;
 
     /// Performs a semantic action (`press`, `increment`, `show_menu`, …) on an element.
-    fn perform_action(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        action: &str,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError>;
+    fn perform_action(&self, pid: Pid, node: NodeId, action: &str, ctx: &mut CallCtx) -> AxResult;
 
     /// Writes an element's value (already coerced to the element's type by the engine).
-    fn set_value(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        value: &AxValue,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError>;
+    fn set_value(&self, pid: Pid, node: NodeId, value: &AxValue, ctx: &mut CallCtx) -> AxResult;
 
     /// Moves keyboard focus to an element.
-    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError>;
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult;
 
     /// Posts one synthetic pointer gesture (a click, hover, long press, scroll or drag) with
     /// its modifier keys held. A gesture whose capability ([`Gesture::capability`]) the
     /// backend lacks fails with [`unsupported`] naming it. Callers
     /// serialise synthetic input through the engine's input queue.
-    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError>;
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> AxResult;
 
-    /// The element at global coordinates, if any.
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError>;
+    /// The element at global coordinates `at`, if any.
+    fn element_at(&self, pid: Pid, at: (f64, f64), ctx: &mut CallCtx) -> AxResult<Option<NodeId>>;
 
     /// A PNG of the app's window, with the area it shows and its scale (pixels per point).
     /// With `region`: the app's window that overlaps the region most, by itself — never the
     /// screen as it is, which would show other apps' windows; the engine cuts it to the region
     /// (`engine/region`). A backend may return less than the window (the window's part in the
     /// region), never more.
-    fn screenshot(
-        &self,
-        pid: Pid,
-        region: Option<Rect>,
-        ctx: &mut CallCtx,
-    ) -> Result<Capture, AxError>;
+    fn screenshot(&self, pid: Pid, region: Option<Rect>, ctx: &mut CallCtx) -> AxResult<Capture>;
 
     /// The element a key combination would press in the app right now — the focused control
     /// for Space, the window's default button for Return, a menu item for its shortcut —
     /// without pressing anything; `Ok(None)` when the key would press nothing. The confirmation
     /// of destructive acts decides on it. The default cannot tell (`Unsupported`): the caller
     /// then assumes that Space and Return press the focused element.
-    fn key_receiver(
-        &self,
-        pid: Pid,
-        combo: &KeyCombo,
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
-        let _ = (pid, combo, ctx);
+    fn key_receiver(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
+        let _ = (pid, key, ctx);
         Err(unsupported(self.name(), Capability::KeyReceiver))
     }
 
     /// Types text into the app's focused element as synthetic key events (one grapheme per
     /// key press). Callers serialise synthetic input through the engine's input queue.
-    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> AxResult {
         let _ = (pid, text, ctx);
         Err(unsupported(self.name(), Capability::Typing))
     }
 
     /// Presses a key combination in the app.
-    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
-        let _ = (pid, combo, ctx);
+    fn press_key(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult {
+        let _ = (pid, key, ctx);
         Err(unsupported(self.name(), Capability::Keys))
     }
 
     /// Selects an item (list row, tab, radio button, menu item) semantically.
-    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
         let _ = (pid, node, ctx);
         Err(unsupported(self.name(), Capability::Select))
     }
 
     /// Operates on a window.
-    fn window_action(
-        &self,
-        pid: Pid,
-        window: NodeId,
-        action: WindowAction,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        let _ = (pid, window, action, ctx);
+    fn window_action(&self, pid: Pid, req: WindowRequest, ctx: &mut CallCtx) -> AxResult {
+        let _ = (pid, req, ctx);
         Err(unsupported(self.name(), Capability::Windows))
     }
 
@@ -465,11 +434,7 @@ pub trait Backend: Send + Sync + 'static {
     /// policy can be applied to all of its names first (a backend whose arguments can name a
     /// program, AT-SPI's, lists them as aliases). An error when nothing matches. The default
     /// cannot tell, and the engine then refuses to launch.
-    fn resolve_launch(
-        &self,
-        request: &LaunchRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Launchable, AxError> {
+    fn resolve_launch(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<Launchable> {
         let _ = (request, ctx);
         Err(unsupported(self.name(), Capability::Launch))
     }
@@ -478,31 +443,31 @@ pub trait Backend: Send + Sync + 'static {
     /// environment (already checked by the engine: `launch_request::check`); returns once it
     /// has a pid. A running app is activated; with arguments or environment it is refused
     /// instead (`LaunchRequest::already_running`), as they would not reach it.
-    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<AppInfo> {
         let _ = (request, ctx);
         Err(unsupported(self.name(), Capability::Launch))
     }
 
     /// Asks an app to quit (or kills it with `force`). The engine verifies the exit.
-    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> AxResult {
         let _ = (pid, force, ctx);
         Err(unsupported(self.name(), Capability::Quit))
     }
 
     /// Brings an app to the front.
-    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         let _ = (pid, ctx);
         Err(unsupported(self.name(), Capability::Activate))
     }
 
     /// The clipboard's text.
-    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> AxResult<String> {
         let _ = ctx;
         Err(unsupported(self.name(), Capability::Clipboard))
     }
 
     /// Replaces the clipboard's text.
-    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> AxResult {
         let _ = (text, ctx);
         Err(unsupported(self.name(), Capability::Clipboard))
     }

@@ -6,6 +6,10 @@ use std::time::Duration;
 
 use super::model::Pid;
 
+/// What an engine or backend call gives: its value, or the [`AxError`] that says why not
+/// (`()` when the call only acts), as `io::Result` is for I/O.
+pub type AxResult<T = ()> = Result<T, AxError>;
+
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum AxError {
     #[error("no running app matches {query:?}; running apps: {}. Call list_apps to see names and pids, or launch the app first", list(.available))]

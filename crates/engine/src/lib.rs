@@ -33,13 +33,13 @@ pub mod worker;
 
 pub use backend::{
     Backend, CallCtx, ChangeEvent, ChangeKind, CheckClass, EventSink, Launchable, ReadinessCheck,
-    Skipped, SkippedPart, Snapshot, SnapshotRequest, WindowAction,
+    Skipped, SkippedPart, Snapshot, SnapshotRequest, WindowAction, WindowRequest,
 };
 pub use capabilities::{Capabilities, Capability};
 pub use capture::Capture;
 pub use connection::{AppConnection, Connections, Resolved, Target};
 pub use engine::{Engine, EngineConfig, Lease, RecentEvent};
-pub use error::AxError;
+pub use error::{AxError, AxResult};
 pub use launch_request::LaunchRequest;
 pub use model::{AppInfo, AxValue, NodeId, Pid, RawNode, Rect, Role, States, WindowInfo};
 pub use path::ElementPath;

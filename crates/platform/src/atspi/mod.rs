@@ -45,12 +45,12 @@ use std::time::Duration;
 
 use atspi::zbus::Connection;
 
-use axgate_engine::backend::{Pointer, WindowAction};
+use axgate_engine::backend::{Pointer, WindowRequest};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
-    NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxResult, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest,
+    Launchable, NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use apps::{AppEntry, Apps};
@@ -235,12 +235,12 @@ impl Backend for AtspiBackend {
         events::start(&self.core, sink);
     }
 
-    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+    fn list_apps(&self, ctx: &mut CallCtx) -> AxResult<Vec<AppInfo>> {
         let front = self.core.apps.frontmost();
         Ok(self.core.list(ctx)?.iter().map(|a| a.info(front)).collect())
     }
 
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         let (conn, app) = self.core.app(pid, ctx)?;
         let calls = Calls::new(&conn);
         let root = app.root();
@@ -253,115 +253,78 @@ impl Backend for AtspiBackend {
         })
     }
 
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError> {
+    fn snapshot(&self, pid: Pid, req: &SnapshotRequest, ctx: &mut CallCtx) -> AxResult<Snapshot> {
         let (conn, app) = self.core.app(pid, ctx)?;
-        let root = match request.root {
+        let root = match req.root {
             None => ObjRef::new(&app.bus, ROOT_PATH),
             Some(id) => self.core.obj(&app, id)?,
         };
         let calls = Calls::new(&conn);
-        let fut = snapshot::snapshot(&calls, &self.core.ids, &app, &root, request);
+        let fut = snapshot::snapshot(&calls, &self.core.ids, &app, &root, req);
         self.core.block(&app.name, ctx, &calls, fut)
     }
 
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult<Vec<WindowInfo>> {
         windows::list_windows(&self.core, pid, ctx)
     }
 
-    fn perform_action(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        action: &str,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn perform_action(&self, pid: Pid, node: NodeId, action: &str, ctx: &mut CallCtx) -> AxResult {
         self.on_node(pid, node, NodeOp::Perform(action), ctx)
     }
 
-    fn set_value(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        value: &AxValue,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn set_value(&self, pid: Pid, node: NodeId, value: &AxValue, ctx: &mut CallCtx) -> AxResult {
         self.on_node(pid, node, NodeOp::SetValue(value), ctx)
     }
 
-    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
         self.on_node(pid, node, NodeOp::Focus, ctx)
     }
 
-    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> AxResult {
         input::pointer(&self.core, pid, act, ctx)
     }
 
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
+    fn element_at(&self, pid: Pid, at: (f64, f64), ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
         let (conn, app) = self.core.app(pid, ctx)?;
         let calls = Calls::new(&conn);
-        let fut = ops::element_at(&calls, &app, point);
+        let fut = ops::element_at(&calls, &app, at);
         let found = self.core.block(&app.name, ctx, &calls, fut)?;
         Ok(found.map(|obj| self.core.ids.id_of(&obj)))
     }
 
-    fn screenshot(
-        &self,
-        pid: Pid,
-        region: Option<Rect>,
-        ctx: &mut CallCtx,
-    ) -> Result<Capture, AxError> {
+    fn screenshot(&self, pid: Pid, region: Option<Rect>, ctx: &mut CallCtx) -> AxResult<Capture> {
         screenshot::screenshot(&self.core, pid, region, ctx)
     }
 
-    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> AxResult {
         input::type_text(&self.core, pid, text, ctx)
     }
 
-    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
-        input::press_key(&self.core, pid, combo, ctx)
+    fn press_key(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult {
+        input::press_key(&self.core, pid, &key, ctx)
     }
 
-    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
         self.on_node(pid, node, NodeOp::Select, ctx)
     }
 
-    fn window_action(
-        &self,
-        pid: Pid,
-        window: NodeId,
-        action: WindowAction,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        windows::window_action(&self.core, pid, window, action, ctx)
+    fn window_action(&self, pid: Pid, req: WindowRequest, ctx: &mut CallCtx) -> AxResult {
+        windows::window_action(&self.core, pid, req.window, req.action, ctx)
     }
 
-    fn resolve_launch(
-        &self,
-        request: &LaunchRequest,
-        _ctx: &mut CallCtx,
-    ) -> Result<Launchable, AxError> {
+    fn resolve_launch(&self, request: &LaunchRequest, _ctx: &mut CallCtx) -> AxResult<Launchable> {
         launch::resolve_launch(request)
     }
 
-    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<AppInfo> {
         launch::launch_app(&self.core, request, ctx)
     }
 
-    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> AxResult {
         launch::quit_app(&self.core, pid, force, ctx)
     }
 
-    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         input::raise_app(&self.core, pid, ctx)
     }
 }

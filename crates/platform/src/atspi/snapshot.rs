@@ -20,7 +20,7 @@ use std::collections::{HashMap, HashSet};
 
 use futures::StreamExt;
 
-use axgate_engine::{AxError, AxValue, RawNode, Role, Snapshot, SnapshotRequest};
+use axgate_engine::{AxError, AxResult, AxValue, RawNode, Role, Snapshot, SnapshotRequest};
 
 use super::action_names;
 use super::apps::AppEntry;
@@ -42,6 +42,31 @@ const FILL_ROUNDS: usize = 8;
 /// Children read from a container that does not say how many it has.
 const UNKNOWN_COUNT_LIMIT: usize = 10_000;
 
+/// A subtree to read: the app, the object it starts from, and its bounds (as in
+/// [`SnapshotRequest`], with `max_nodes` at least 1 and `skip` the root's children left out).
+#[derive(Clone, Copy)]
+struct Subtree<'a> {
+    app: &'a AppEntry,
+    root: &'a ObjRef,
+    max_depth: u32,
+    max_nodes: usize,
+    skip: usize,
+}
+
+impl Subtree<'_> {
+    /// The subtree's nodes among `items`, in pre-order within its bounds; `None` when its
+    /// root is not among them.
+    fn walk(&self, items: &[Item]) -> Option<Walk> {
+        preorder(
+            items,
+            &self.root.path,
+            self.max_depth,
+            self.max_nodes,
+            self.skip,
+        )
+    }
+}
+
 /// Reads a bounded subtree of `app` from `root`.
 pub(super) async fn snapshot(
     calls: &Calls<'_>,
@@ -50,14 +75,19 @@ pub(super) async fn snapshot(
     root: &ObjRef,
     request: &SnapshotRequest,
 ) -> Result<Snapshot, AxError> {
-    let max_nodes = request.max_nodes.max(1);
-    let skip = request.skip_children;
+    let subtree = Subtree {
+        app,
+        root,
+        max_depth: request.max_depth,
+        max_nodes: request.max_nodes.max(1),
+        skip: request.skip_children,
+    };
     let (items, walk) = if request.max_depth <= 1 {
-        direct(calls, app, root, request.max_depth, max_nodes, skip).await?
+        direct(calls, subtree).await?
     } else {
-        match cached(calls, app, root, request.max_depth, max_nodes, skip).await? {
+        match cached(calls, subtree).await? {
             Some(found) => found,
-            None => direct(calls, app, root, request.max_depth, max_nodes, skip).await?,
+            None => direct(calls, subtree).await?,
         }
     };
     let chosen: Vec<&Item> = walk.visits.iter().map(|v| &items[v.item]).collect();
@@ -100,14 +130,8 @@ pub(super) async fn snapshot(
 /// `manages-descendants` containers (bounded), and objects the cache does not hold yet (it is
 /// built after the first event listener registers, and updated lazily). `None` when the app
 /// has no cache yet or the root is not in it.
-async fn cached(
-    calls: &Calls<'_>,
-    app: &AppEntry,
-    root: &ObjRef,
-    max_depth: u32,
-    max_nodes: usize,
-    skip: usize,
-) -> Result<Option<(Vec<Item>, Walk)>, AxError> {
+async fn cached(calls: &Calls<'_>, subtree: Subtree<'_>) -> AxResult<Option<(Vec<Item>, Walk)>> {
+    let app = subtree.app;
     let mut items = match read::cache_items(calls, &app.bus).await {
         Ok(items) => items,
         Err(f) => {
@@ -124,12 +148,12 @@ async fn cached(
         .map(|(i, it)| (it.path.clone(), i))
         .collect();
     let mut fixed: HashSet<String> = HashSet::new();
-    let mut budget = MANAGED_TOTAL.max(max_nodes);
+    let mut budget = MANAGED_TOTAL.max(subtree.max_nodes);
     for _ in 0..FILL_ROUNDS {
-        let Some(walk) = preorder(&items, &root.path, max_depth, max_nodes, skip) else {
+        let Some(walk) = subtree.walk(&items) else {
             return Ok(None);
         };
-        let holes: Vec<(String, i32, bool, u32)> = gaps(&items, &walk, max_depth)
+        let holes: Vec<(String, i32, bool, u32)> = gaps(&items, &walk, subtree.max_depth)
             .into_iter()
             .map(|v| (walk.visits[v].item, walk.visits[v].depth))
             .filter(|(i, _)| !fixed.contains(&items[*i].path))
@@ -189,7 +213,7 @@ async fn cached(
                     }
                     None if budget > 0 => {
                         budget -= 1;
-                        let below = max_depth.saturating_sub(depth + 1);
+                        let below = subtree.max_depth.saturating_sub(depth + 1);
                         missing.push((child, path.clone(), i as i32, below));
                     }
                     None => {}
@@ -200,9 +224,14 @@ async fn cached(
         let subtrees: Vec<Vec<Item>> = futures::stream::iter(missing)
             .map(|(child, parent, index, below)| async move {
                 let obj = ObjRef::new(&app.bus, &child);
-                let Ok((mut sub, _)) =
-                    direct_items(calls, app, &obj, below, MANAGED_TOTAL, 0).await
-                else {
+                let missing = Subtree {
+                    app,
+                    root: &obj,
+                    max_depth: below,
+                    max_nodes: MANAGED_TOTAL,
+                    skip: 0,
+                };
+                let Ok((mut sub, _)) = direct_items(calls, missing).await else {
                     return Vec::new();
                 };
                 if let Some(first) = sub.first_mut() {
@@ -220,44 +249,31 @@ async fn cached(
             items.push(item);
         }
     }
-    let walk = preorder(&items, &root.path, max_depth, max_nodes, skip);
-    Ok(walk.map(|w| (items, w)))
+    Ok(subtree.walk(&items).map(|w| (items, w)))
 }
 
 /// A subtree by direct calls, level by level, without the root's first `skip` children.
-async fn direct(
-    calls: &Calls<'_>,
-    app: &AppEntry,
-    root: &ObjRef,
-    max_depth: u32,
-    max_nodes: usize,
-    skip: usize,
-) -> Result<(Vec<Item>, Walk), AxError> {
-    let (items, truncated) = direct_items(calls, app, root, max_depth, max_nodes, skip).await?;
+async fn direct(calls: &Calls<'_>, subtree: Subtree<'_>) -> AxResult<(Vec<Item>, Walk)> {
+    let (items, truncated) = direct_items(calls, subtree).await?;
     // The skipped children were never read: the walk takes every item there is.
-    let mut walk = preorder(&items, &root.path, max_depth, max_nodes, 0).unwrap_or_default();
+    let all = Subtree { skip: 0, ..subtree };
+    let mut walk = all.walk(&items).unwrap_or_default();
     walk.truncated |= truncated;
     Ok((items, walk))
 }
 
 /// The items of a subtree by direct calls, level by level (the root first, without its
 /// first `skip` children); whether the node budget cut it.
-async fn direct_items(
-    calls: &Calls<'_>,
-    app: &AppEntry,
-    root: &ObjRef,
-    max_depth: u32,
-    max_nodes: usize,
-    skip: usize,
-) -> Result<(Vec<Item>, bool), AxError> {
+async fn direct_items(calls: &Calls<'_>, subtree: Subtree<'_>) -> AxResult<(Vec<Item>, bool)> {
+    let Subtree { app, root, .. } = subtree;
     let first = read::direct_item(calls, root, None, 0)
         .await
         .map_err(|f| f.into_ax(app.pid, &format!("element {} of {}", root.path, app.name)))?;
     let mut items = vec![first];
     let mut level = vec![0usize];
     let mut truncated = false;
-    for round in 0..max_depth {
-        let skipped = if round == 0 { skip } else { 0 };
+    for round in 0..subtree.max_depth {
+        let skipped = if round == 0 { subtree.skip } else { 0 };
         // Every child list of the level at once, then cut to the node budget in order.
         let parents: Vec<usize> = level
             .iter()
@@ -278,7 +294,7 @@ async fn direct_items(
             .await;
         let mut wanted = Vec::new();
         for (&at, kids) in parents.iter().zip(lists) {
-            let left = max_nodes.saturating_sub(items.len() + wanted.len());
+            let left = subtree.max_nodes.saturating_sub(items.len() + wanted.len());
             truncated |= kids.len().saturating_sub(skipped) > left;
             wanted.extend(
                 kids.into_iter()

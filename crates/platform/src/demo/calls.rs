@@ -5,13 +5,13 @@
 
 use std::sync::atomic::Ordering;
 
-use axgate_engine::backend::{Gesture, Launchable, Pointer, WindowAction};
+use axgate_engine::backend::{Gesture, Launchable, Pointer, WindowRequest};
 use axgate_engine::capabilities::Capabilities;
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::launch_request::LaunchRequest;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
-    Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxResult, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid,
+    ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 use super::{
@@ -59,7 +59,7 @@ impl Backend for DemoBackend {
         *lock(&self.sink) = Some(sink);
     }
 
-    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+    fn list_apps(&self, ctx: &mut CallCtx) -> AxResult<Vec<AppInfo>> {
         ctx.trips(1);
         let frontmost = self.frontmost.load(Ordering::Relaxed);
         Ok(lock(&self.registry)
@@ -75,58 +75,41 @@ impl Backend for DemoBackend {
             .collect())
     }
 
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         self.with_app(pid, ctx, |_, ctx| {
             ctx.trips(1);
             Ok(((), Vec::new()))
         })
     }
 
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError> {
+    fn snapshot(&self, pid: Pid, req: &SnapshotRequest, ctx: &mut CallCtx) -> AxResult<Snapshot> {
         self.with_app(pid, ctx, |tree, ctx| {
-            Ok((snapshot::snapshot(tree, request, ctx)?, Vec::new()))
+            Ok((snapshot::snapshot(tree, req, ctx)?, Vec::new()))
         })
     }
 
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult<Vec<WindowInfo>> {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok((snapshot::list_windows(tree), Vec::new()))
         })
     }
 
-    fn perform_action(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        action: &str,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn perform_action(&self, pid: Pid, node: NodeId, action: &str, ctx: &mut CallCtx) -> AxResult {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok(((), interact::perform_action(tree, node, action)?))
         })
     }
 
-    fn set_value(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        value: &AxValue,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn set_value(&self, pid: Pid, node: NodeId, value: &AxValue, ctx: &mut CallCtx) -> AxResult {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok(((), interact::set_value(tree, node, value)?))
         })
     }
 
-    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok(((), interact::focus(tree, node)?))
@@ -135,7 +118,7 @@ impl Backend for DemoBackend {
         Ok(())
     }
 
-    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> AxResult {
         let act = *act;
         let run = move |tree: &mut super::AppTree| Ok(((), pointer::gesture(tree, &act)?));
         match act.gesture {
@@ -154,24 +137,14 @@ impl Backend for DemoBackend {
         }
     }
 
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
+    fn element_at(&self, pid: Pid, at: (f64, f64), ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
-            Ok((hit::element_at(tree, point), Vec::new()))
+            Ok((hit::element_at(tree, at), Vec::new()))
         })
     }
 
-    fn screenshot(
-        &self,
-        pid: Pid,
-        region: Option<Rect>,
-        ctx: &mut CallCtx,
-    ) -> Result<Capture, AxError> {
+    fn screenshot(&self, pid: Pid, region: Option<Rect>, ctx: &mut CallCtx) -> AxResult<Capture> {
         self.simulation().check_unlocked("screenshots")?;
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
@@ -185,49 +158,38 @@ impl Backend for DemoBackend {
         })
     }
 
-    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> AxResult {
         self.input(pid, "synthetic typing", ctx, |tree| {
             Ok(((), keyboard::type_text(tree, text)?))
         })
     }
 
-    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn press_key(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult {
         self.input(pid, "synthetic key presses", ctx, |tree| {
             let mut events = Vec::new();
-            keyboard::press_key(tree, combo, &mut events);
+            keyboard::press_key(tree, &key, &mut events);
             Ok(((), events))
         })
     }
 
-    fn key_receiver(
-        &self,
-        pid: Pid,
-        combo: &KeyCombo,
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
+    fn key_receiver(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
-            Ok((keyboard::receiver(tree, combo), Vec::new()))
+            Ok((keyboard::receiver(tree, &key), Vec::new()))
         })
     }
 
-    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
         self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
             Ok(((), selection::select(tree, node)?))
         })
     }
 
-    fn window_action(
-        &self,
-        pid: Pid,
-        window: NodeId,
-        action: WindowAction,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn window_action(&self, pid: Pid, req: WindowRequest, ctx: &mut CallCtx) -> AxResult {
         let activate = self.with_app(pid, ctx, |tree, ctx| {
             ctx.trips(1);
-            let (events, activate) = windows::window_action(tree, window, action)?;
+            let (events, activate) = windows::window_action(tree, req.window, req.action)?;
             Ok((activate, events))
         })?;
         if activate {
@@ -236,38 +198,34 @@ impl Backend for DemoBackend {
         Ok(())
     }
 
-    fn resolve_launch(
-        &self,
-        request: &LaunchRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Launchable, AxError> {
+    fn resolve_launch(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<Launchable> {
         ctx.trips(1);
         self.resolve_launch(&request.spec)
     }
 
-    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<AppInfo> {
         ctx.trips(1);
         self.launch(request)
     }
 
-    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> AxResult {
         ctx.trips(1);
         self.quit(pid, force)
     }
 
-    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         ctx.trips(1);
         self.app(pid)?;
         self.frontmost.store(pid, Ordering::Relaxed);
         Ok(())
     }
 
-    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> AxResult<String> {
         ctx.trips(1);
         Ok(lock(&self.clipboard).clone())
     }
 
-    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> AxResult {
         ctx.trips(1);
         *lock(&self.clipboard) = text.to_owned();
         Ok(())

@@ -1,6 +1,6 @@
 //! Semantic operations on one element: actions (`AXPerformAction`), value writes, keyboard
-//! focus and selection. Each starts from a [`Target`] read, so disabled elements fail early;
-//! the engine verifies every effect afterwards. Values are never logged.
+//! focus and selection. Each acts on a [`Target`] the backend read first, so disabled
+//! elements fail early; the engine verifies every effect afterwards. Values are never logged.
 
 use accessibility_sys::kAXErrorIllegalArgument;
 use core_foundation::array::CFArray;
@@ -9,12 +9,11 @@ use core_foundation::boolean::CFBoolean;
 use core_foundation::number::CFNumber;
 use core_foundation::string::CFString;
 
-use axgate_engine::{AxError, AxValue, CallCtx, NodeId, Pid, Role};
+use axgate_engine::{AxError, AxResult, AxValue, CallCtx, Pid, Role};
 
 use super::attrs;
 use super::element::AxElement;
-use super::errors::AxResult;
-use super::handles::Handles;
+use super::errors::AxCall;
 use super::snapshot;
 use super::target::Target;
 use crate::mac_logic::action_names;
@@ -26,14 +25,7 @@ const SELECTION_ATTRS: &[&str] = &["AXSelectedRows", "AXSelectedChildren"];
 
 /// Performs a normalised action (`press`, `show_menu`, …) after checking the element is
 /// enabled and offers it.
-pub(super) fn perform_action(
-    handles: &Handles,
-    pid: Pid,
-    id: NodeId,
-    action: &str,
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    let target = Target::read(handles, pid, id, ctx)?;
+pub(super) fn perform_action(target: &Target, action: &str, ctx: &mut CallCtx) -> AxResult {
     let available = target.actions(ctx)?;
     let native = action_names::to_native(action).filter(|_| available.iter().any(|a| a == action));
     let Some(native) = native else {
@@ -48,14 +40,7 @@ pub(super) fn perform_action(
 
 /// Writes a value: toggles are pressed, numbers clamped to the element's range, anything else
 /// written to `AXValue` once the app says it is settable.
-pub(super) fn set_value(
-    handles: &Handles,
-    pid: Pid,
-    id: NodeId,
-    value: &AxValue,
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    let target = Target::read(handles, pid, id, ctx)?;
+pub(super) fn set_value(target: &Target, value: &AxValue, ctx: &mut CallCtx) -> AxResult {
     let node = &target.node;
     let plan = writes::plan(
         node.role,
@@ -70,7 +55,7 @@ pub(super) fn set_value(
     })?;
     match plan {
         WritePlan::Nothing => Ok(()),
-        WritePlan::Press => press(&target, ctx, || AxError::NotSettable {
+        WritePlan::Press => press(target, ctx, || AxError::NotSettable {
             element: target.describe(),
         }),
         WritePlan::Attribute(value) => {
@@ -87,7 +72,7 @@ pub(super) fn set_value(
                     element: target.describe(),
                     reason: "the app rejected the value".to_owned(),
                 }),
-                Err(f) if f.is_timeout() => after_timed_out_write(&target, &value, ctx),
+                Err(f) if f.is_timeout() => after_timed_out_write(target, &value, ctx),
                 Err(f) => Err(target.fail(f)),
             }
         }
@@ -113,18 +98,12 @@ fn after_timed_out_write(
 
 /// Moves keyboard focus: brings the app forward (`AXFrontmost`), then raises a window
 /// (`AXRaise` + `AXMain`) or focuses a control (`AXFocused`).
-pub(super) fn focus(
-    handles: &Handles,
-    pid: Pid,
-    id: NodeId,
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    let target = Target::read(handles, pid, id, ctx)?;
+pub(super) fn focus(target: &Target, ctx: &mut CallCtx) -> AxResult {
     // A refused activation is no failure here: the focus write below is what counts.
-    let _activation = bring_forward(pid, ctx).map_err(|f| target.fail(f))?;
+    let _activation = bring_forward(target.pid, ctx).map_err(|f| target.fail(f))?;
     match target.node.role {
         Role::Application => Ok(()),
-        role if roles::is_window(role) => raise_window(&target, ctx),
+        role if roles::is_window(role) => raise_window(target, ctx),
         _ => target.write("AXFocused", &true_cf(), ctx).map_err(|_| {
             AxError::Unsupported(format!(
                 "{} cannot take keyboard focus; focus a text field, control or window instead",
@@ -137,13 +116,7 @@ pub(super) fn focus(
 /// Selects an item: tabs, radio buttons and menu items are pressed; other items get
 /// `AXSelected` ← true, or their container's `AXSelectedRows`/`AXSelectedChildren` ← [item],
 /// or else are pressed when they list `AXPress` (tappable SwiftUI cells and rows).
-pub(super) fn select(
-    handles: &Handles,
-    pid: Pid,
-    id: NodeId,
-    ctx: &mut CallCtx,
-) -> Result<(), AxError> {
-    let target = Target::read(handles, pid, id, ctx)?;
+pub(super) fn select(target: &Target, ctx: &mut CallCtx) -> AxResult {
     let unsupported = || {
         AxError::Unsupported(format!(
             "{} cannot be selected; press or click it instead",
@@ -154,7 +127,7 @@ pub(super) fn select(
         target.node.role,
         Role::Tab | Role::RadioButton | Role::MenuItem | Role::MenuBarItem
     ) {
-        return press(&target, ctx, unsupported);
+        return press(target, ctx, unsupported);
     }
     if target.node.states.selected {
         return Ok(());
@@ -174,7 +147,7 @@ pub(super) fn select(
     }
     // A SwiftUI cell or row made tappable (`onTapGesture`) selects by being pressed, and
     // says so by listing AXPress.
-    press(&target, ctx, unsupported)
+    press(target, ctx, unsupported)
 }
 
 /// Presses the element if it offers `press` now (its real action names, read at act time:
@@ -205,7 +178,7 @@ pub(super) fn raise_window(target: &Target, ctx: &mut CallCtx) -> Result<(), AxE
 /// Activation on macOS 14+ is cooperative, so callers verify the effect rather than trusting
 /// this (the input guard waits until the app is frontmost); only a timeout is an error, a
 /// refused request is the inner `Err` (the text says how).
-pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxResult<Result<(), String>> {
+pub(super) fn bring_forward(pid: Pid, ctx: &mut CallCtx) -> AxCall<Result<(), String>> {
     let Some(app) = AxElement::application(pid) else {
         return Ok(Err(format!("pid {pid} is no application")));
     };

@@ -34,7 +34,7 @@ use core_graphics::geometry::{CGPoint, CGRect, CGSize};
 use axgate_engine::{CallCtx, Rect};
 
 use super::element::AxElement;
-use super::errors::{AxFailure, AxResult, check};
+use super::errors::{AxCall, AxFailure, check};
 use crate::mac_logic::budget::{self, Slicing};
 use crate::mac_logic::decode::{self, AttrValue};
 
@@ -56,7 +56,7 @@ fn slicing() -> Slicing {
 }
 
 /// Arms the element's messaging timeout with this call's slice and counts the round trip.
-pub(super) fn arm(element: &AxElement, ctx: &mut CallCtx) -> AxResult<()> {
+pub(super) fn arm(element: &AxElement, ctx: &mut CallCtx) -> AxCall<()> {
     let slice = slicing()
         .slice(ctx.remaining())
         .ok_or(AxFailure::Deadline)?;
@@ -77,7 +77,7 @@ pub(super) fn read_many(
     element: &AxElement,
     names: &CFArray<CFString>,
     ctx: &mut CallCtx,
-) -> AxResult<Vec<AttrValue>> {
+) -> AxCall<Vec<AttrValue>> {
     let raw = read_raw(element, names, ctx)?;
     let slots: Vec<AttrValue> = raw
         .iter()
@@ -95,7 +95,7 @@ pub(super) fn read_node_slots(
     names: &CFArray<CFString>,
     link: usize,
     ctx: &mut CallCtx,
-) -> AxResult<NodeSlots> {
+) -> AxCall<NodeSlots> {
     let mut raw = read_raw(element, names, ctx)?;
     let children = raw.pop().flatten();
     let (values, linked) = convert_linked(&raw, link)?;
@@ -122,7 +122,7 @@ pub(super) fn read_linked(
     names: &CFArray<CFString>,
     link: usize,
     ctx: &mut CallCtx,
-) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+) -> AxCall<(Vec<AttrValue>, Option<AxElement>)> {
     let raw = read_raw(element, names, ctx)?;
     convert_linked(&raw, link)
 }
@@ -130,7 +130,7 @@ pub(super) fn read_linked(
 fn convert_linked(
     raw: &[Option<CFType>],
     link: usize,
-) -> AxResult<(Vec<AttrValue>, Option<AxElement>)> {
+) -> AxCall<(Vec<AttrValue>, Option<AxElement>)> {
     let values: Vec<AttrValue> = raw
         .iter()
         .map(|v| v.as_ref().map_or(AttrValue::Missing, convert))
@@ -149,7 +149,7 @@ pub(super) fn read_raw(
     element: &AxElement,
     names: &CFArray<CFString>,
     ctx: &mut CallCtx,
-) -> AxResult<Vec<Option<CFType>>> {
+) -> AxCall<Vec<Option<CFType>>> {
     arm(element, ctx)?;
     let mut out: CFArrayRef = ptr::null();
     // SAFETY: valid element and name array; `out` receives a +1 array (Copy rule) on success.
@@ -173,7 +173,7 @@ pub(super) fn read_raw(
 }
 
 /// Fails a read whose slots all carry the same "element gone" or "app not answering" code.
-fn check_slots(slots: &[AttrValue]) -> AxResult<()> {
+fn check_slots(slots: &[AttrValue]) -> AxCall<()> {
     match decode::uniform_failure(slots) {
         Some(code) if code == kAXErrorInvalidUIElement || code == kAXErrorCannotComplete => {
             Err(AxFailure::Code(code))
@@ -183,7 +183,7 @@ fn check_slots(slots: &[AttrValue]) -> AxResult<()> {
 }
 
 /// Reads one attribute; `None` when the element has no such attribute or no value.
-pub(super) fn read(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxResult<Option<CFType>> {
+pub(super) fn read(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxCall<Option<CFType>> {
     arm(element, ctx)?;
     let name = CFString::new(name);
     let mut out: CFTypeRef = ptr::null();
@@ -205,7 +205,7 @@ pub(super) fn read_element(
     element: &AxElement,
     name: &str,
     ctx: &mut CallCtx,
-) -> AxResult<Option<AxElement>> {
+) -> AxCall<Option<AxElement>> {
     let value = read(element, name, ctx)?;
     // SAFETY: a valid CF object; `from_get` checks its type and retains it.
     Ok(value.and_then(|v| unsafe { AxElement::from_get(v.as_CFTypeRef()) }))
@@ -216,7 +216,7 @@ pub(super) fn read_elements(
     element: &AxElement,
     name: &str,
     ctx: &mut CallCtx,
-) -> AxResult<Vec<AxElement>> {
+) -> AxCall<Vec<AxElement>> {
     let Some(value) = read(element, name, ctx)? else {
         return Ok(Vec::new());
     };
@@ -234,7 +234,7 @@ pub(super) fn read_elements_range(
     start: usize,
     count: usize,
     ctx: &mut CallCtx,
-) -> AxResult<Vec<AxElement>> {
+) -> AxCall<Vec<AxElement>> {
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -267,7 +267,7 @@ pub(super) fn read_elements_range(
 
 /// How many items an array attribute holds (`AXUIElementGetAttributeValueCount`), without
 /// carrying them.
-pub(super) fn count(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxResult<usize> {
+pub(super) fn count(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxCall<usize> {
     arm(element, ctx)?;
     let name = CFString::new(name);
     let mut n: CFIndex = 0;
@@ -288,7 +288,7 @@ pub(super) fn string_for_range(
     element: &AxElement,
     units: usize,
     ctx: &mut CallCtx,
-) -> AxResult<String> {
+) -> AxCall<String> {
     let range = CFRange {
         location: 0,
         length: CFIndex::try_from(units).unwrap_or(CFIndex::MAX),
@@ -328,7 +328,7 @@ pub(super) fn string_for_range(
 }
 
 /// The element's native action names.
-pub(super) fn action_names(element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<String>> {
+pub(super) fn action_names(element: &AxElement, ctx: &mut CallCtx) -> AxCall<Vec<String>> {
     arm(element, ctx)?;
     let mut out: CFArrayRef = ptr::null();
     // SAFETY: valid element; `out` receives a +1 array (Copy rule) on success.
@@ -349,7 +349,7 @@ pub(super) fn action_names(element: &AxElement, ctx: &mut CallCtx) -> AxResult<V
 }
 
 /// Whether the attribute can be written.
-pub(super) fn is_settable(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxResult<bool> {
+pub(super) fn is_settable(element: &AxElement, name: &str, ctx: &mut CallCtx) -> AxCall<bool> {
     arm(element, ctx)?;
     let name = CFString::new(name);
     let mut settable: u8 = 0;
@@ -370,7 +370,7 @@ pub(super) fn write(
     name: &str,
     value: &CFType,
     ctx: &mut CallCtx,
-) -> AxResult<()> {
+) -> AxCall<()> {
     arm(element, ctx)?;
     let name = CFString::new(name);
     // SAFETY: valid element, name and value; the value is only read.
@@ -384,7 +384,7 @@ pub(super) fn write(
 }
 
 /// Performs a native action.
-pub(super) fn perform(element: &AxElement, action: &str, ctx: &mut CallCtx) -> AxResult<()> {
+pub(super) fn perform(element: &AxElement, action: &str, ctx: &mut CallCtx) -> AxCall<()> {
     arm(element, ctx)?;
     let action = CFString::new(action);
     // SAFETY: valid element and action name.
@@ -397,7 +397,7 @@ pub(super) fn perform(element: &AxElement, action: &str, ctx: &mut CallCtx) -> A
 pub(super) fn focused_application(
     system: &AxElement,
     ctx: &mut CallCtx,
-) -> AxResult<Option<AxElement>> {
+) -> AxCall<Option<AxElement>> {
     count_unarmed(ctx)?;
     let name = CFString::from_static_string("AXFocusedApplication");
     let mut out: CFTypeRef = ptr::null();
@@ -424,13 +424,13 @@ pub(super) fn system_element_at(
     system: &AxElement,
     point: (f32, f32),
     ctx: &mut CallCtx,
-) -> AxResult<Option<AxElement>> {
+) -> AxCall<Option<AxElement>> {
     count_unarmed(ctx)?;
     copy_element_at(system, point)
 }
 
 /// Counts a round trip on an element whose timeout must not change (the system-wide one).
-fn count_unarmed(ctx: &mut CallCtx) -> AxResult<()> {
+fn count_unarmed(ctx: &mut CallCtx) -> AxCall<()> {
     slicing()
         .slice(ctx.remaining())
         .ok_or(AxFailure::Deadline)?;
@@ -438,7 +438,7 @@ fn count_unarmed(ctx: &mut CallCtx) -> AxResult<()> {
     Ok(())
 }
 
-fn copy_element_at(element: &AxElement, (x, y): (f32, f32)) -> AxResult<Option<AxElement>> {
+fn copy_element_at(element: &AxElement, (x, y): (f32, f32)) -> AxCall<Option<AxElement>> {
     let mut out: AXUIElementRef = ptr::null_mut();
     // SAFETY: valid element and out pointer; `out` is +1 (Copy rule) on success.
     let code = unsafe { AXUIElementCopyElementAtPosition(element.as_ptr(), x, y, &mut out) };

@@ -26,10 +26,11 @@ pub(super) enum AxFailure {
     Deadline,
 }
 
-pub(super) type AxResult<T> = Result<T, AxFailure>;
+/// What one AX call gives: its value, or the [`AxFailure`] a caller turns into an `AxError`.
+pub(super) type AxCall<T> = Result<T, AxFailure>;
 
 /// `Ok` for `kAXErrorSuccess`, the code otherwise.
-pub(super) fn check(code: AXError) -> AxResult<()> {
+pub(super) fn check(code: AXError) -> AxCall<()> {
     if code == accessibility_sys::kAXErrorSuccess {
         Ok(())
     } else {

@@ -52,11 +52,11 @@ mod windows;
 
 use std::sync::Arc;
 
-use axgate_engine::backend::{Pointer, WindowAction};
+use axgate_engine::backend::{Pointer, WindowRequest};
 use axgate_engine::capabilities::{Capabilities, Capability};
 use axgate_engine::keys::KeyCombo;
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
+    AppInfo, AxResult, AxValue, Backend, CallCtx, Capture, EventSink, LaunchRequest, Launchable,
     NodeId, Pid, ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
@@ -66,6 +66,7 @@ use crate::mac_logic::budget::{self, Slicing};
 use element::AxElement;
 use handles::Handles;
 use observer::Observers;
+use target::Target;
 
 /// The macOS accessibility backend.
 pub struct MacBackend {
@@ -105,6 +106,12 @@ impl MacBackend {
         }
         self.observers.ensure(pid, ctx);
     }
+
+    /// The element `node` read for acting on (`target`): every semantic operation starts
+    /// from it, and a disabled element fails here.
+    fn target(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult<Target> {
+        Target::read(&self.handles, pid, node, ctx)
+    }
 }
 
 impl Default for MacBackend {
@@ -132,123 +139,90 @@ impl Backend for MacBackend {
         self.observers.set_sink(sink);
     }
 
-    fn list_apps(&self, ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+    fn list_apps(&self, ctx: &mut CallCtx) -> AxResult<Vec<AppInfo>> {
         apps::list_apps(ctx)
     }
 
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         apps::probe(pid, ctx)
     }
 
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError> {
+    fn snapshot(&self, pid: Pid, req: &SnapshotRequest, ctx: &mut CallCtx) -> AxResult<Snapshot> {
         self.touch(pid, ctx);
-        snapshot::snapshot(&self.handles, pid, request, ctx)
+        snapshot::snapshot(&self.handles, pid, req, ctx)
     }
 
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult<Vec<WindowInfo>> {
         self.touch(pid, ctx);
         windows::list_windows(&self.handles, pid, ctx)
     }
 
-    fn perform_action(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        action: &str,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        actions::perform_action(&self.handles, pid, node, action, ctx)
+    fn perform_action(&self, pid: Pid, node: NodeId, action: &str, ctx: &mut CallCtx) -> AxResult {
+        let target = self.target(pid, node, ctx)?;
+        actions::perform_action(&target, action, ctx)
     }
 
-    fn set_value(
-        &self,
-        pid: Pid,
-        node: NodeId,
-        value: &AxValue,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        actions::set_value(&self.handles, pid, node, value, ctx)
+    fn set_value(&self, pid: Pid, node: NodeId, value: &AxValue, ctx: &mut CallCtx) -> AxResult {
+        let target = self.target(pid, node, ctx)?;
+        actions::set_value(&target, value, ctx)
     }
 
-    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
-        actions::focus(&self.handles, pid, node, ctx)
+    fn focus(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
+        let target = self.target(pid, node, ctx)?;
+        actions::focus(&target, ctx)
     }
 
-    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn pointer(&self, pid: Pid, act: &Pointer, ctx: &mut CallCtx) -> AxResult {
         input::pointer(pid, act, ctx)
     }
 
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
+    fn element_at(&self, pid: Pid, at: (f64, f64), ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
         self.touch(pid, ctx);
-        hit_test::element_at(&self.handles, pid, point, ctx)
+        hit_test::element_at(&self.handles, pid, at, ctx)
     }
 
-    fn screenshot(
-        &self,
-        pid: Pid,
-        region: Option<Rect>,
-        ctx: &mut CallCtx,
-    ) -> Result<Capture, AxError> {
+    fn screenshot(&self, pid: Pid, region: Option<Rect>, ctx: &mut CallCtx) -> AxResult<Capture> {
         screenshot::screenshot(pid, region, ctx)
     }
 
-    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn type_text(&self, pid: Pid, text: &str, ctx: &mut CallCtx) -> AxResult {
         typing::type_text(pid, text, ctx)
     }
 
-    fn press_key(&self, pid: Pid, combo: &KeyCombo, ctx: &mut CallCtx) -> Result<(), AxError> {
-        typing::press_key(pid, combo, ctx)
+    fn press_key(&self, pid: Pid, key: KeyCombo, ctx: &mut CallCtx) -> AxResult {
+        typing::press_key(pid, &key, ctx)
     }
 
-    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> Result<(), AxError> {
-        actions::select(&self.handles, pid, node, ctx)
+    fn select(&self, pid: Pid, node: NodeId, ctx: &mut CallCtx) -> AxResult {
+        let target = self.target(pid, node, ctx)?;
+        actions::select(&target, ctx)
     }
 
-    fn window_action(
-        &self,
-        pid: Pid,
-        window: NodeId,
-        action: WindowAction,
-        ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
-        windows::window_action(&self.handles, pid, window, action, ctx)
+    fn window_action(&self, pid: Pid, req: WindowRequest, ctx: &mut CallCtx) -> AxResult {
+        windows::window_action(&self.handles, pid, req.window, req.action, ctx)
     }
 
-    fn resolve_launch(
-        &self,
-        request: &LaunchRequest,
-        _ctx: &mut CallCtx,
-    ) -> Result<Launchable, AxError> {
+    fn resolve_launch(&self, request: &LaunchRequest, _ctx: &mut CallCtx) -> AxResult<Launchable> {
         launch::resolve_launch(&request.spec)
     }
 
-    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> Result<AppInfo, AxError> {
+    fn launch_app(&self, request: &LaunchRequest, ctx: &mut CallCtx) -> AxResult<AppInfo> {
         launch::launch_app(request, ctx)
     }
 
-    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn quit_app(&self, pid: Pid, force: bool, ctx: &mut CallCtx) -> AxResult {
         launch::quit_app(pid, force, ctx)
     }
 
-    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn activate_app(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         launch::activate_app(pid, ctx)
     }
 
-    fn read_clipboard(&self, ctx: &mut CallCtx) -> Result<String, AxError> {
+    fn read_clipboard(&self, ctx: &mut CallCtx) -> AxResult<String> {
         clipboard::read_clipboard(ctx)
     }
 
-    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn write_clipboard(&self, text: &str, ctx: &mut CallCtx) -> AxResult {
         clipboard::write_clipboard(text, ctx)
     }
 }

@@ -26,7 +26,7 @@ use super::apps;
 use super::attrs;
 use super::capture_sck;
 use super::element::AxElement;
-use super::errors::{AxFailure, AxResult, check, to_ax_error};
+use super::errors::{AxCall, AxFailure, check, to_ax_error};
 use super::permissions::screen_recording_fix;
 use super::process;
 use crate::mac_logic::capture::{self, SCREENCAPTURE, Target};
@@ -109,7 +109,7 @@ fn window_target(
 }
 
 /// A window's frame in global points.
-fn window_frame(window: &AxElement, ctx: &mut CallCtx) -> AxResult<Option<Rect>> {
+fn window_frame(window: &AxElement, ctx: &mut CallCtx) -> AxCall<Option<Rect>> {
     let values = attrs::read_many(window, &attrs::names(&["AXPosition", "AXSize"]), ctx)?;
     Ok(match values.as_slice() {
         [position, size] => decode::frame(position, size),
@@ -118,7 +118,7 @@ fn window_frame(window: &AxElement, ctx: &mut CallCtx) -> AxResult<Option<Rect>>
 }
 
 /// The window-server id of a window element, when the private call is available.
-fn window_id(window: &AxElement, ctx: &mut CallCtx) -> AxResult<Option<u32>> {
+fn window_id(window: &AxElement, ctx: &mut CallCtx) -> AxCall<Option<u32>> {
     let Some(get_window) = get_window_fn() else {
         return Ok(None);
     };

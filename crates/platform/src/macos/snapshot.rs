@@ -20,7 +20,7 @@ use axgate_engine::{AxError, CallCtx, Pid, RawNode, Snapshot, SnapshotRequest};
 use super::apps;
 use super::attrs::{self, CHILDREN};
 use super::element::AxElement;
-use super::errors::{AxFailure, AxResult, to_ax_error};
+use super::errors::{AxCall, AxFailure, to_ax_error};
 use super::handles::Handles;
 
 /// Reads nodes of one app through batched attribute reads.
@@ -54,7 +54,7 @@ impl AxSource for MacSource {
     type Element = AxElement;
     type Failure = AxFailure;
 
-    fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<NodeRead<AxElement>> {
+    fn read(&self, element: &AxElement, ctx: &mut CallCtx) -> AxCall<NodeRead<AxElement>> {
         let slots = attrs::read_node_slots(element, &self.names, link_slot(), ctx)?;
         Ok(NodeRead {
             values: slots.values,
@@ -63,7 +63,7 @@ impl AxSource for MacSource {
         })
     }
 
-    fn read_label(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<AttrValue>> {
+    fn read_label(&self, element: &AxElement, ctx: &mut CallCtx) -> AxCall<Vec<AttrValue>> {
         attrs::read_many(element, &self.label_names, ctx)
     }
 
@@ -72,7 +72,7 @@ impl AxSource for MacSource {
         element: &AxElement,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> AxResult<Vec<AttrValue>> {
+    ) -> AxCall<Vec<AttrValue>> {
         attrs::read_many(element, &attrs::names(names), ctx)
     }
 
@@ -82,7 +82,7 @@ impl AxSource for MacSource {
         element: &AxElement,
         names: &[&str],
         ctx: &mut CallCtx,
-    ) -> AxResult<Linked<AxElement>> {
+    ) -> AxCall<Linked<AxElement>> {
         let link = names
             .iter()
             .position(|n| *n == LINK_ATTR)
@@ -96,11 +96,11 @@ impl AxSource for MacSource {
         start: usize,
         count: usize,
         ctx: &mut CallCtx,
-    ) -> AxResult<Vec<AxElement>> {
+    ) -> AxCall<Vec<AxElement>> {
         attrs::read_elements_range(element, CHILDREN, start, count, ctx)
     }
 
-    fn count_children(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<usize> {
+    fn count_children(&self, element: &AxElement, ctx: &mut CallCtx) -> AxCall<usize> {
         attrs::count(element, CHILDREN, ctx)
     }
 
@@ -109,11 +109,11 @@ impl AxSource for MacSource {
         element: &AxElement,
         max_units: usize,
         ctx: &mut CallCtx,
-    ) -> AxResult<String> {
+    ) -> AxCall<String> {
         attrs::string_for_range(element, max_units, ctx)
     }
 
-    fn action_names(&self, element: &AxElement, ctx: &mut CallCtx) -> AxResult<Vec<String>> {
+    fn action_names(&self, element: &AxElement, ctx: &mut CallCtx) -> AxCall<Vec<String>> {
         attrs::action_names(element, ctx)
     }
 
@@ -162,6 +162,6 @@ pub(super) fn snapshot(
 /// attributes and linked label's element in one batch, its value as a capped range
 /// (`AXStringForRange`), never a document whole; its linked label when it names it. The id,
 /// parent and child count are left for the caller.
-pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxResult<RawNode> {
+pub(super) fn read_node(element: &AxElement, ctx: &mut CallCtx) -> AxCall<RawNode> {
     walk::read_one(&MacSource::new(), element, ctx)
 }

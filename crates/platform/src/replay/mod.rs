@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use axgate_engine::backend::{Gesture, Pointer};
 use axgate_engine::capabilities::{Capabilities, Capability, unsupported, unsupported_because};
 use axgate_engine::{
-    AppInfo, AxError, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid, ReadinessCheck,
-    Rect, Snapshot, SnapshotRequest, WindowInfo,
+    AppInfo, AxError, AxResult, AxValue, Backend, CallCtx, Capture, EventSink, NodeId, Pid,
+    ReadinessCheck, Rect, Snapshot, SnapshotRequest, WindowInfo,
 };
 
 pub use format::{FORMAT, Recording};
@@ -159,7 +159,7 @@ impl Backend for ReplayBackend {
     /// Nothing in a recording changes: no events.
     fn set_event_sink(&self, _sink: EventSink) {}
 
-    fn list_apps(&self, _ctx: &mut CallCtx) -> Result<Vec<AppInfo>, AxError> {
+    fn list_apps(&self, _ctx: &mut CallCtx) -> AxResult<Vec<AppInfo>> {
         let source = self.source();
         let recorded_front = self
             .recording
@@ -181,7 +181,7 @@ impl Backend for ReplayBackend {
             .collect())
     }
 
-    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn probe(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult {
         let app = self.app(pid)?;
         self.source()
             .read_many(app.root, &["AXRole"], ctx)
@@ -189,23 +189,18 @@ impl Backend for ReplayBackend {
             .map_err(|f| self.fail(pid, None, f))
     }
 
-    fn snapshot(
-        &self,
-        pid: Pid,
-        request: &SnapshotRequest,
-        ctx: &mut CallCtx,
-    ) -> Result<Snapshot, AxError> {
-        let root = match request.root {
+    fn snapshot(&self, pid: Pid, req: &SnapshotRequest, ctx: &mut CallCtx) -> AxResult<Snapshot> {
+        let root = match req.root {
             None => self.app(pid)?.root,
             Some(node) => self.element(pid, node)?,
         };
         let limits = Limits {
-            max_depth: request.max_depth,
-            max_nodes: request.max_nodes,
-            skip_children: request.skip_children,
+            max_depth: req.max_depth,
+            max_nodes: req.max_nodes,
+            skip_children: req.skip_children,
         };
         let walked = walk::walk(&self.source(), root, limits, ctx)
-            .map_err(|f| self.fail(pid, request.root, f))?;
+            .map_err(|f| self.fail(pid, req.root, f))?;
         let mut nodes = walked.nodes;
         for (node, index) in nodes.iter_mut().zip(walked.elements) {
             node.id = id_of(index);
@@ -217,7 +212,7 @@ impl Backend for ReplayBackend {
         })
     }
 
-    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> Result<Vec<WindowInfo>, AxError> {
+    fn list_windows(&self, pid: Pid, ctx: &mut CallCtx) -> AxResult<Vec<WindowInfo>> {
         let app = self.app(pid)?;
         let source = self.source();
         let mut out = Vec::new();
@@ -246,33 +241,21 @@ impl Backend for ReplayBackend {
         Ok(out)
     }
 
-    fn perform_action(
-        &self,
-        _pid: Pid,
-        _node: NodeId,
-        action: &str,
-        _ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn perform_action(&self, _: Pid, _: NodeId, action: &str, _: &mut CallCtx) -> AxResult {
         Err(self.cannot(&format!("perform `{action}`")))
     }
 
-    fn set_value(
-        &self,
-        _pid: Pid,
-        _node: NodeId,
-        _value: &AxValue,
-        _ctx: &mut CallCtx,
-    ) -> Result<(), AxError> {
+    fn set_value(&self, _: Pid, _: NodeId, _: &AxValue, _: &mut CallCtx) -> AxResult {
         Err(self.cannot("set values"))
     }
 
-    fn focus(&self, _pid: Pid, _node: NodeId, _ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn focus(&self, _: Pid, _: NodeId, _: &mut CallCtx) -> AxResult {
         Err(self.cannot("move focus"))
     }
 
     /// A click is acting (the `act` capability, as every other write); the other gestures
     /// name their own capability.
-    fn pointer(&self, _pid: Pid, act: &Pointer, _ctx: &mut CallCtx) -> Result<(), AxError> {
+    fn pointer(&self, _: Pid, act: &Pointer, _: &mut CallCtx) -> AxResult {
         match act.gesture {
             Gesture::Click { .. } => Err(self.cannot("click")),
             _ => Err(unsupported(self.name(), act.gesture.capability())),
@@ -281,19 +264,13 @@ impl Backend for ReplayBackend {
 
     /// The deepest recorded element whose frame holds the point (what the app's own hit test
     /// would have answered, as far as frames tell).
-    fn element_at(
-        &self,
-        pid: Pid,
-        point: (f64, f64),
-        ctx: &mut CallCtx,
-    ) -> Result<Option<NodeId>, AxError> {
+    fn element_at(&self, pid: Pid, at: (f64, f64), ctx: &mut CallCtx) -> AxResult<Option<NodeId>> {
         let app = self.app(pid)?;
         ctx.trips(1);
         let source = self.source();
         let holds = |i: usize| {
-            decode::frame(&source.value(i, "AXPosition"), &source.value(i, "AXSize")).is_some_and(
-                |f| point.0 >= f.x && point.1 >= f.y && point.0 < f.x + f.w && point.1 < f.y + f.h,
-            )
+            decode::frame(&source.value(i, "AXPosition"), &source.value(i, "AXSize"))
+                .is_some_and(|f| at.0 >= f.x && at.1 >= f.y && at.0 < f.x + f.w && at.1 < f.y + f.h)
         };
         let mut found = None;
         let mut level = vec![app.root];
@@ -312,12 +289,7 @@ impl Backend for ReplayBackend {
         Ok(found.map(id_of))
     }
 
-    fn screenshot(
-        &self,
-        _pid: Pid,
-        _region: Option<Rect>,
-        _ctx: &mut CallCtx,
-    ) -> Result<Capture, AxError> {
+    fn screenshot(&self, _: Pid, _: Option<Rect>, _: &mut CallCtx) -> AxResult<Capture> {
         Err(unsupported(self.name(), Capability::Screenshots))
     }
 }

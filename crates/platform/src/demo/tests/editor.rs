@@ -4,14 +4,6 @@ use super::*;
 
 const APP: &str = "Editor";
 
-fn window_titles(b: &DemoBackend) -> Vec<String> {
-    b.list_windows(pid(b, APP), &mut ctx())
-        .unwrap()
-        .into_iter()
-        .map(|w| w.title.unwrap_or_default())
-        .collect()
-}
-
 fn visible(b: &DemoBackend, identifier: &str) -> bool {
     b.node_by_identifier(APP, identifier)
         .unwrap()
@@ -43,14 +35,14 @@ fn file_commands_title_and_close_the_window() {
     let b = DemoBackend::new();
     set(&b, APP, "document", AxValue::Text("hello".into())).unwrap();
     press(&b, APP, "save").unwrap();
-    assert_eq!(window_titles(&b), ["Saved"]);
+    assert_eq!(titles(&b, APP), ["Saved"]);
     press(&b, APP, "new").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled"]);
+    assert_eq!(titles(&b, APP), ["Untitled"]);
     assert_eq!(value(&b, APP, "document"), text(""));
 
     let old_document = id(&b, APP, "document");
     press(&b, APP, "close").unwrap();
-    assert!(window_titles(&b).is_empty());
+    assert!(titles(&b, APP).is_empty());
     let err = b
         .set_value(
             pid(&b, APP),
@@ -62,7 +54,7 @@ fn file_commands_title_and_close_the_window() {
     assert_eq!(err.kind(), "stale", "{err}");
 
     press(&b, APP, "new").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled"]);
+    assert_eq!(titles(&b, APP), ["Untitled"]);
     assert_ne!(id(&b, APP, "document"), old_document);
     assert!(
         b.node_by_identifier(APP, "document")
@@ -76,7 +68,7 @@ fn file_commands_title_and_close_the_window() {
 fn save_as_names_the_window_after_the_typed_file_name() {
     let b = DemoBackend::new();
     press(&b, APP, "save_as").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled", "Save As"]);
+    assert_eq!(titles(&b, APP), ["Untitled", "Save As"]);
     assert!(
         b.node_by_identifier(APP, "file_name")
             .unwrap()
@@ -85,20 +77,20 @@ fn save_as_names_the_window_after_the_typed_file_name() {
     );
     set(&b, APP, "file_name", AxValue::Text("notes.txt".into())).unwrap();
     press(&b, APP, "save_confirm").unwrap();
-    assert_eq!(window_titles(&b), ["notes.txt"]);
+    assert_eq!(titles(&b, APP), ["notes.txt"]);
 }
 
 #[test]
 fn the_open_dialog_can_only_be_cancelled() {
     let b = DemoBackend::new();
     press(&b, APP, "open").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled", "Open"]);
+    assert_eq!(titles(&b, APP), ["Untitled", "Open"]);
     assert_eq!(
         press(&b, APP, "open_confirm").unwrap_err().kind(),
         "disabled"
     );
     press(&b, APP, "open_cancel").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled"]);
+    assert_eq!(titles(&b, APP), ["Untitled"]);
 }
 
 #[test]
@@ -113,10 +105,7 @@ fn cut_copy_paste_and_undo_edit_the_document() {
         ("cut", ""),
         ("paste", "abc"),
     ];
-    for (item, expected) in steps {
-        press(&b, APP, item).unwrap();
-        assert_eq!(value(&b, APP, "document"), text(expected), "after {item}");
-    }
+    press_in_turn(&b, APP, &steps, |b| value(b, APP, "document"));
 }
 
 #[test]
@@ -132,7 +121,7 @@ fn menus_work_with_the_pointer_and_cancel_closes_them() {
     assert!(visible(&b, "file_menu"));
     click("save");
     assert!(!visible(&b, "file_menu"));
-    assert_eq!(window_titles(&b), ["Saved"]);
+    assert_eq!(titles(&b, APP), ["Saved"]);
 
     press(&b, APP, "edit").unwrap();
     act(&b, APP, "edit_menu", "cancel").unwrap();

@@ -50,6 +50,28 @@ fn press(b: &DemoBackend, app: &str, identifier: &str) -> Result<(), AxError> {
     act(b, app, identifier, "press")
 }
 
+/// The titles of the app's windows, in the backend's order.
+fn titles(b: &DemoBackend, app: &str) -> Vec<String> {
+    b.list_windows(pid(b, app), &mut ctx())
+        .unwrap()
+        .into_iter()
+        .map(|w| w.title.unwrap_or_default())
+        .collect()
+}
+
+/// Presses the elements of `steps` in turn, checking after each that `read` gives its text.
+fn press_in_turn(
+    b: &DemoBackend,
+    app: &str,
+    steps: &[(&str, &str)],
+    read: impl Fn(&DemoBackend) -> Option<AxValue>,
+) {
+    for (identifier, expected) in steps {
+        press(b, app, identifier).unwrap();
+        assert_eq!(read(b), text(expected), "after {identifier}");
+    }
+}
+
 fn act(b: &DemoBackend, app: &str, identifier: &str, action: &str) -> Result<(), AxError> {
     b.perform_action(pid(b, app), id(b, app, identifier), action, &mut ctx())
 }
@@ -100,7 +122,7 @@ fn snapshot(b: &DemoBackend, app: &str, max_depth: u32, max_nodes: usize) -> Sna
 /// Presses a combo such as `cmd+a` or `backspace` in an app.
 fn key(b: &DemoBackend, app: &str, combo: &str) {
     let combo = KeyCombo::parse(combo, &[]).unwrap_or_else(|e| panic!("{e}"));
-    b.press_key(pid(b, app), &combo, &mut ctx())
+    b.press_key(pid(b, app), combo, &mut ctx())
         .unwrap_or_else(|e| panic!("{combo}: {e}"));
 }
 

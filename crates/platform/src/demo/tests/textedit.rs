@@ -39,14 +39,6 @@ fn values_of(b: &DemoBackend, identifier: &str) -> Vec<Option<AxValue>> {
         .collect()
 }
 
-fn window_titles(b: &DemoBackend) -> Vec<String> {
-    b.list_windows(pid(b, APP), &mut ctx())
-        .unwrap()
-        .into_iter()
-        .map(|w| w.title.unwrap_or_default())
-        .collect()
-}
-
 fn typeface(b: &DemoBackend) -> Option<AxValue> {
     value(b, APP, "typeface")
 }
@@ -148,7 +140,7 @@ fn the_document_window_has_a_text_view_in_a_scroll_view_with_a_ruler_of_tab_stop
             (Role::MenuItem, Some(title))
         );
     }
-    assert_eq!(window_titles(&b), ["Untitled"]);
+    assert_eq!(titles(&b, APP), ["Untitled"]);
 }
 
 fn text_value(s: &str) -> Option<AxValue> {
@@ -186,10 +178,7 @@ fn bold_and_italic_change_the_typeface_and_underline_does_not() {
         ("bold", "Oblique"),
         ("italic", "Regular"),
     ];
-    for (check_box, after) in steps {
-        press(&b, APP, check_box).unwrap();
-        assert_eq!(typeface(&b), text(after), "after {check_box}");
-    }
+    press_in_turn(&b, APP, &steps, typeface);
     assert_eq!(value(&b, APP, "underline"), Some(AxValue::Bool(true)));
     // A pointer click on the bold box, as a Mac2 `macos: click` at its centre does.
     let none = Modifiers::default();
@@ -279,7 +268,7 @@ fn duplicate_opens_a_second_document_window_whose_controls_are_its_own() {
     type_text(&b, APP, "first").unwrap();
     press(&b, APP, "bold").unwrap();
     press(&b, APP, "duplicateDocument:").unwrap();
-    assert_eq!(window_titles(&b), ["Untitled", "Untitled 2"]);
+    assert_eq!(titles(&b, APP), ["Untitled", "Untitled 2"]);
     let focused: Vec<bool> = b
         .list_windows(pid(&b, APP), &mut ctx())
         .unwrap()
@@ -298,9 +287,9 @@ fn duplicate_opens_a_second_document_window_whose_controls_are_its_own() {
     assert_eq!(values_of(&b, "typeface"), [text("Bold"), text("Regular")]);
     // File ▸ New numbers on; File ▸ Close closes the key window only.
     key(&b, APP, "cmd+n");
-    assert_eq!(window_titles(&b), ["Untitled", "Untitled 2", "Untitled 3"]);
+    assert_eq!(titles(&b, APP), ["Untitled", "Untitled 2", "Untitled 3"]);
     key(&b, APP, "cmd+w");
-    assert_eq!(window_titles(&b), ["Untitled", "Untitled 2"]);
+    assert_eq!(titles(&b, APP), ["Untitled", "Untitled 2"]);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::demo::windows::{MIN_SIZE, SCREEN, VISIBLE_SCREEN};
-use axgate_engine::backend::WindowAction;
+use axgate_engine::backend::{WindowAction, WindowRequest};
 use axgate_engine::{ChangeKind, Rect, WindowInfo};
 
 fn windows(b: &DemoBackend, app: &str) -> Vec<WindowInfo> {
@@ -11,14 +11,8 @@ fn windows(b: &DemoBackend, app: &str) -> Vec<WindowInfo> {
 }
 
 fn act_on(b: &DemoBackend, app: &str, window: &str, action: WindowAction) -> Result<(), AxError> {
-    b.window_action(pid(b, app), id(b, app, window), action, &mut ctx())
-}
-
-fn titles(b: &DemoBackend, app: &str) -> Vec<String> {
-    windows(b, app)
-        .into_iter()
-        .map(|w| w.title.unwrap_or_default())
-        .collect()
+    let window = id(b, app, window);
+    b.window_action(pid(b, app), WindowRequest { window, action }, &mut ctx())
 }
 
 fn frame(b: &DemoBackend, app: &str, identifier: &str) -> Rect {
@@ -190,8 +184,12 @@ fn close_removes_the_window() {
         (first.kind, first.node),
         (ChangeKind::WindowClosed, Some(window))
     );
+    let focus = WindowRequest {
+        window,
+        action: WindowAction::Focus,
+    };
     let err = b
-        .window_action(pid(&b, "Form"), window, WindowAction::Focus, &mut ctx())
+        .window_action(pid(&b, "Form"), focus, &mut ctx())
         .unwrap_err();
     assert_eq!(err.kind(), "stale");
 }

@@ -364,7 +364,7 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
     let _input = ctx.engine.input_lock().await;
     ctx.engine
         .run(&app, &ctx.stats, "press_key", move |b, c| {
-            b.press_key(pid, &combo, c)
+            b.press_key(pid, combo, c)
         })
         .await?;
     Ok(())

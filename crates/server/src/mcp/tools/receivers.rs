@@ -59,7 +59,7 @@ pub(super) async fn key_receivers(
     let answer = ctx
         .engine
         .run(&app, &ctx.stats, "key_receiver", move |b, c| {
-            b.key_receiver(pid, &key, c)
+            b.key_receiver(pid, key, c)
         })
         .await;
     match answer {

@@ -18,7 +18,8 @@ use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ActSummary, AppOut};
 use axgate_engine::{
-    AppInfo, AxError, LaunchRequest, Rect, Role, SnapshotRequest, WindowAction, downscale, region,
+    AppInfo, AxError, LaunchRequest, Rect, Role, SnapshotRequest, WindowAction, WindowRequest,
+    downscale, region,
 };
 
 #[derive(Deserialize, JsonSchema)]
@@ -368,7 +369,7 @@ pub(super) async fn window_action(
     let changes = observe(ctx, &app, &scope, || {
         ctx.engine
             .run(&app, &ctx.stats, "window_action", move |b, c| {
-                b.window_action(pid, id, action, c)
+                b.window_action(pid, WindowRequest { window: id, action }, c)
             })
     })
     .await?;
