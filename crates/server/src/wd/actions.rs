@@ -24,7 +24,8 @@ const MAX_PAUSE: Duration = Duration::from_secs(60);
 /// A button held at one place at least this long before its release is a long press
 /// (docs/WEBDRIVER.md, "W3C actions").
 const LONG_PRESS: Duration = Duration::from_millis(500);
-/// Wheel points per line of the engine's scroll.
+/// Points per line of the engine's scroll: W3C's wheel and XCTest's deltas are in points,
+/// the engine scrolls by lines.
 const POINTS_PER_LINE: f64 = 10.0;
 
 /// One action of one source, in tick order.
@@ -366,7 +367,20 @@ impl Caller<'_> {
         let at = self.destination(action, input.pointer).await?;
         let target = self.point_element(at).await?;
         let (dx, dy) = (coordinate(action, "deltaX")?, coordinate(action, "deltaY")?);
-        for (delta, positive, negative) in [(dy, "down", "up"), (dx, "right", "left")] {
+        let axes = [(dy, "down", "up"), (dx, "right", "left")];
+        self.scroll_lines(&target, axes, &input.modifiers).await
+    }
+
+    /// Scrolls `target` by a delta in points on each axis, in whole lines of the engine's
+    /// `scroll` (1 to 100 a call); each axis names the direction of a positive delta and of
+    /// a negative one. W3C's wheel (`wheel`) and Mac2's `macos: scroll` share it.
+    pub(super) async fn scroll_lines(
+        &self,
+        target: &str,
+        axes: [(f64, &str, &str); 2],
+        modifiers: &[&str],
+    ) -> Result<(), WdError> {
+        for (delta, positive, negative) in axes {
             if delta == 0.0 {
                 continue;
             }
@@ -378,7 +392,7 @@ impl Caller<'_> {
                     "target": target,
                     "direction": if delta > 0.0 { positive } else { negative },
                     "amount": lines,
-                    "modifiers": input.modifiers,
+                    "modifiers": modifiers,
                 }),
             )
             .await?;

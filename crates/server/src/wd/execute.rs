@@ -24,10 +24,6 @@ const NOT_RUNNING: u8 = 1;
 const RUNNING_BACKGROUND: u8 = 3;
 const RUNNING_FOREGROUND: u8 = 4;
 
-/// Scroll points per line of the engine's scroll: XCTest's deltas are in points, the
-/// engine scrolls by lines.
-const POINTS_PER_LINE: f64 = 10.0;
-
 /// The script's arguments: Mac2 documents `args` as a list whose first item is the object
 /// (WebdriverIO, Selenium); the Python client's dict arrives as that list too. An object
 /// given directly is taken as well.
@@ -241,23 +237,8 @@ impl Caller<'_> {
             ));
         }
         let target = self.target(args, "elementId", "x", "y").await?;
-        for (delta, towards, away) in [(dy, "up", "down"), (dx, "left", "right")] {
-            if delta == 0.0 {
-                continue;
-            }
-            let lines = (delta.abs() / POINTS_PER_LINE).ceil().clamp(1.0, 100.0) as u64;
-            self.tool(
-                "scroll",
-                json!({
-                    "app": self.session.app_ref,
-                    "target": target,
-                    "direction": if delta > 0.0 { towards } else { away },
-                    "amount": lines,
-                    "modifiers": modifiers,
-                }),
-            )
-            .await?;
-        }
+        let axes = [(dy, "up", "down"), (dx, "left", "right")];
+        self.scroll_lines(&target, axes, &modifiers).await?;
         Ok(Value::Null)
     }
 

@@ -2,17 +2,16 @@
 //! `focus`. Each checks the element first (exists, enabled, not leased by another session),
 //! acts, waits for the effect, and returns the element afterwards plus the diff.
 
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use std::time::Duration;
 
-use super::app_arg::{AppArg, app_ref};
+use super::app_arg::{App, TargetArgs};
 use super::input::held_keys;
 use super::receivers::pointer_receiver;
 use super::target::{Located, Outcome, VERIFY_WAIT, acted, acted_as, locate_for_write, observe};
-use super::{Profile, ToolDef, input_schema, output_schema, parse_args};
+use super::{Profile, ToolDef, ToolResult};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -24,31 +23,14 @@ use axgate_engine::ladder::{Climb, Rung, climb, ladder, perform_rung};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ActionArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element (path or handle).
     target: String,
     /// An action the element lists, such as `press` or `increment`.
     action: String,
 }
 
-pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
-    name: "perform_action",
-    title: "Perform an action on an element",
-    description: "Performs an action the element lists (press, increment, show_menu, …).",
-    profile: Profile::ACT,
-    input: input_schema::<ActionArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(perform_action(ctx, args)),
-};
-
-pub(super) async fn perform_action(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: ActionArgs = parse_args(args)?;
+async fn perform_action(ctx: &ToolCtx, args: ActionArgs) -> ToolResult {
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     let node = &located.element.node;
     if !node.actions.iter().any(|a| a == &args.action) {
@@ -76,6 +58,14 @@ pub(super) async fn perform_action(
     .await?;
     Ok(acted(ctx, &located, "perform_action", changes, None).await)
 }
+
+pub(super) static PERFORM_ACTION: ToolDef = ToolDef {
+    name: "perform_action",
+    title: "Perform an action on an element",
+    description: "Performs an action the element lists (press, increment, show_menu, …).",
+    profile: Profile::ACT,
+    io: typed!(perform_action, ActionArgs, ActSummary),
+};
 
 /// The decision point for an act on `located` (and on the elements in `more`).
 async fn confirm_destructive(
@@ -115,10 +105,7 @@ enum Strategy {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClickArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element (path or handle).
     target: String,
     #[serde(default)]
@@ -144,18 +131,7 @@ pub(super) struct ClickArgs {
     require_effect: Option<bool>,
 }
 
-pub(super) static CLICK: ToolDef = ToolDef {
-    name: "click",
-    title: "Click an element",
-    description: "Clicks an element and verifies the effect.",
-    profile: Profile::ACT,
-    input: input_schema::<ClickArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(click(ctx, args)),
-};
-
-pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: ClickArgs = parse_args(args)?;
+async fn click(ctx: &ToolCtx, args: ClickArgs) -> ToolResult {
     let fallback = args.fallback.unwrap_or(false);
     let require_effect = args.require_effect.unwrap_or(false);
     let count = args.count.unwrap_or(1);
@@ -300,32 +276,15 @@ pub(super) async fn click(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     Ok(acted_as(ctx, &located, "click", outcome).await)
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct TargetArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-    /// The element (path or handle).
-    target: String,
-}
-
-pub(super) static FOCUS: ToolDef = ToolDef {
-    name: "focus",
-    title: "Focus an element",
-    description: "Moves keyboard focus to an element and verifies it.",
-    profile: Profile {
-        idempotent: true,
-        ..Profile::ACT
-    },
-    input: input_schema::<TargetArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(focus(ctx, args)),
+pub(super) static CLICK: ToolDef = ToolDef {
+    name: "click",
+    title: "Click an element",
+    description: "Clicks an element and verifies the effect.",
+    profile: Profile::ACT,
+    io: typed!(click, ClickArgs, ActSummary),
 };
 
-pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: TargetArgs = parse_args(args)?;
+async fn focus(ctx: &ToolCtx, args: TargetArgs) -> ToolResult {
     let located = locate_for_write(ctx, &args.app, &args.target).await?;
     // Focus moves the keyboard's target; it presses nothing (a later key press is decided
     // on the element it would press).
@@ -340,3 +299,11 @@ pub(super) async fn focus(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRes
     .await?;
     Ok(acted(ctx, &located, "focus", changes, None).await)
 }
+
+pub(super) static FOCUS: ToolDef = ToolDef {
+    name: "focus",
+    title: "Focus an element",
+    description: "Moves keyboard focus to an element and verifies it.",
+    profile: Profile::ACT.idempotent(true),
+    io: typed!(focus, TargetArgs, ActSummary),
+};

@@ -1,17 +1,48 @@
 //! The `app` argument every app tool takes: a name, a bundle id, or a pid — and a pid may come
 //! as a JSON number (`41001`) or a string (`"41001"`), since results show pids as numbers.
-//! The engine resolves the text either way (`ax/engine`).
+//! The engine resolves the text either way (`ax/engine`). Also the argument types of the
+//! tools that take only `app`, or `app` and `target`.
 
 use std::borrow::Cow;
 use std::fmt;
+use std::ops::Deref;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde::Deserializer;
 use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer};
 
-/// Deserializes an `app` argument into the text the engine resolves.
-pub(super) fn app_ref<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    d.deserialize_any(AppVisitor)
+/// An `app` argument: the text the engine resolves. What it may be (name, bundle id or pid)
+/// is said once, by list_apps, not in every schema.
+pub(super) struct App(String);
+
+impl Deref for App {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for App {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<App, D::Error> {
+        d.deserialize_any(AppVisitor).map(App)
+    }
+}
+
+/// The arguments of a tool that takes only an app.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AppArgs {
+    pub(super) app: App,
+}
+
+/// The arguments of a tool that takes an app and one of its elements.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(super) struct TargetArgs {
+    pub(super) app: App,
+    /// The element (path or handle).
+    pub(super) target: String,
 }
 
 struct AppVisitor;
@@ -43,13 +74,12 @@ impl Visitor<'_> for AppVisitor {
 }
 
 /// The schema of an `app` argument: a string. A pid is also taken as a JSON number
-/// ([`app_ref`]), but the schema says only "string": the one-type schema costs a third of the
-/// `anyOf` in every app tool of the list a model reads, and a pid as text works everywhere.
-pub(super) struct AppArg;
-
-impl JsonSchema for AppArg {
+/// (its `Deserialize`), but the schema says only "string": the one-type schema costs a third
+/// of the `anyOf` in every app tool of the list a model reads, and a pid as text works
+/// everywhere.
+impl JsonSchema for App {
     fn schema_name() -> Cow<'static, str> {
-        "AppArg".into()
+        "App".into()
     }
 
     fn inline_schema() -> bool {
@@ -63,17 +93,11 @@ impl JsonSchema for AppArg {
 
 #[cfg(test)]
 mod tests {
-    use serde::Deserialize;
-
-    #[derive(Deserialize)]
-    struct Args {
-        #[serde(deserialize_with = "super::app_ref")]
-        app: String,
-    }
+    use super::AppArgs;
 
     fn app(v: serde_json::Value) -> Result<String, String> {
-        serde_json::from_value::<Args>(serde_json::json!({ "app": v }))
-            .map(|a| a.app)
+        serde_json::from_value::<AppArgs>(serde_json::json!({ "app": v }))
+            .map(|a| a.app.to_string())
             .map_err(|e| e.to_string())
     }
 

@@ -1,38 +1,14 @@
 //! App and window discovery tools: `list_apps`, `list_windows`.
 
-use std::sync::Arc;
-
-use rmcp::model::{CallToolResult, JsonObject};
-use schemars::JsonSchema;
-use serde::Deserialize;
-
-use super::app_arg::{AppArg, app_ref};
-use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::app_arg::AppArgs;
+use super::target::open_app;
+use super::{NoArgs, Profile, ToolDef, ToolResult, structured};
 use crate::mcp::context::ToolCtx;
-use crate::mcp::errors::ToolError;
 use crate::mcp::resources::windows_out;
 use crate::mcp::wire::{AppOut, ListAppsOut, ListWindowsOut};
-use axgate_engine::{AppConnection, SnapshotRequest, tree};
+use axgate_engine::{SnapshotRequest, tree};
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct NoArgs {}
-
-pub(super) static LIST_APPS: ToolDef = ToolDef {
-    name: "list_apps",
-    title: "List running apps",
-    description: "Lists running apps; a name, bundle id or pid shown works as `app`.",
-    profile: Profile::READ,
-    input: input_schema::<NoArgs>,
-    output: Some(output_schema::<ListAppsOut>),
-    run: |ctx, args| Box::pin(list_apps(ctx, args)),
-};
-
-pub(super) async fn list_apps(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    super::no_args(args)?;
+async fn list_apps(ctx: &ToolCtx, _: NoArgs) -> ToolResult {
     let apps = ctx.engine.list_apps(&ctx.stats).await?;
     let text = apps
         .iter()
@@ -49,45 +25,16 @@ pub(super) async fn list_apps(
     Ok(structured(text, &out))
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct AppArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-}
-
-/// Parses the arguments of a tool that takes only `app` ([`AppArgs`]) and opens this
-/// session's connection to that app.
-pub(super) async fn open_app_of(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<Arc<AppConnection>, ToolError> {
-    let args: AppArgs = parse_args(args)?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
-    Ok(conn)
-}
-
-pub(super) static LIST_WINDOWS: ToolDef = ToolDef {
-    name: "list_windows",
-    title: "List an app's windows",
-    description: "Lists an app's windows, dialogs and sheets.",
+pub(super) static LIST_APPS: ToolDef = ToolDef {
+    name: "list_apps",
+    title: "List running apps",
+    description: "Lists running apps; a name, bundle id or pid shown works as `app`.",
     profile: Profile::READ,
-    input: input_schema::<AppArgs>,
-    output: Some(output_schema::<ListWindowsOut>),
-    run: |ctx, args| Box::pin(list_windows(ctx, args)),
+    io: typed!(list_apps, NoArgs, ListAppsOut),
 };
 
-pub(super) async fn list_windows(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let conn = open_app_of(ctx, args).await?;
+async fn list_windows(ctx: &ToolCtx, args: AppArgs) -> ToolResult {
+    let conn = open_app(ctx, &args.app).await?;
     let request = SnapshotRequest {
         root: None,
         max_depth: 1,
@@ -126,3 +73,11 @@ pub(super) async fn list_windows(
     };
     Ok(structured(text, &out))
 }
+
+pub(super) static LIST_WINDOWS: ToolDef = ToolDef {
+    name: "list_windows",
+    title: "List an app's windows",
+    description: "Lists an app's windows, dialogs and sheets.",
+    profile: Profile::READ,
+    io: typed!(list_windows, AppArgs, ListWindowsOut),
+};

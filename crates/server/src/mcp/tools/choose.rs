@@ -2,14 +2,13 @@
 //! group, by title or index), and menus: `list_menus` and `select_menu` by a path such as
 //! `File > Save As…`.
 
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::app_arg::{AppArg, app_ref};
-use super::target::{Located, acted, locate_for_write, observe};
-use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::app_arg::{App, AppArgs};
+use super::target::{Located, acted, locate_for_write, observe, open_app};
+use super::{Profile, ToolDef, ToolResult, structured};
 use crate::mcp::confirm::decide;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -21,29 +20,13 @@ use axgate_engine::{AxError, ElementPath, Resolved, Role, SnapshotRequest};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SelectArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The popup, list, table, tab group or radio group.
     target: String,
     /// The item's title (string) or its index among the items (number, from 0).
     #[schemars(with = "super::schema::TitleOrIndex")]
     option: Value,
 }
-
-pub(super) static SELECT_OPTION: ToolDef = ToolDef {
-    name: "select_option",
-    title: "Select an option",
-    description: "Selects an item of a popup, list, table, tab group or radio group.",
-    profile: Profile {
-        idempotent: true,
-        ..Profile::ACT
-    },
-    input: input_schema::<SelectArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(select_option(ctx, args)),
-};
 
 enum Pick {
     Title(String),
@@ -59,11 +42,7 @@ const ITEM_ROLES: &[Role] = &[
     Role::RadioButton,
 ];
 
-pub(super) async fn select_option(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: SelectArgs = parse_args(args)?;
+async fn select_option(ctx: &ToolCtx, args: SelectArgs) -> ToolResult {
     let pick = match &args.option {
         Value::String(s) => Pick::Title(s.clone()),
         Value::Number(n) => Pick::Index(n.as_u64().ok_or_else(|| {
@@ -138,6 +117,14 @@ pub(super) async fn select_option(
     Ok(acted(ctx, &located, "select_option", changes, None).await)
 }
 
+pub(super) static SELECT_OPTION: ToolDef = ToolDef {
+    name: "select_option",
+    title: "Select an option",
+    description: "Selects an item of a popup, list, table, tab group or radio group.",
+    profile: Profile::ACT.idempotent(true),
+    io: typed!(select_option, SelectArgs, ActSummary),
+};
+
 fn same_title(have: Option<&str>, want: &str) -> bool {
     let norm = |s: &str| s.trim().replace("...", "…").to_lowercase();
     have.is_some_and(|h| norm(h) == norm(want))
@@ -194,25 +181,6 @@ pub(super) struct MenusOut {
     items: Vec<MenuItemOut>,
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct MenuListArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-}
-
-pub(super) static LIST_MENUS: ToolDef = ToolDef {
-    name: "list_menus",
-    title: "List an app's menus",
-    description: "Lists the app's menu bar items as paths such as `File > Save As…`.",
-    profile: Profile::READ,
-    input: input_schema::<MenuListArgs>,
-    output: Some(output_schema::<MenusOut>),
-    run: |ctx, args| Box::pin(list_menus(ctx, args)),
-};
-
 /// Every menu item under the menu bar with its `A > B` path.
 async fn menu_items(
     ctx: &ToolCtx,
@@ -224,11 +192,7 @@ async fn menu_items(
     ),
     ToolError,
 > {
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, located_app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, located_app).await?;
     let request = SnapshotRequest {
         root: None,
         max_depth: 8,
@@ -265,11 +229,7 @@ async fn menu_items(
     Ok((conn, out))
 }
 
-pub(super) async fn list_menus(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: MenuListArgs = parse_args(args)?;
+async fn list_menus(ctx: &ToolCtx, args: AppArgs) -> ToolResult {
     let (conn, items) = menu_items(ctx, &args.app).await?;
     let mut text = String::new();
     let out: Vec<MenuItemOut> = items
@@ -296,32 +256,23 @@ pub(super) async fn list_menus(
     Ok(structured(text, &out))
 }
 
+pub(super) static LIST_MENUS: ToolDef = ToolDef {
+    name: "list_menus",
+    title: "List an app's menus",
+    description: "Lists the app's menu bar items as paths such as `File > Save As…`.",
+    profile: Profile::READ,
+    io: typed!(list_menus, AppArgs, MenusOut),
+};
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct MenuArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Items separated by `>`, such as `File > Save As…`.
     menu: String,
 }
 
-pub(super) static SELECT_MENU: ToolDef = ToolDef {
-    name: "select_menu",
-    title: "Select a menu item",
-    description: "Chooses a menu bar item by its path, such as `File > Save As…`.",
-    profile: Profile::ACT,
-    input: input_schema::<MenuArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(select_menu(ctx, args)),
-};
-
-pub(super) async fn select_menu(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: MenuArgs = parse_args(args)?;
+async fn select_menu(ctx: &ToolCtx, args: MenuArgs) -> ToolResult {
     let want: Vec<String> = args.menu.split('>').map(|s| s.trim().to_owned()).collect();
     let (conn, items) = menu_items(ctx, &args.app).await?;
     ctx.engine.check_write(&conn.app, &ctx.session.owner)?;
@@ -365,3 +316,11 @@ pub(super) async fn select_menu(
     .await?;
     Ok(acted(ctx, &located, "select_menu", changes, None).await)
 }
+
+pub(super) static SELECT_MENU: ToolDef = ToolDef {
+    name: "select_menu",
+    title: "Select a menu item",
+    description: "Chooses a menu bar item by its path, such as `File > Save As…`.",
+    profile: Profile::ACT,
+    io: typed!(select_menu, MenuArgs, ActSummary),
+};

@@ -5,16 +5,16 @@
 
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::model::CallToolResult;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::app_arg::{AppArg, app_ref};
+use super::app_arg::App;
 use super::receivers::{Receiver, key_receivers, pointer_receiver};
 use super::secret_arg::{self, Given, one_of};
-use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe};
-use super::{AuditShape, Profile, ToolDef, input_schema, output_schema, parse_args};
+use super::target::{Located, VERIFY_WAIT, acted, locate_for_write, observe, open_app};
+use super::{Profile, ToolDef, ToolResult};
 use crate::mcp::confirm::{activates_nothing, decide};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -29,10 +29,7 @@ use axgate_engine::{AxError, AxValue, Target};
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct SetValueArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element (path or handle).
     target: String,
     /// Converted to the element's type and clamped to its range.
@@ -45,24 +42,7 @@ pub(super) struct SetValueArgs {
     secret: Option<String>,
 }
 
-pub(super) static SET_VALUE: ToolDef = ToolDef {
-    name: "set_value",
-    title: "Set an element's value",
-    description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
-    profile: Profile {
-        idempotent: true,
-        ..Profile::ACT
-    },
-    input: input_schema::<SetValueArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(set_value(ctx, args)),
-};
-
-pub(super) async fn set_value(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: SetValueArgs = parse_args(args)?;
+async fn set_value(ctx: &ToolCtx, args: SetValueArgs) -> ToolResult {
     let secret = match one_of("set_value", "value", args.value, args.secret)? {
         Given::Plain(value) => return set_plain(ctx, &args.app, &args.target, value).await,
         Given::Secret(name) => secret_arg::resolve(ctx, &name)?,
@@ -90,6 +70,14 @@ pub(super) async fn set_value(
     let result = acted(ctx, &located, "set_value", changes, None).await;
     Ok(secret_arg::masked(ctx, &secret, result))
 }
+
+pub(super) static SET_VALUE: ToolDef = ToolDef {
+    name: "set_value",
+    title: "Set an element's value",
+    description: "Sets a field's text, a check box's state or a slider's number, and reads it back.",
+    profile: Profile::ACT.idempotent(true),
+    io: typed!(set_value, SetValueArgs, ActSummary),
+};
 
 /// `set_value` with the caller's own value.
 async fn set_plain(
@@ -182,10 +170,7 @@ async fn write_value(
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TypeArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Default: the focused element.
     #[serde(default)]
     target: Option<String>,
@@ -198,21 +183,7 @@ pub(super) struct TypeArgs {
     clear_first: bool,
 }
 
-pub(super) static TYPE_TEXT: ToolDef = ToolDef {
-    name: "type_text",
-    title: "Type text",
-    description: "Types text as key presses into an element or the focused element.",
-    profile: Profile::ACT,
-    input: input_schema::<TypeArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(type_text(ctx, args)),
-};
-
-pub(super) async fn type_text(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: TypeArgs = parse_args(args)?;
+async fn type_text(ctx: &ToolCtx, args: TypeArgs) -> ToolResult {
     let (plain, secret) = match one_of("type_text", "text", args.text, args.secret)? {
         Given::Plain(text) => (text, None),
         Given::Secret(name) => (
@@ -283,6 +254,14 @@ pub(super) async fn type_text(
     })
 }
 
+pub(super) static TYPE_TEXT: ToolDef = ToolDef {
+    name: "type_text",
+    title: "Type text",
+    description: "Types text as key presses into an element or the focused element.",
+    profile: Profile::ACT,
+    io: typed!(type_text, TypeArgs, ActSummary),
+};
+
 /// A secret to type: no control characters, which would move the focus (Tab) or press a
 /// button (Return) somewhere the receiver check never looked.
 fn typable(name: &str, secret: Secret) -> Result<Secret, ToolError> {
@@ -344,11 +323,7 @@ async fn focused_or(ctx: &ToolCtx, app: &str, target: Option<&str>) -> Result<Lo
         }
         return Ok(located);
     }
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, app).await?;
     ctx.engine.check_write(&conn.app, &ctx.session.owner)?;
     let element = super::query::focused(ctx, &conn).await?.ok_or_else(|| {
         ToolError::Usage(
@@ -373,10 +348,7 @@ async fn press(ctx: &ToolCtx, located: &Located, combo: KeyCombo) -> Result<(), 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct KeyArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// A key (`a`, `return`, `tab`, `escape`, `up`, `page_down`, `f1`…) or a combo such as
     /// `cmd+shift+s`.
     key: String,
@@ -388,21 +360,7 @@ pub(super) struct KeyArgs {
     target: Option<String>,
 }
 
-pub(super) static PRESS_KEY: ToolDef = ToolDef {
-    name: "press_key",
-    title: "Press a key",
-    description: "Presses a key or combo such as `cmd+s`.",
-    profile: Profile::ACT,
-    input: input_schema::<KeyArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(press_key(ctx, args)),
-};
-
-pub(super) async fn press_key(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: KeyArgs = parse_args(args)?;
+async fn press_key(ctx: &ToolCtx, args: KeyArgs) -> ToolResult {
     let combo = KeyCombo::parse(&args.key, &args.modifiers)
         .map_err(|e| ToolError::Usage(format!("invalid argument `key`: {e}")))?;
     let located = focused_or(ctx, &args.app, args.target.as_deref()).await?;
@@ -424,6 +382,14 @@ pub(super) async fn press_key(
     Ok(acted(ctx, &located, "press_key", changes, None).await)
 }
 
+pub(super) static PRESS_KEY: ToolDef = ToolDef {
+    name: "press_key",
+    title: "Press a key",
+    description: "Presses a key or combo such as `cmd+s`.",
+    profile: Profile::ACT,
+    io: typed!(press_key, KeyArgs, ActSummary),
+};
+
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
 enum Direction {
@@ -436,10 +402,7 @@ enum Direction {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ScrollArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element to scroll (a scroll area or anything inside one).
     target: String,
     direction: Direction,
@@ -451,18 +414,7 @@ pub(super) struct ScrollArgs {
     modifiers: Option<Vec<String>>,
 }
 
-pub(super) static SCROLL: ToolDef = ToolDef {
-    name: "scroll",
-    title: "Scroll",
-    description: "Scrolls an element with the pointer wheel.",
-    profile: Profile::ACT,
-    input: input_schema::<ScrollArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(scroll(ctx, args)),
-};
-
-pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: ScrollArgs = parse_args(args)?;
+async fn scroll(ctx: &ToolCtx, args: ScrollArgs) -> ToolResult {
     let amount = f64::from(args.amount.unwrap_or(3).clamp(1, 100));
     let delta = match args.direction {
         Direction::Up => (0.0, -amount),
@@ -477,6 +429,14 @@ pub(super) async fn scroll(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     let act = Pointer::new(point, Gesture::Scroll { delta }).holding(held);
     pointer_act(ctx, &located, act).await
 }
+
+pub(super) static SCROLL: ToolDef = ToolDef {
+    name: "scroll",
+    title: "Scroll",
+    description: "Scrolls an element with the pointer wheel.",
+    profile: Profile::ACT,
+    io: typed!(scroll, ScrollArgs, ActSummary),
+};
 
 /// The keys a pointer gesture holds (`modifiers`, the words of `press_key`).
 pub(super) fn held_keys(names: Option<&[String]>) -> Result<Modifiers, ToolError> {
@@ -518,10 +478,7 @@ fn center(located: &Located) -> Result<(f64, f64), ToolError> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct DragArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element to drag from (its centre).
     from: String,
     /// The element to drop on (its centre); or give `to_x` and `to_y`.
@@ -538,21 +495,7 @@ pub(super) struct DragArgs {
     modifiers: Option<Vec<String>>,
 }
 
-pub(super) static DRAG: ToolDef = ToolDef {
-    name: "drag",
-    title: "Drag",
-    description: "Drags from an element to another element or a point.",
-    profile: Profile {
-        audit: AuditShape { element: "from" },
-        ..Profile::ACT
-    },
-    input: input_schema::<DragArgs>,
-    output: Some(output_schema::<ActSummary>),
-    run: |ctx, args| Box::pin(drag(ctx, args)),
-};
-
-pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: DragArgs = parse_args(args)?;
+async fn drag(ctx: &ToolCtx, args: DragArgs) -> ToolResult {
     let located = locate_for_write(ctx, &args.app, &args.from).await?;
     let from = center(&located)?;
     let mut receivers = Vec::new();
@@ -581,3 +524,11 @@ pub(super) async fn drag(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     )
     .await
 }
+
+pub(super) static DRAG: ToolDef = ToolDef {
+    name: "drag",
+    title: "Drag",
+    description: "Drags from an element to another element or a point.",
+    profile: Profile::ACT.audit("from"),
+    io: typed!(drag, DragArgs, ActSummary),
+};

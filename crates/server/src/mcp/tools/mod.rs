@@ -3,30 +3,50 @@
 //! `Parameters<T>`, so that a bad argument is an `isError` result naming the field (the
 //! 2025-11-25 rule) instead of a JSON-RPC −32602.
 
+/// A tool's [`Io`] from its handler's types: `typed!(handler, Args, Out)`, or
+/// `typed!(handler, Args)` for a tool without structured output. The handler takes its
+/// arguments parsed (`async fn handler(ctx: &ToolCtx, args: Args) -> ToolResult`): they are
+/// parsed in [`typed_run`], once for every tool.
+macro_rules! typed {
+    ($handler:ident, $args:ty $(, $out:ty)?) => {
+        $crate::mcp::tools::Io {
+            input: $crate::mcp::tools::input_schema::<$args>,
+            output: typed!(@out $($out)?),
+            run: |ctx, args| $crate::mcp::tools::typed_run(ctx, args, $handler),
+        }
+    };
+    (@out) => { None };
+    (@out $out:ty) => { Some($crate::mcp::tools::output_schema::<$out>) };
+}
+
 mod act;
 mod admin;
 mod app_arg;
 mod apps;
 mod choose;
+mod clipboard;
 mod cursor;
 mod input;
+mod lifecycle;
 mod pages;
 mod query;
 mod receivers;
 mod schema;
+mod screenshot;
 mod secret_arg;
 mod session;
 mod skipped;
-mod system;
 mod target;
 mod tree;
 mod wait;
+mod windows;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -98,9 +118,57 @@ pub type Running<'a> = Pin<Box<dyn Future<Output = Result<CallToolResult, ToolEr
 /// What runs a tool: its context and its (unvalidated) arguments.
 pub type Handler = for<'a> fn(&'a ToolCtx, JsonObject) -> Running<'a>;
 
+/// What a tool's handler returns.
+pub type ToolResult = Result<CallToolResult, ToolError>;
+
+/// What a tool takes, gives and runs: its input and output schemas and its handler, all from
+/// the handler's types ([`typed!`]).
+pub struct Io {
+    pub input: fn() -> Arc<JsonObject>,
+    pub output: Option<fn() -> Arc<JsonObject>>,
+    pub run: Handler,
+}
+
+/// Runs a handler that takes its arguments typed, parsing them first (an `isError` result
+/// naming the field when they do not parse).
+fn typed_run<'a, A, F, Fut>(ctx: &'a ToolCtx, args: JsonObject, handler: F) -> Running<'a>
+where
+    A: Args + Send + 'a,
+    F: FnOnce(&'a ToolCtx, A) -> Fut + Send + 'a,
+    Fut: Future<Output = ToolResult> + Send + 'a,
+{
+    Box::pin(async move { handler(ctx, A::parse(args)?).await })
+}
+
+/// A tool's arguments, read from the call's JSON object.
+pub(super) trait Args: Sized {
+    fn parse(args: JsonObject) -> Result<Self, ToolError>;
+}
+
+impl<T: DeserializeOwned> Args for T {
+    fn parse(args: JsonObject) -> Result<Self, ToolError> {
+        parse_args(args)
+    }
+}
+
+/// The arguments of a tool that takes none: it refuses unexpected ones too.
+#[derive(JsonSchema)]
+pub(super) struct NoArgs {}
+
+impl Args for NoArgs {
+    fn parse(args: JsonObject) -> Result<Self, ToolError> {
+        match args.keys().next() {
+            None => Ok(NoArgs {}),
+            Some(k) => Err(ToolError::Usage(format!(
+                "unexpected argument `{k}`: this tool takes none"
+            ))),
+        }
+    }
+}
+
 /// How a tool behaves, apart from what it is called and runs: the part of its record that
 /// tools share. Most records name one of the constants; a tool that differs says how
-/// (`Profile { task: TaskSupport::Optional, ..Profile::READ }`).
+/// (`Profile::READ.optional_task()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Profile {
     pub effect: Effect,
@@ -147,19 +215,61 @@ impl Profile {
         effect: Effect::AdminRead,
         ..Profile::READ
     };
+
+    /// With `idempotent` as given.
+    pub const fn idempotent(self, idempotent: bool) -> Profile {
+        Profile { idempotent, ..self }
+    }
+
+    /// Destructive (`destructiveHint`).
+    pub const fn destructive(self) -> Profile {
+        Profile {
+            destructive: true,
+            ..self
+        }
+    }
+
+    /// Run as a task when the request asks for one.
+    pub const fn optional_task(self) -> Profile {
+        Profile {
+            task: TaskSupport::Optional,
+            ..self
+        }
+    }
+
+    /// Taking a lease.
+    pub const fn leases(self) -> Profile {
+        Profile {
+            leases: true,
+            ..self
+        }
+    }
+
+    /// Audited with `element` as the argument naming the element acted on.
+    pub const fn audit(self, element: &'static str) -> Profile {
+        Profile {
+            audit: AuditShape { element },
+            ..self
+        }
+    }
+
+    /// With the error results counted as `failure`.
+    pub const fn failure(self, failure: Failure) -> Profile {
+        Profile { failure, ..self }
+    }
 }
 
 /// One record per tool: everything the server needs to list, admit, dispatch, run as a task,
 /// audit and count a call of it. Every list keyed by tool name derives from these records; a
-/// tool is added by writing its record and naming it in [`all`].
+/// tool is added by writing its record and naming it in [`all`]. A family file writes each
+/// tool's argument and result types, its handler (taking its arguments typed), then its record
+/// (`io: typed!(handler, Args, Out)`).
 pub struct ToolDef {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
     pub profile: Profile,
-    pub input: fn() -> Arc<JsonObject>,
-    pub output: Option<fn() -> Arc<JsonObject>>,
-    pub run: Handler,
+    pub io: Io,
 }
 
 impl ToolDef {
@@ -181,10 +291,10 @@ impl ToolDef {
                 annotations = annotations.idempotent(true);
             }
         }
-        let mut tool = Tool::new(self.name, self.description, (self.input)())
+        let mut tool = Tool::new(self.name, self.description, (self.io.input)())
             .with_title(self.title)
             .with_annotations(annotations);
-        if let Some(output) = self.output {
+        if let Some(output) = self.io.output {
             tool = tool.with_raw_output_schema(output());
         }
         tool
@@ -210,15 +320,15 @@ pub fn all() -> Vec<&'static ToolDef> {
         &input::SCROLL,
         &input::DRAG,
         &act::FOCUS,
-        &system::LAUNCH_APP,
-        &system::QUIT_APP,
-        &system::ACTIVATE_APP,
-        &system::WINDOW_ACTION,
+        &lifecycle::LAUNCH_APP,
+        &lifecycle::QUIT_APP,
+        &lifecycle::ACTIVATE_APP,
+        &windows::WINDOW_ACTION,
         &choose::LIST_MENUS,
         &choose::SELECT_MENU,
-        &system::READ_CLIPBOARD,
-        &system::WRITE_CLIPBOARD,
-        &system::SCREENSHOT,
+        &clipboard::READ_CLIPBOARD,
+        &clipboard::WRITE_CLIPBOARD,
+        &screenshot::SCREENSHOT,
         &wait::WAIT_FOR,
         &wait::WAIT_IDLE,
         &wait::ASSERT,
@@ -248,7 +358,7 @@ pub async fn call(
     // `notifications/cancelled` ends any tool promptly; a backend call already running on
     // its worker finishes there and its result is dropped.
     let result = tokio::select! {
-        r = (def.run)(ctx, args) => r,
+        r = (def.io.run)(ctx, args) => r,
         _ = ctx.cancel.cancelled() => Err(axgate_engine::AxError::Cancelled.into()),
     };
     match result {
@@ -282,16 +392,6 @@ fn sessionless_hint(ctx: &ToolCtx, error: ToolError) -> ToolError {
             ))
         }
         other => other,
-    }
-}
-
-/// Tools without arguments refuse unexpected ones too.
-pub(super) fn no_args(args: JsonObject) -> Result<(), ToolError> {
-    match args.keys().next() {
-        None => Ok(()),
-        Some(k) => Err(ToolError::Usage(format!(
-            "unexpected argument `{k}`: this tool takes none"
-        ))),
     }
 }
 
@@ -401,7 +501,7 @@ mod tests {
                 !def.profile.leases || def.profile.effect == Effect::Act,
                 "{name}: a lease is an act"
             );
-            let schema = (def.input)();
+            let schema = (def.io.input)();
             let properties = schema
                 .get("properties")
                 .and_then(Value::as_object)

@@ -1,14 +1,12 @@
 //! Element inspection tools: `get_element` (every attribute, the actions, what is
 //! settable), `get_focused` and `element_at` (x, y).
 
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::app_arg::{AppArg, app_ref};
-use super::apps::{AppArgs, open_app_of};
-use super::target::locate;
-use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::app_arg::{App, AppArgs, TargetArgs};
+use super::target::{locate, open_app};
+use super::{Profile, ToolDef, ToolResult, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::NodeOut;
@@ -89,32 +87,7 @@ fn element_out(
     (text, out)
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ElementArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-    /// The element (path or handle).
-    target: String,
-}
-
-pub(super) static GET_ELEMENT: ToolDef = ToolDef {
-    name: "get_element",
-    title: "Inspect an element",
-    description: "Returns every attribute of one element, and which can be set.",
-    profile: Profile::READ,
-    input: input_schema::<ElementArgs>,
-    output: Some(output_schema::<ElementSummary>),
-    run: |ctx, args| Box::pin(get_element(ctx, args)),
-};
-
-pub(super) async fn get_element(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: ElementArgs = parse_args(args)?;
+async fn get_element(ctx: &ToolCtx, args: TargetArgs) -> ToolResult {
     let located = locate(ctx, &args.app, &args.target).await?;
     let (text, out) = element_out(
         ctx,
@@ -125,21 +98,16 @@ pub(super) async fn get_element(
     Ok(structured(text, &out))
 }
 
-pub(super) static GET_FOCUSED: ToolDef = ToolDef {
-    name: "get_focused",
-    title: "Get the focused element",
-    description: "Returns the element with keyboard focus in an app.",
+pub(super) static GET_ELEMENT: ToolDef = ToolDef {
+    name: "get_element",
+    title: "Inspect an element",
+    description: "Returns every attribute of one element, and which can be set.",
     profile: Profile::READ,
-    input: input_schema::<AppArgs>,
-    output: Some(output_schema::<ElementSummary>),
-    run: |ctx, args| Box::pin(get_focused(ctx, args)),
+    io: typed!(get_element, TargetArgs, ElementSummary),
 };
 
-pub(super) async fn get_focused(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let conn = open_app_of(ctx, args).await?;
+async fn get_focused(ctx: &ToolCtx, args: AppArgs) -> ToolResult {
+    let conn = open_app(ctx, &args.app).await?;
     let found = focused(ctx, &conn).await?.ok_or_else(|| {
         ToolError::Usage(format!(
             "nothing has focus in {}; use focus or click first",
@@ -149,6 +117,14 @@ pub(super) async fn get_focused(
     let (text, out) = element_out(ctx, &conn, &found.node, &found.path);
     Ok(structured(text, &out))
 }
+
+pub(super) static GET_FOCUSED: ToolDef = ToolDef {
+    name: "get_focused",
+    title: "Get the focused element",
+    description: "Returns the element with keyboard focus in an app.",
+    profile: Profile::READ,
+    io: typed!(get_focused, AppArgs, ElementSummary),
+};
 
 /// The deepest focused element of the app (windows report focus too; prefer what is in them).
 pub(super) async fn focused(
@@ -183,36 +159,15 @@ async fn whole_app(ctx: &ToolCtx, conn: &AppConnection) -> Result<Vec<IndexedNod
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct PointArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Global x in points (origin at the primary display's top-left).
     x: f64,
     /// Global y in points.
     y: f64,
 }
 
-pub(super) static ELEMENT_AT: ToolDef = ToolDef {
-    name: "element_at",
-    title: "Element at a point",
-    description: "Returns the app's element at a screen point.",
-    profile: Profile::READ,
-    input: input_schema::<PointArgs>,
-    output: Some(output_schema::<ElementSummary>),
-    run: |ctx, args| Box::pin(element_at(ctx, args)),
-};
-
-pub(super) async fn element_at(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: PointArgs = parse_args(args)?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+async fn element_at(ctx: &ToolCtx, args: PointArgs) -> ToolResult {
+    let conn = open_app(ctx, &args.app).await?;
     let pid = conn.app.pid;
     let point = (args.x, args.y);
     let hit: Option<NodeId> = ctx
@@ -236,3 +191,11 @@ pub(super) async fn element_at(
     let (text, out) = element_out(ctx, &conn, &found.node, &found.path);
     Ok(structured(text, &out))
 }
+
+pub(super) static ELEMENT_AT: ToolDef = ToolDef {
+    name: "element_at",
+    title: "Element at a point",
+    description: "Returns the app's element at a screen point.",
+    profile: Profile::READ,
+    io: typed!(element_at, PointArgs, ElementSummary),
+};

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::app_arg::{AppArg, app_ref};
-use super::{Profile, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::app_arg::{App, AppArgs};
+use super::target::open_app;
+use super::{NoArgs, Profile, ToolDef, ToolResult, structured};
 use crate::mcp::confirm::activates_nothing;
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
@@ -18,10 +18,7 @@ const MAX_LEASE_SECS: u64 = 3_600;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct LeaseArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Seconds (default 300, at most 3600); calling again extends it.
     #[serde(default)]
     seconds: Option<u64>,
@@ -35,25 +32,7 @@ pub(super) struct LeaseOut {
     until: String,
 }
 
-pub(super) static LEASE_APP: ToolDef = ToolDef {
-    name: "lease_app",
-    title: "Lease an app",
-    description: "An exclusive, time-limited lease on an app against other sessions' changes.",
-    profile: Profile {
-        idempotent: true,
-        leases: true,
-        ..Profile::ACT
-    },
-    input: input_schema::<LeaseArgs>,
-    output: Some(output_schema::<LeaseOut>),
-    run: |ctx, args| Box::pin(lease_app(ctx, args)),
-};
-
-pub(super) async fn lease_app(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: LeaseArgs = parse_args(args)?;
+async fn lease_app(ctx: &ToolCtx, args: LeaseArgs) -> ToolResult {
     ctx.needs_session("lease_app", "a lease belongs to a session and ends with it")?;
     let secs = args.seconds.unwrap_or(300);
     if secs == 0 || secs > MAX_LEASE_SECS {
@@ -61,11 +40,7 @@ pub(super) async fn lease_app(
             "invalid argument `seconds`: 1 to {MAX_LEASE_SECS}"
         )));
     }
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     activates_nothing(ctx);
     let lease = ctx
         .engine
@@ -82,14 +57,13 @@ pub(super) async fn lease_app(
     ))
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ReleaseArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-}
+pub(super) static LEASE_APP: ToolDef = ToolDef {
+    name: "lease_app",
+    title: "Lease an app",
+    description: "An exclusive, time-limited lease on an app against other sessions' changes.",
+    profile: Profile::ACT.idempotent(true).leases(),
+    io: typed!(lease_app, LeaseArgs, LeaseOut),
+};
 
 #[derive(Serialize, JsonSchema)]
 pub(super) struct ReleaseOut {
@@ -97,24 +71,7 @@ pub(super) struct ReleaseOut {
     released: bool,
 }
 
-pub(super) static RELEASE_APP: ToolDef = ToolDef {
-    name: "release_app",
-    title: "Release a lease",
-    description: "Ends this session's lease on an app.",
-    profile: Profile {
-        idempotent: true,
-        ..Profile::ACT
-    },
-    input: input_schema::<ReleaseArgs>,
-    output: Some(output_schema::<ReleaseOut>),
-    run: |ctx, args| Box::pin(release_app(ctx, args)),
-};
-
-pub(super) async fn release_app(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: ReleaseArgs = parse_args(args)?;
+async fn release_app(ctx: &ToolCtx, args: AppArgs) -> ToolResult {
     ctx.needs_session(
         "release_app",
         "a lease belongs to a session and ends with it",
@@ -136,9 +93,13 @@ pub(super) async fn release_app(
     ))
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct NoArgs {}
+pub(super) static RELEASE_APP: ToolDef = ToolDef {
+    name: "release_app",
+    title: "Release a lease",
+    description: "Ends this session's lease on an app.",
+    profile: Profile::ACT.idempotent(true),
+    io: typed!(release_app, AppArgs, ReleaseOut),
+};
 
 #[derive(Serialize, JsonSchema)]
 pub(super) struct ConnectionOut {
@@ -157,21 +118,7 @@ pub(super) struct SessionOut {
     connections: Vec<ConnectionOut>,
 }
 
-pub(super) static SESSION_INFO: ToolDef = ToolDef {
-    name: "session_info",
-    title: "Session state",
-    description: "Reports this session's backend, app connections, handles and leases.",
-    profile: Profile::READ,
-    input: input_schema::<NoArgs>,
-    output: Some(output_schema::<SessionOut>),
-    run: |ctx, args| Box::pin(session_info(ctx, args)),
-};
-
-pub(super) async fn session_info(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    super::no_args(args)?;
+async fn session_info(ctx: &ToolCtx, _: NoArgs) -> ToolResult {
     let mut connections = Vec::new();
     let mut text = format!("backend: {}\n", ctx.engine.backend_name());
     for conn in ctx.session.connections.all() {
@@ -206,3 +153,11 @@ pub(super) async fn session_info(
     };
     Ok(structured(text, &out))
 }
+
+pub(super) static SESSION_INFO: ToolDef = ToolDef {
+    name: "session_info",
+    title: "Session state",
+    description: "Reports this session's backend, app connections, handles and leases.",
+    profile: Profile::READ,
+    io: typed!(session_info, NoArgs, SessionOut),
+};

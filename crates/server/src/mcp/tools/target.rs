@@ -59,14 +59,19 @@ pub(super) fn parse_target(field: &str, text: &str) -> Result<Target, ToolError>
     Target::parse(text).map_err(|e| ToolError::Usage(format!("invalid argument `{field}`: {e}")))
 }
 
-/// Resolves `target` in `app` for reading.
-pub(super) async fn locate(ctx: &ToolCtx, app: &str, target: &str) -> Result<Located, ToolError> {
-    let target = parse_target("target", target)?;
-    let conn = ctx
+/// This session's connection to `app` (a name, bundle id or pid), opened on first use.
+pub(super) async fn open_app(ctx: &ToolCtx, app: &str) -> Result<Arc<AppConnection>, ToolError> {
+    Ok(ctx
         .session
         .connections
         .open(&ctx.engine, app, &ctx.stats)
-        .await?;
+        .await?)
+}
+
+/// Resolves `target` in `app` for reading.
+pub(super) async fn locate(ctx: &ToolCtx, app: &str, target: &str) -> Result<Located, ToolError> {
+    let target = parse_target("target", target)?;
+    let conn = open_app(ctx, app).await?;
     let element = conn.resolve(&ctx.engine, &target, &ctx.stats).await?;
     Ok(Located { conn, element })
 }

@@ -5,15 +5,14 @@
 use std::time::{Duration, Instant};
 
 use regex::{Regex, RegexBuilder};
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::app_arg::{AppArg, app_ref};
+use super::app_arg::App;
 use super::cursor::Frontier;
 use super::pages;
-use super::target::parse_target;
-use super::{Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured};
+use super::target::{open_app, parse_target};
+use super::{Profile, ToolDef, ToolResult, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{FindOut, NodeOut, TreeOut};
@@ -27,10 +26,7 @@ const FIND_BUDGET: usize = 50_000;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct TreeArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Start at this element (path or handle).
     #[serde(default)]
     root: Option<String>,
@@ -62,19 +58,6 @@ pub(super) struct TreeArgs {
     nodes: bool,
 }
 
-pub(super) static GET_TREE: ToolDef = ToolDef {
-    name: "get_tree",
-    title: "Read an app's UI tree",
-    description: "An app's UI tree as compact lines; `next_cursor` continues it.",
-    profile: Profile {
-        task: TaskSupport::Optional,
-        ..Profile::READ
-    },
-    input: input_schema::<TreeArgs>,
-    output: Some(output_schema::<TreeOut>),
-    run: |ctx, args| Box::pin(get_tree(ctx, args)),
-};
-
 /// Filters on what a rendering shows.
 struct Show {
     roles: Option<Vec<Role>>,
@@ -105,8 +88,7 @@ pub(super) fn parse_roles(names: &[String]) -> Result<Vec<Role>, ToolError> {
         .collect()
 }
 
-pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: TreeArgs = parse_args(args)?;
+async fn get_tree(ctx: &ToolCtx, args: TreeArgs) -> ToolResult {
     let depth = args.depth.unwrap_or(10);
     let max_nodes = args.max_nodes.unwrap_or(500);
     if depth > MAX_DEPTH {
@@ -130,11 +112,7 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
         .map(|ms| Instant::now() + Duration::from_millis(ms.max(1)))
         .unwrap_or_else(|| ctx.engine.deadline())
         .min(ctx.engine.deadline());
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let depth = match &frontier {
         Some(f) => {
             f.check(conn.app.pid, args.depth, args.root.as_deref())?;
@@ -187,6 +165,14 @@ pub(super) async fn get_tree(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     Ok(structured(text, &out))
 }
 
+pub(super) static GET_TREE: ToolDef = ToolDef {
+    name: "get_tree",
+    title: "Read an app's UI tree",
+    description: "An app's UI tree as compact lines; `next_cursor` continues it.",
+    profile: Profile::READ.optional_task(),
+    io: typed!(get_tree, TreeArgs, TreeOut),
+};
+
 pub(super) struct Walk {
     pub(super) nodes: Vec<IndexedNode>,
     /// The node budget or the deadline cut the walk short.
@@ -237,10 +223,7 @@ enum Mode {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FindArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Role to match exactly, such as `button`.
     #[serde(default)]
     role: Option<String>,
@@ -276,16 +259,6 @@ pub(super) struct FindArgs {
     #[serde(default)]
     max_results: Option<usize>,
 }
-
-pub(super) static FIND: ToolDef = ToolDef {
-    name: "find",
-    title: "Find elements",
-    description: "Finds elements by role and text (contains, exact or regex).",
-    profile: Profile::READ,
-    input: input_schema::<FindArgs>,
-    output: Some(output_schema::<FindOut>),
-    run: |ctx, args| Box::pin(find(ctx, args)),
-};
 
 // The text a `name` pattern matches: the accessible name, or one raw field. A bad value is
 // refused by serde naming the valid ones.
@@ -350,8 +323,7 @@ impl Pattern {
     }
 }
 
-pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: FindArgs = parse_args(args)?;
+async fn find(ctx: &ToolCtx, args: FindArgs) -> ToolResult {
     let role = match &args.role {
         Some(name) => Some(
             parse_roles(std::slice::from_ref(name)).map_err(|e| match e {
@@ -391,11 +363,7 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
             "invalid argument `max_results`: between 1 and 500".into(),
         ));
     }
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let walk = walk(
         ctx,
         &conn,
@@ -460,3 +428,11 @@ pub(super) async fn find(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     };
     Ok(structured(lines, &out))
 }
+
+pub(super) static FIND: ToolDef = ToolDef {
+    name: "find",
+    title: "Find elements",
+    description: "Finds elements by role and text (contains, exact or regex).",
+    profile: Profile::READ,
+    io: typed!(find, FindArgs, FindOut),
+};

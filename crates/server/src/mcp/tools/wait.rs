@@ -5,15 +5,12 @@
 
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolResult, JsonObject};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::app_arg::{AppArg, app_ref};
-use super::target::parse_target;
-use super::{
-    Failure, Profile, TaskSupport, ToolDef, input_schema, output_schema, parse_args, structured,
-};
+use super::app_arg::{App, AppArgs};
+use super::target::{open_app, parse_target};
+use super::{Failure, Profile, ToolDef, ToolResult, structured};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::{ChangeOut, NodeOut};
@@ -76,10 +73,7 @@ struct Query {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct WaitArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element (path or handle), or give `query`.
     #[serde(default)]
     target: Option<String>,
@@ -104,19 +98,6 @@ pub(super) struct WaitOut {
     #[serde(skip_serializing_if = "Option::is_none")]
     element: Option<NodeOut>,
 }
-
-pub(super) static WAIT_FOR: ToolDef = ToolDef {
-    name: "wait_for",
-    title: "Wait for a condition",
-    description: "Waits until an element exists, is gone, enabled, focused, or has a value or title.",
-    profile: Profile {
-        task: TaskSupport::Optional,
-        ..Profile::READ
-    },
-    input: input_schema::<WaitArgs>,
-    output: Some(output_schema::<WaitOut>),
-    run: |ctx, args| Box::pin(wait_for(ctx, args)),
-};
 
 /// The element now: `Ok(None)` when it does not exist.
 async fn observe(
@@ -219,8 +200,7 @@ fn holds(condition: Condition, want: Option<&str>, seen: Option<&RawNode>) -> (b
     }
 }
 
-pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: WaitArgs = parse_args(args)?;
+async fn wait_for(ctx: &ToolCtx, args: WaitArgs) -> ToolResult {
     let target = match (&args.target, &args.query) {
         (Some(t), None) => Some(parse_target("target", t)?),
         (None, Some(_)) => None,
@@ -242,11 +222,7 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     }
     let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(5_000).min(MAX_TIMEOUT_MS));
     let query = args.query.unwrap_or_default();
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let mut events = ctx.engine.subscribe();
     let started = Instant::now();
     loop {
@@ -305,13 +281,18 @@ pub(super) async fn wait_for(ctx: &ToolCtx, args: JsonObject) -> Result<CallTool
     }
 }
 
+pub(super) static WAIT_FOR: ToolDef = ToolDef {
+    name: "wait_for",
+    title: "Wait for a condition",
+    description: "Waits until an element exists, is gone, enabled, focused, or has a value or title.",
+    profile: Profile::READ.optional_task(),
+    io: typed!(wait_for, WaitArgs, WaitOut),
+};
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct IdleArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// Quiet period in milliseconds (default 300).
     #[serde(default)]
     quiet_ms: Option<u64>,
@@ -327,31 +308,10 @@ pub(super) struct IdleOut {
     events_seen: u64,
 }
 
-pub(super) static WAIT_IDLE: ToolDef = ToolDef {
-    name: "wait_idle",
-    title: "Wait until the app is idle",
-    description: "Waits until the app has sent no change event for a quiet period.",
-    profile: Profile {
-        task: TaskSupport::Optional,
-        ..Profile::READ
-    },
-    input: input_schema::<IdleArgs>,
-    output: Some(output_schema::<IdleOut>),
-    run: |ctx, args| Box::pin(wait_idle(ctx, args)),
-};
-
-pub(super) async fn wait_idle(
-    ctx: &ToolCtx,
-    args: JsonObject,
-) -> Result<CallToolResult, ToolError> {
-    let args: IdleArgs = parse_args(args)?;
+async fn wait_idle(ctx: &ToolCtx, args: IdleArgs) -> ToolResult {
     let quiet = Duration::from_millis(args.quiet_ms.unwrap_or(300).clamp(10, 60_000));
     let timeout = Duration::from_millis(args.timeout_ms.unwrap_or(10_000).min(MAX_TIMEOUT_MS));
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let mut events = ctx.engine.subscribe();
     let started = Instant::now();
     let mut seen = 0;
@@ -385,13 +345,18 @@ pub(super) async fn wait_idle(
     }
 }
 
+pub(super) static WAIT_IDLE: ToolDef = ToolDef {
+    name: "wait_idle",
+    title: "Wait until the app is idle",
+    description: "Waits until the app has sent no change event for a quiet period.",
+    profile: Profile::READ.optional_task(),
+    io: typed!(wait_idle, IdleArgs, IdleOut),
+};
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct AssertArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
+    app: App,
     /// The element (path or handle).
     target: String,
     #[serde(default)]
@@ -426,27 +391,9 @@ pub(super) struct AssertOut {
     checks: Vec<CheckOut>,
 }
 
-pub(super) static ASSERT: ToolDef = ToolDef {
-    name: "assert",
-    title: "Assert element properties",
-    description: "Checks an element's properties; a failed check is an error result.",
-    profile: Profile {
-        failure: Failure::Assertion,
-        ..Profile::READ
-    },
-    input: input_schema::<AssertArgs>,
-    output: Some(output_schema::<AssertOut>),
-    run: |ctx, args| Box::pin(assert(ctx, args)),
-};
-
-pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: AssertArgs = parse_args(args)?;
+async fn assert(ctx: &ToolCtx, args: AssertArgs) -> ToolResult {
     let target = Some(parse_target("target", &args.target)?);
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let seen = observe(ctx, &conn, &target, &Query::default()).await?;
     let node = seen.as_ref().map(|r| &r.node);
     let mut checks = Vec::new();
@@ -520,14 +467,13 @@ pub(super) async fn assert(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolRe
     Ok(result)
 }
 
-#[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub(super) struct DiffArgs {
-    // Name, bundle id or pid: said once, by list_apps, not in every schema.
-    #[serde(deserialize_with = "app_ref")]
-    #[schemars(with = "AppArg")]
-    app: String,
-}
+pub(super) static ASSERT: ToolDef = ToolDef {
+    name: "assert",
+    title: "Assert element properties",
+    description: "Checks an element's properties; a failed check is an error result.",
+    profile: Profile::READ.failure(Failure::Assertion),
+    io: typed!(assert, AssertArgs, AssertOut),
+};
 
 #[derive(Serialize, JsonSchema)]
 pub(super) struct DiffOut {
@@ -538,30 +484,12 @@ pub(super) struct DiffOut {
     nodes: usize,
 }
 
-pub(super) static DIFF: ToolDef = ToolDef {
-    name: "diff",
-    title: "Changes since the last look",
-    description: "What changed since this session's last diff of the app.",
-    profile: Profile {
-        idempotent: false,
-        ..Profile::READ
-    },
-    input: input_schema::<DiffArgs>,
-    output: Some(output_schema::<DiffOut>),
-    run: |ctx, args| Box::pin(diff(ctx, args)),
-};
-
-pub(super) async fn diff(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResult, ToolError> {
-    let args: DiffArgs = parse_args(args)?;
+async fn diff(ctx: &ToolCtx, args: AppArgs) -> ToolResult {
     ctx.needs_session(
         "diff",
         "it compares with this session's last picture of the app",
     )?;
-    let conn = ctx
-        .session
-        .connections
-        .open(&ctx.engine, &args.app, &ctx.stats)
-        .await?;
+    let conn = open_app(ctx, &args.app).await?;
     let now = picture(&ctx.engine, &conn.app, &Reach::app(), &ctx.stats).await?;
     let nodes = now.len();
     let before = conn.swap_baseline(now.clone());
@@ -588,3 +516,11 @@ pub(super) async fn diff(ctx: &ToolCtx, args: JsonObject) -> Result<CallToolResu
     };
     Ok(structured(text, &out))
 }
+
+pub(super) static DIFF: ToolDef = ToolDef {
+    name: "diff",
+    title: "Changes since the last look",
+    description: "What changed since this session's last diff of the app.",
+    profile: Profile::READ.idempotent(false),
+    io: typed!(diff, AppArgs, DiffOut),
+};
