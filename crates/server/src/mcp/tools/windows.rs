@@ -11,7 +11,7 @@ use crate::mcp::confirm::{activates_nothing, decide_command};
 use crate::mcp::context::ToolCtx;
 use crate::mcp::errors::ToolError;
 use crate::mcp::wire::ActSummary;
-use axgate_engine::{Role, WindowAction};
+use axgate_engine::{Role, WindowAction, WindowRequest};
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
@@ -87,7 +87,7 @@ async fn window_action(ctx: &ToolCtx, args: WindowArgs) -> ToolResult {
     let changes = observe(ctx, &app, &scope, || {
         ctx.engine
             .run(&app, &ctx.stats, "window_action", move |b, c| {
-                b.window_action(pid, id, action, c)
+                b.window_action(pid, WindowRequest { window: id, action }, c)
             })
     })
     .await?;
