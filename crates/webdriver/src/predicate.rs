@@ -231,12 +231,8 @@ impl Parser<'_> {
     }
 
     fn op(&mut self) -> Result<Op, WdError> {
-        let symbol = match self.peek() {
-            Some(Tok::Sym(s)) => CmpOp::of_symbol(s),
-            _ => None,
-        };
         let op = match self.peek() {
-            _ if let Some(op) = symbol => Op::Cmp(op),
+            Some(Tok::Sym(s)) if let Some(op) = CmpOp::of_symbol(s) => Op::Cmp(op),
             Some(Tok::Word(w)) => match w.to_ascii_uppercase().as_str() {
                 "BEGINSWITH" => Op::BeginsWith,
                 "CONTAINS" => Op::Contains,
